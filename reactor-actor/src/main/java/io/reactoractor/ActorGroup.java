@@ -1,0 +1,197 @@
+package io.reactoractor;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+import io.reactoractor.scheduling.ActorCell;
+import io.reactoractor.scheduling.SchedulerEngine;
+import io.reactoractor.scheduling.SchedulingGroup;
+import reactor.core.Disposable;
+import reactor.core.Scannable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * A group of actors sharing one fair share of an {@link ActorScheduler} (a tenant, a consumer
+ * group), usable wherever Reactor expects a {@link Scheduler}.
+ *
+ * <p>CPU is divided between groups by weight first, then between the actors of a group: a group
+ * with 1,000 busy workers gets the same share as a group with one, at equal weight.
+ * {@link #createWorker()} creates an actor of this group; {@link #schedule(Runnable)} hands the task
+ * to one of the group's <em>lanes</em> (one actor per scheduler thread, chosen round-robin, like
+ * {@code Schedulers.parallel()} picks a worker), so direct submissions are charged to the group and
+ * compete by virtual time like everything else.
+ *
+ * <p>{@link #dispose()} disposes this group's workers and lanes (their pending tasks are cancelled)
+ * and rejects further work; the parent scheduler keeps running. Groups are created, and looked up,
+ * by {@link ActorScheduler#group(String, int)}; a disposed group stays disposed.
+ */
+public final class ActorGroup implements Scheduler, Scannable {
+
+    private final ActorScheduler scheduler;
+    private final SchedulerEngine engine;
+    private final SchedulingGroup group;
+    private final AtomicLong workerSeq = new AtomicLong();
+    private final AtomicInteger roll = new AtomicInteger();
+    private final ActorWorker[] lanes;
+    private volatile boolean disposed;
+
+    ActorGroup(ActorScheduler scheduler, SchedulerEngine engine, SchedulingGroup group) {
+        this.scheduler = scheduler;
+        this.engine = engine;
+        this.group = group;
+        this.lanes = new ActorWorker[engine.config().threads()];
+    }
+
+    /** @return the group's name */
+    public String name() {
+        return group.name();
+    }
+
+    /** @return the group's weight (relative CPU share) */
+    public int weight() {
+        return group.weight();
+    }
+
+    /** @return the scheduler this group belongs to */
+    public ActorScheduler scheduler() {
+        return scheduler;
+    }
+
+    SchedulingGroup schedulingGroup() {
+        return group;
+    }
+
+    @Override
+    public ActorWorker createWorker() {
+        ActorWorker w = new ActorWorker(this, engine, group.name() + "/worker-" + workerSeq.incrementAndGet());
+        if (isDisposed()) {
+            w.dispose(); // Reactor's convention: a worker of a disposed scheduler rejects its tasks
+        }
+        return w;
+    }
+
+    private ActorWorker lane() {
+        int i = Math.floorMod(roll.getAndIncrement(), lanes.length);
+        ActorWorker w = lanes[i];
+        if (w == null) {
+            synchronized (lanes) {
+                w = lanes[i];
+                if (w == null) {
+                    w = new ActorWorker(this, engine, group.name() + "/lane-" + (i + 1));
+                    if (disposed) {
+                        w.dispose();
+                    }
+                    lanes[i] = w;
+                }
+            }
+        }
+        return w;
+    }
+
+    @Override
+    public Disposable schedule(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        if (disposed) {
+            throw engine.reject();
+        }
+        return lane().schedule(task);
+    }
+
+    @Override
+    public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        Objects.requireNonNull(task, "task");
+        if (disposed) {
+            throw engine.reject();
+        }
+        return lane().schedule(task, delay, unit);
+    }
+
+    @Override
+    public Disposable schedulePeriodically(Runnable task, long initialDelay, long period, TimeUnit unit) {
+        Objects.requireNonNull(task, "task");
+        if (disposed) {
+            throw engine.reject();
+        }
+        return lane().schedulePeriodically(task, initialDelay, period, unit);
+    }
+
+    /** @return the CPU time used by this group's actors so far, in nanoseconds */
+    public long cpuTimeNanos() {
+        return group.cpuTimeNanos();
+    }
+
+    /** @return the number of turns run by this group's actors */
+    public long turns() {
+        return group.turns();
+    }
+
+    /** @return the number of live actors (workers and lanes) in this group */
+    public int actors() {
+        return group.actors();
+    }
+
+    @Override
+    public void init() {
+        if (disposed) {
+            throw new IllegalStateException("Initializing a disposed scheduler is not permitted");
+        }
+        scheduler.init();
+    }
+
+    @Override
+    public void dispose() {
+        disposed = true;
+        synchronized (lanes) {
+            for (ActorWorker lane : lanes) {
+                if (lane != null) {
+                    lane.dispose();
+                }
+            }
+        }
+        scheduler.forEachCell(group, ActorCell::terminate);
+    }
+
+    @Override
+    public Mono<Void> disposeGracefully() {
+        return Mono.fromRunnable(this::dispose);
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposed || scheduler.isDisposed();
+    }
+
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.NAME) {
+            return scheduler.name() + "/" + name();
+        }
+        if (key == Attr.PARENT) {
+            return scheduler;
+        }
+        if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
+            return isDisposed();
+        }
+        if (key == Attr.CAPACITY) {
+            return Integer.MAX_VALUE;
+        }
+        if (key == Attr.BUFFERED) {
+            return scheduler.buffered(group);
+        }
+        return null;
+    }
+
+    @Override
+    public Stream<? extends Scannable> inners() {
+        return Stream.of(lanes).filter(Objects::nonNull);
+    }
+
+    @Override
+    public String toString() {
+        return "ActorGroup[" + scheduler.name() + "/" + name() + ", weight=" + weight() + "]";
+    }
+}

@@ -1,0 +1,439 @@
+package io.reactoractor;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import io.reactoractor.scheduling.ActorCell;
+import io.reactoractor.scheduling.SchedulerEngine;
+import io.reactoractor.scheduling.SchedulerMetrics;
+import io.reactoractor.scheduling.SchedulingGroup;
+import reactor.core.Disposable;
+import reactor.core.Scannable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * A fair actor scheduler for Project Reactor.
+ *
+ * <p>It implements {@link Scheduler}, so {@code publishOn}, {@code subscribeOn},
+ * {@code Mono.delay(d, scheduler)} and every other operator run on it unchanged. Inside, each
+ * {@link #createWorker() worker} is an <em>actor</em>: a mailbox of tasks run one at a time (FIFO) in
+ * <em>turns</em> on a small pool of threads. A turn ends when the mailbox is empty, when the quota
+ * (5 ms by default) is used, or earlier when an actor that used less CPU has been waiting (cooperative
+ * preemption between tasks). The next actor is the one with the least weighted CPU time used, with
+ * placement rules that keep newcomers and long sleepers from monopolising the pool.
+ *
+ * <p>Actors can be grouped ({@link #group(String, int)}): CPU is shared fairly between groups first,
+ * then between the actors of a group. Workers can be {@link ActorWorker#suspend() suspended} and
+ * resumed. Threads are named after the scheduler and are {@link reactor.core.scheduler.NonBlocking}.
+ *
+ * <p>What no scheduler can do: the JVM cannot preempt a running task. A task that blocks, or a
+ * {@code publishOn} drain loop that never returns while items keep arriving, holds its thread; the
+ * scheduler detects such hogs, logs them and starts compensating threads so other actors keep
+ * running.
+ *
+ * <pre>{@code
+ * ActorScheduler scheduler = ActorScheduler.builder()
+ *         .name("tenants").threads(4).quota(Duration.ofMillis(5))
+ *         .build();
+ * Scheduler tenantA = scheduler.group("tenant-a", 1);
+ * flux.publishOn(tenantA)...
+ * }</pre>
+ */
+public final class ActorScheduler implements Scheduler, Scannable {
+
+    /** How the next actor is chosen. */
+    public enum Ordering {
+        /** Least weighted CPU time first, with placement rules and preemption (the default). */
+        FAIR,
+        /** First come, first served, bounded only by the quota (for comparison). */
+        FIFO
+    }
+
+    /** The name of the group used by {@link #createWorker()} and {@link #schedule(Runnable)}. */
+    public static final String DEFAULT_GROUP = "default";
+
+    private final SchedulerEngine engine;
+    private final Ordering ordering;
+    private final ConcurrentHashMap<String, ActorGroup> groups = new ConcurrentHashMap<>();
+    private final ActorGroup defaultGroup;
+
+    private ActorScheduler(SchedulerEngine engine, Ordering ordering) {
+        this.engine = engine;
+        this.ordering = ordering;
+        this.defaultGroup = group(DEFAULT_GROUP, 1);
+    }
+
+    /**
+     * A started scheduler with the defaults: name {@code "actor"}, one thread per available
+     * processor, 5 ms quota, fair ordering.
+     *
+     * @return a new scheduler
+     */
+    public static ActorScheduler create() {
+        return builder().build();
+    }
+
+    /** @return a builder with the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the scheduler's name (threads are named after it) */
+    public String name() {
+        return engine.config().name();
+    }
+
+    /** @return the number of permanent threads */
+    public int threads() {
+        return engine.config().threads();
+    }
+
+    /** @return the quota of a turn */
+    public Duration quota() {
+        return Duration.ofNanos(engine.config().quotaNanos());
+    }
+
+    /** @return the ordering rule */
+    public Ordering ordering() {
+        return ordering;
+    }
+
+    /**
+     * Returns the group named {@code name}, creating it with {@code weight} on first use. A larger
+     * weight gets a proportionally larger CPU share when groups compete.
+     *
+     * @param name   the group's name: not empty, at most 128 characters, no {@code '/'}
+     * @param weight the weight, at least 1
+     * @return the group, a {@link Scheduler} whose workers all belong to it
+     * @throws IllegalArgumentException if the name or weight is invalid, or the group exists with another weight
+     */
+    public ActorGroup group(String name, int weight) {
+        validateGroupName(name);
+        if (weight < 1) {
+            throw new IllegalArgumentException("weight must be >= 1 but was " + weight);
+        }
+        ActorGroup g = groups.get(name);
+        if (g == null) {
+            SchedulingGroup sg = engine.group(name, weight);
+            g = groups.computeIfAbsent(name, n -> new ActorGroup(this, engine, sg));
+        }
+        if (g.weight() != weight) {
+            throw new IllegalArgumentException("weight: group '" + name + "' already exists with weight "
+                    + g.weight() + ", cannot use weight " + weight);
+        }
+        return g;
+    }
+
+    private static void validateGroupName(String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("name must not be null");
+        }
+        if (name.isEmpty() || name.length() > 128) {
+            throw new IllegalArgumentException("name must have 1 to 128 characters but has " + name.length());
+        }
+        if (name.indexOf('/') >= 0) {
+            throw new IllegalArgumentException("name must not contain '/' but was '" + name + "'");
+        }
+    }
+
+    /** @return the group of {@link #createWorker()} and direct {@code schedule} calls */
+    public ActorGroup defaultGroup() {
+        return defaultGroup;
+    }
+
+    /** @return the groups created so far (the default group included) */
+    public List<ActorGroup> groups() {
+        return List.copyOf(groups.values());
+    }
+
+    /** Creates a worker (an actor) in the {@link #defaultGroup() default group}. */
+    @Override
+    public ActorWorker createWorker() {
+        return defaultGroup.createWorker();
+    }
+
+    @Override
+    public Disposable schedule(Runnable task) {
+        return defaultGroup.schedule(task);
+    }
+
+    @Override
+    public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        return defaultGroup.schedule(task, delay, unit);
+    }
+
+    @Override
+    public Disposable schedulePeriodically(Runnable task, long initialDelay, long period, TimeUnit unit) {
+        return defaultGroup.schedulePeriodically(task, initialDelay, period, unit);
+    }
+
+    /**
+     * Starts the threads (the factories already did; idempotent).
+     *
+     * @throws IllegalStateException if the scheduler was disposed
+     */
+    @Override
+    public void init() {
+        engine.init();
+    }
+
+    /**
+     * Disposes now: new tasks are rejected, threads exit after their current task, tasks that have
+     * not started are abandoned (those of idle workers are cancelled).
+     */
+    @Override
+    public void dispose() {
+        engine.shutdownNow();
+    }
+
+    /**
+     * Lazily disposes gracefully: on subscription new tasks are rejected, periodic tasks are
+     * cancelled, queued tasks and one-shot delayed tasks still run; then the threads stop and the
+     * returned {@code Mono} completes. Work of suspended workers is not waited for. Combine with
+     * {@code timeout(..)} and {@link #dispose()} to bound the wait.
+     *
+     * @return a Mono completing when all threads have stopped
+     */
+    @Override
+    public Mono<Void> disposeGracefully() {
+        return Mono.defer(() -> {
+            engine.shutdownGracefully();
+            return engine.onTerminated();
+        });
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return engine.isDisposed();
+    }
+
+    /** @return a snapshot of the scheduler's counters */
+    public SchedulerStats stats() {
+        List<SchedulerStats.GroupStats> gs = new ArrayList<>();
+        for (SchedulingGroup g : engine.groups()) {
+            gs.add(new SchedulerStats.GroupStats(g.name(), g.weight(), g.actors(), g.cpuTimeNanos(), g.turns()));
+        }
+        return new SchedulerStats(name(), threads(), engine.compensatingThreads(), engine.readyActors(),
+                engine.actors(), engine.suspendedActors(), engine.tasksRun(), engine.failedTasks(),
+                engine.rejectedTasks(), engine.quotaOverruns(), engine.hogsDetected(), gs);
+    }
+
+    void forEachCell(SchedulingGroup g, Consumer<? super ActorCell> action) {
+        g.forEachCell(action);
+    }
+
+    int buffered(SchedulingGroup g) {
+        int[] sum = {0};
+        g.forEachCell(c -> sum[0] += c.pendingWork());
+        return sum[0];
+    }
+
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.NAME) {
+            return name();
+        }
+        if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
+            return isDisposed();
+        }
+        if (key == Attr.CAPACITY) {
+            return Integer.MAX_VALUE;
+        }
+        if (key == Attr.BUFFERED) {
+            int sum = 0;
+            for (SchedulingGroup g : engine.groups()) {
+                sum += buffered(g);
+            }
+            return sum;
+        }
+        return null;
+    }
+
+    @Override
+    public Stream<? extends Scannable> inners() {
+        return groups.values().stream();
+    }
+
+    @Override
+    public String toString() {
+        return "ActorScheduler[" + name() + ", threads=" + threads() + ", quota=" + quota().toNanos() / 1000
+                + "µs, " + ordering + "]";
+    }
+
+    /** The engine; for the library's own actor kinds (internal). */
+    SchedulerEngine engine() {
+        return engine;
+    }
+
+    /**
+     * Builds an {@link ActorScheduler}. Every parameter is validated when set: an invalid value throws
+     * {@link IllegalArgumentException} naming the parameter.
+     */
+    public static final class Builder {
+
+        private String name = "actor";
+        private int threads = Runtime.getRuntime().availableProcessors();
+        private Duration quota = Duration.ofMillis(5);
+        private Duration granularity = Duration.ofNanos(500_000);
+        private Ordering ordering = Ordering.FAIR;
+        private Duration hogThreshold;
+        private Integer maxCompensating;
+        private Object meterRegistry;
+
+        private Builder() {
+        }
+
+        /**
+         * @param name thread and metric name prefix; not empty, at most 64 characters
+         * @return this
+         */
+        public Builder name(String name) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("name must not be null or blank");
+            }
+            if (name.length() > 64) {
+                throw new IllegalArgumentException("name must have at most 64 characters but has " + name.length());
+            }
+            this.name = name;
+            return this;
+        }
+
+        /**
+         * @param threads permanent carrier threads, at least 1 (default: available processors)
+         * @return this
+         */
+        public Builder threads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("threads must be >= 1 but was " + threads);
+            }
+            if (threads > 32_767) {
+                throw new IllegalArgumentException("threads must be <= 32767 but was " + threads);
+            }
+            this.threads = threads;
+            return this;
+        }
+
+        /**
+         * @param quota the hard bound of a turn, checked between tasks (default 5 ms); positive
+         * @return this
+         */
+        public Builder quota(Duration quota) {
+            this.quota = positive("quota", quota);
+            return this;
+        }
+
+        /**
+         * @param granularity preemption granularity: a running actor yields between tasks when an actor
+         *                    with less CPU time has waited, or its own turn has lasted, this long
+         *                    (default 500 µs); positive, at most the quota
+         * @return this
+         */
+        public Builder preemptionGranularity(Duration granularity) {
+            this.granularity = positive("preemptionGranularity", granularity);
+            return this;
+        }
+
+        /**
+         * @param ordering {@link Ordering#FAIR} (default) or {@link Ordering#FIFO}
+         * @return this
+         */
+        public Builder ordering(Ordering ordering) {
+            if (ordering == null) {
+                throw new IllegalArgumentException("ordering must not be null");
+            }
+            this.ordering = ordering;
+            return this;
+        }
+
+        /**
+         * @param threshold a task running longer than this is a hog: it is logged and a compensating
+         *                  thread is started (default 10 × quota); positive, at least the quota
+         * @return this
+         */
+        public Builder hogThreshold(Duration threshold) {
+            this.hogThreshold = positive("hogThreshold", threshold);
+            return this;
+        }
+
+        /**
+         * @param max the most compensating threads running at once (default: {@code threads}); 0 disables
+         *            compensation (hogs are still detected and reported)
+         * @return this
+         */
+        public Builder maxCompensatingThreads(int max) {
+            if (max < 0) {
+                throw new IllegalArgumentException("maxCompensatingThreads must be >= 0 but was " + max);
+            }
+            this.maxCompensating = max;
+            return this;
+        }
+
+        /**
+         * Exports metrics to Micrometer ({@code reactor.actor.*}, tags {@code scheduler} and {@code group}).
+         * Micrometer is an optional dependency: only needed when this method is called.
+         *
+         * @param registry the registry
+         * @return this
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            if (registry == null) {
+                throw new IllegalArgumentException("meterRegistry must not be null");
+            }
+            this.meterRegistry = registry;
+            return this;
+        }
+
+        private static Duration positive(String parameter, Duration d) {
+            if (d == null) {
+                throw new IllegalArgumentException(parameter + " must not be null");
+            }
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(parameter + " must be positive but was " + d);
+            }
+            return d;
+        }
+
+        /**
+         * Builds and starts the scheduler.
+         *
+         * @return the scheduler
+         * @throws IllegalArgumentException if parameters are inconsistent (named in the message)
+         */
+        public ActorScheduler build() {
+            long quotaNanos = quota.toNanos();
+            long granularityNanos = granularity.toNanos();
+            if (granularityNanos > quotaNanos) {
+                throw new IllegalArgumentException("preemptionGranularity (" + granularity
+                        + ") must not exceed quota (" + quota + ")");
+            }
+            long hogNanos = hogThreshold != null ? hogThreshold.toNanos() : Math.multiplyExact(quotaNanos, 10L);
+            if (hogNanos < quotaNanos) {
+                throw new IllegalArgumentException("hogThreshold (" + Duration.ofNanos(hogNanos)
+                        + ") must be at least the quota (" + quota + ")");
+            }
+            int maxComp = maxCompensating != null ? maxCompensating : threads;
+            SchedulerMetrics metrics = meterRegistry == null ? SchedulerMetrics.NONE
+                    : MicrometerBinding.create(meterRegistry);
+            SchedulerEngine engine = new SchedulerEngine(new SchedulerEngine.Config(name, threads, quotaNanos,
+                    granularityNanos, ordering == Ordering.FAIR, hogNanos, maxComp, metrics));
+            ActorScheduler scheduler = new ActorScheduler(engine, ordering);
+            scheduler.init();
+            return scheduler;
+        }
+    }
+
+    /** Keeps Micrometer classes out of the builder's own code, so the dependency stays optional. */
+    private static final class MicrometerBinding {
+        static SchedulerMetrics create(Object registry) {
+            return new io.reactoractor.metrics.MicrometerSchedulerMetrics(
+                    (io.micrometer.core.instrument.MeterRegistry) Objects.requireNonNull(registry));
+        }
+    }
+}

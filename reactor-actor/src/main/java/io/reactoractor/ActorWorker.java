@@ -1,0 +1,168 @@
+package io.reactoractor;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+import io.reactoractor.scheduling.SchedulerEngine;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.Scannable;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A {@link Scheduler.Worker} that is an actor: its tasks (immediate, delayed and periodic) run one
+ * at a time, in FIFO order of submission (delayed ones in order of their deadlines), in turns of at
+ * most the scheduler's quota, competing fairly with every other actor of the scheduler.
+ *
+ * <h2>Suspend and resume</h2>
+ * {@link #suspend()} is re-entrant (QMQ semantics): n suspensions need n {@link #resume()}s. A
+ * suspended worker finishes the task it is running, then starts no other until fully resumed;
+ * tasks keep queueing meanwhile (delayed tasks still become due and wait in the mailbox). Resuming
+ * schedules the worker again only if it has work.
+ *
+ * <h2>Disposal</h2>
+ * {@link #dispose()} cancels every task that has not started (immediate, delayed and periodic);
+ * afterwards {@code schedule} throws {@link java.util.concurrent.RejectedExecutionException}.
+ * A task already running completes; it is not interrupted.
+ */
+public final class ActorWorker implements Scheduler.Worker, Scannable {
+
+    private final ActorGroup group;
+    private final WorkerCell cell;
+    private final SchedulerEngine engine;
+
+    ActorWorker(ActorGroup group, SchedulerEngine engine, String path) {
+        this.group = group;
+        this.engine = engine;
+        this.cell = new WorkerCell(engine, group.schedulingGroup(), path, Disposables.composite());
+    }
+
+    /** @return the actor's path, {@code <group>/worker-<n>} */
+    public String path() {
+        return cell.path();
+    }
+
+    /** @return the group this worker's CPU time is charged to */
+    public ActorGroup group() {
+        return group;
+    }
+
+    @Override
+    public Disposable schedule(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        if (!engine.isAccepting() || cell.isTerminated()) {
+            throw engine.reject();
+        }
+        WorkerTask t = new WorkerTask(Schedulers.onSchedule(task));
+        if (!cell.offer(t) && t.cancelIfPending()) {
+            throw engine.reject();
+        }
+        return t;
+    }
+
+    @Override
+    public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(unit, "unit");
+        return scheduleTimed(task, delay, -1L, unit);
+    }
+
+    @Override
+    public Disposable schedulePeriodically(Runnable task, long initialDelay, long period, TimeUnit unit) {
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(unit, "unit");
+        return scheduleTimed(task, initialDelay, Math.max(0L, unit.toNanos(period)), unit);
+    }
+
+    private Disposable scheduleTimed(Runnable task, long delay, long periodNanos, TimeUnit unit) {
+        if (!engine.isAccepting() || cell.isTerminated()) {
+            throw engine.reject();
+        }
+        TimedTask t = new TimedTask(Schedulers.onSchedule(task), cell, periodNanos, cell.timed);
+        if (!cell.timed.add(t)) {
+            throw engine.reject();
+        }
+        long deadline = System.nanoTime() + Math.min(unit.toNanos(Math.max(0L, delay)), Long.MAX_VALUE / 4);
+        if (!t.arm(deadline)) {
+            t.dispose();
+            throw engine.reject();
+        }
+        if (cell.isTerminated()) {
+            // disposed while arming: the drain may have run before our add; make sure it is cancelled
+            t.dispose();
+        }
+        return t;
+    }
+
+    /** Suspends this worker (re-entrant); see the class documentation. */
+    public void suspend() {
+        cell.suspend();
+    }
+
+    /**
+     * Lifts one suspension; when none is left and tasks are waiting, the worker runs again.
+     *
+     * @return {@code true} if a suspension was lifted, {@code false} if the worker was not suspended
+     */
+    public boolean resume() {
+        return cell.resume();
+    }
+
+    /** @return whether at least one suspension is in force */
+    public boolean isSuspended() {
+        return cell.isSuspended();
+    }
+
+    /** @return the number of suspensions in force */
+    public int suspendCount() {
+        return cell.suspendCount();
+    }
+
+    /** @return tasks waiting in the mailbox (approximate while producers are active) */
+    public int pendingTasks() {
+        return cell.pending();
+    }
+
+    @Override
+    public void dispose() {
+        cell.terminate();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return cell.isTerminated();
+    }
+
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.NAME) {
+            return path();
+        }
+        if (key == Attr.PARENT) {
+            return group;
+        }
+        if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
+            return isDisposed();
+        }
+        if (key == Attr.BUFFERED) {
+            return pendingTasks();
+        }
+        if (key == Attr.CAPACITY) {
+            return Integer.MAX_VALUE;
+        }
+        if (key == Attr.RUN_STYLE) {
+            return Attr.RunStyle.ASYNC;
+        }
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return "ActorWorker[" + path() + "]";
+    }
+
+    WorkerCell cell() {
+        return cell;
+    }
+}

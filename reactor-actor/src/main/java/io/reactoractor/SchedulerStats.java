@@ -1,0 +1,55 @@
+package io.reactoractor;
+
+import java.util.List;
+
+/**
+ * A snapshot of an {@link ActorScheduler}'s counters, for tests, status pages and logs (the same
+ * figures are exported to Micrometer when a registry is configured).
+ *
+ * @param name                the scheduler's name
+ * @param threads             permanent carrier threads
+ * @param compensatingThreads compensating threads running now (started while hogs run)
+ * @param readyActors         actors waiting in the run queue
+ * @param actors              live actors (workers, lanes, library actors)
+ * @param suspendedActors     live actors currently suspended
+ * @param tasksRun            tasks run so far
+ * @param failedTasks         tasks that threw
+ * @param rejectedTasks       tasks rejected because their scheduler, group or worker was disposed
+ * @param quotaOverruns       tasks that alone ran longer than the quota
+ * @param hogsDetected        tasks detected running far longer than the quota
+ * @param groups              per-group figures
+ */
+public record SchedulerStats(String name, int threads, int compensatingThreads, int readyActors, int actors,
+        int suspendedActors, long tasksRun, long failedTasks, long rejectedTasks, long quotaOverruns,
+        long hogsDetected, List<GroupStats> groups) {
+
+    /**
+     * Figures of one group.
+     *
+     * @param name         the group's name
+     * @param weight       its weight
+     * @param actors       its live actors
+     * @param cpuTimeNanos measured run time of its turns
+     * @param turns        turns run
+     */
+    public record GroupStats(String name, int weight, int actors, long cpuTimeNanos, long turns) {
+    }
+
+    /** Creates a snapshot; the group list is copied. */
+    public SchedulerStats {
+        groups = List.copyOf(groups);
+    }
+
+    /**
+     * @param group a group name
+     * @return the figures of that group, or {@code null}
+     */
+    public GroupStats group(String group) {
+        for (GroupStats g : groups) {
+            if (g.name().equals(group)) {
+                return g;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,72 @@
+package io.reactoractor;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import reactor.core.Disposable;
+
+/**
+ * An immediate task of a worker; the {@link Disposable} handed to the caller.
+ *
+ * <pre>
+ *   PENDING  --run-->     RUNNING --> DONE
+ *   PENDING  --dispose--> CANCELLED          (it will be skipped when its turn comes)
+ *   RUNNING/DONE --dispose--> unchanged      (a running task is not interrupted)
+ * </pre>
+ */
+final class WorkerTask implements MailboxTask, Disposable {
+
+    private static final int PENDING = 0;
+    private static final int RUNNING = 1;
+    private static final int DONE = 2;
+    private static final int CANCELLED = 3;
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(WorkerTask.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Runnable task;
+    private volatile int state;
+
+    WorkerTask(Runnable task) {
+        this.task = task;
+    }
+
+    @Override
+    public void run() {
+        if (!STATE.compareAndSet(this, PENDING, RUNNING)) {
+            return;
+        }
+        try {
+            task.run();
+        } finally {
+            STATE.setRelease(this, DONE);
+        }
+    }
+
+    @Override
+    public void cancelPending() {
+        STATE.compareAndSet(this, PENDING, CANCELLED);
+    }
+
+    /** @return {@code true} if the task was still pending and is now cancelled */
+    boolean cancelIfPending() {
+        return STATE.compareAndSet(this, PENDING, CANCELLED) || state == CANCELLED;
+    }
+
+    @Override
+    public void dispose() {
+        STATE.compareAndSet(this, PENDING, CANCELLED);
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return state >= DONE;
+    }
+}

@@ -1,0 +1,145 @@
+package io.reactoractor.scheduling;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import reactor.core.scheduler.NonBlocking;
+
+/**
+ * A thread of an {@code ActorScheduler}: takes ready actors from the run queue and runs their
+ * turns. Implements Reactor's {@link NonBlocking} marker so {@code block()} fails fast on it.
+ *
+ * <p>Fields read by other threads ({@link #taskStartedAt}, {@link #currentCell}, {@link #hogStamp},
+ * {@link #parkState}) are documented where they are declared.
+ */
+public final class CarrierThread extends Thread implements NonBlocking {
+
+    static final int RUNNING = 0;
+    static final int PARKED = 1;
+
+    private static final VarHandle TASK_STARTED_AT;
+    private static final VarHandle CURRENT_CELL;
+    private static final VarHandle HOG_STAMP;
+    private static final VarHandle PARK_STATE;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            TASK_STARTED_AT = l.findVarHandle(CarrierThread.class, "taskStartedAt", long.class);
+            CURRENT_CELL = l.findVarHandle(CarrierThread.class, "currentCell", ActorCell.class);
+            HOG_STAMP = l.findVarHandle(CarrierThread.class, "hogStamp", long.class);
+            PARK_STATE = l.findVarHandle(CarrierThread.class, "parkState", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final SchedulerEngine engine;
+    private final boolean compensating;
+
+    /**
+     * Start of the task in progress ({@code System.nanoTime()}), 0 when none. Written by this thread
+     * with opaque stores (no fence on the hot path), read by the hog monitor with opaque loads: the
+     * monitor only needs an eventually visible, untorn value.
+     */
+    private long taskStartedAt;
+    /** The actor of the task in progress (opaque, for the hog monitor's log line). */
+    private ActorCell currentCell;
+    /**
+     * Non-zero while the hog monitor counts this carrier as hogged; the value is the
+     * {@link #taskStartedAt} it flagged. Set by the monitor with CAS, cleared by this thread (or by
+     * the monitor undoing a stale flag) with CAS: every successful set is matched by exactly one
+     * successful clear, and each clear decrements the hogged count once.
+     */
+    private volatile long hogStamp;
+    /** {@link #RUNNING} or {@link #PARKED}; the thread that CASes PARKED→RUNNING owns the wake-up. */
+    private volatile int parkState;
+
+    /** Written only by this thread; read (racy but untorn, via opaque) by statistics. */
+    private long tasksRun;
+
+    CarrierThread(SchedulerEngine engine, String name, boolean compensating) {
+        super(name);
+        this.engine = engine;
+        this.compensating = compensating;
+        setDaemon(true);
+    }
+
+    @Override
+    public void run() {
+        try {
+            engine.runCarrier(this);
+        } finally {
+            engine.carrierExited(this);
+        }
+    }
+
+    boolean compensating() {
+        return compensating;
+    }
+
+    void taskStarted(long start, ActorCell cell) {
+        CURRENT_CELL.setOpaque(this, cell);
+        TASK_STARTED_AT.setOpaque(this, start == 0 ? 1 : start);
+    }
+
+    void taskEnded() {
+        TASK_STARTED_AT.setOpaque(this, 0L);
+        tasksRun++;
+        if (hogStamp != 0) {
+            clearHogStamp();
+        }
+    }
+
+    long taskStartedAt() {
+        return (long) TASK_STARTED_AT.getOpaque(this);
+    }
+
+    ActorCell currentCell() {
+        return (ActorCell) CURRENT_CELL.getOpaque(this);
+    }
+
+    long tasksRun() {
+        return tasksRun;
+    }
+
+    /** Monitor side: flags this carrier as hogged by the task that started at {@code stamp}. */
+    boolean tryFlagHog(long stamp) {
+        return HOG_STAMP.compareAndSet(this, 0L, stamp);
+    }
+
+    /** Monitor side: undoes a flag whose task already ended. */
+    boolean tryUnflagHog(long stamp) {
+        return HOG_STAMP.compareAndSet(this, stamp, 0L);
+    }
+
+    long hogStamp() {
+        return hogStamp;
+    }
+
+    /** Carrier side: clears a hog flag, if any, and tells the monitor the hog is over. */
+    void clearHogStamp() {
+        long s = hogStamp;
+        if (s != 0 && HOG_STAMP.compareAndSet(this, s, 0L)) {
+            engine.hogMonitor().hogEnded();
+        }
+    }
+
+    boolean markParked() {
+        PARK_STATE.setVolatile(this, PARKED);
+        return true;
+    }
+
+    /** @return {@code true} if the caller moved this carrier from PARKED to RUNNING */
+    boolean tryUnmarkParked() {
+        return PARK_STATE.compareAndSet(this, PARKED, RUNNING);
+    }
+
+    boolean isParked() {
+        return parkState == PARKED;
+    }
+
+    boolean engineIs(SchedulerEngine e) {
+        return engine == e;
+    }
+}

@@ -1,0 +1,43 @@
+package io.reactoractor.scheduling;
+
+/**
+ * The set of ready actors and the rule that picks the next one.
+ *
+ * <p>An actor is in the run queue at most once: only the thread that moved the actor's status to
+ * {@code SCHEDULED} (see {@link ActorCell}) may {@link #enqueue} it, and only the carrier that
+ * {@link #take took} it may hand it back through {@link #finishTurn}.
+ */
+interface RunQueue {
+
+    /** Adds a ready actor (the caller holds its {@code SCHEDULED} bit). */
+    void enqueue(ActorCell cell, long now);
+
+    /**
+     * Removes the actor that should run next and counts it as running.
+     *
+     * @return the actor, or {@code null} if none is ready
+     */
+    ActorCell take(long now);
+
+    /**
+     * Ends a turn: charges {@code elapsed} to the actor and its group and, if {@code requeue},
+     * puts the actor back among the ready ones; then takes the next actor to run in the same
+     * critical section.
+     *
+     * @param takeNext whether to take the next actor as well
+     * @return the next actor to run, or {@code null} (always {@code null} if {@code !takeNext})
+     */
+    ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now, boolean takeNext);
+
+    /**
+     * Whether the running actor should end its turn early because a ready actor precedes it and
+     * has waited, or the turn has lasted, at least the preemption granularity.
+     */
+    boolean shouldPreempt(ActorCell running, long turnElapsed, long now);
+
+    /** Number of ready (queued, not running) actors; a volatile read, cheap enough per task. */
+    int readyCount();
+
+    /** Whether no actor is ready and no turn is running. */
+    boolean isQuiescent();
+}

@@ -1,0 +1,492 @@
+package io.reactoractor.scheduling;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import reactor.core.Exceptions;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The machinery behind an {@code ActorScheduler}: groups, the run queue, the carrier threads, the
+ * timer, the hog monitor, counters and the lifecycle. Internal SPI: applications use
+ * {@code io.reactoractor.ActorScheduler}.
+ *
+ * <h2>Lifecycle</h2>
+ * <pre>
+ *   state          | event                         | next state
+ *   ---------------+-------------------------------+---------------------------------------------------
+ *   NEW            | init()                        | RUNNING: carriers, timer and hog monitor started
+ *   RUNNING        | init()                        | RUNNING (no-op)
+ *   RUNNING        | shutdownGracefully()          | SHUTTING_DOWN: new work rejected, periodic timers
+ *                  |                               | cancelled, queued work and one-shot timers still run
+ *   SHUTTING_DOWN  | timer owes nothing and run    | TERMINATED (observed twice, 1 ms apart, by an idle
+ *                  | queue quiescent               | carrier)
+ *   NEW, RUNNING,  | shutdownNow()                 | TERMINATED: timer cleared, carriers exit after their
+ *   SHUTTING_DOWN  |                               | current task, idle actors drained (tasks cancelled)
+ *   TERMINATED     | last thread exits             | {@link #onTerminated()} completes
+ *   SHUTTING_DOWN, | init()                        | IllegalStateException
+ *   TERMINATED     |                               |
+ * </pre>
+ */
+public final class SchedulerEngine {
+
+    /**
+     * Validated engine configuration (validation happens in the public builder).
+     *
+     * @param name               thread and metric name
+     * @param threads            permanent carriers
+     * @param quotaNanos         hard bound of a turn
+     * @param granularityNanos   preemption granularity
+     * @param fair               fair ordering (else FIFO)
+     * @param hogThresholdNanos  a task running longer than this is a hog
+     * @param maxCompensating    at most this many compensating carriers
+     * @param metrics            metrics binding
+     */
+    public record Config(String name, int threads, long quotaNanos, long granularityNanos, boolean fair,
+            long hogThresholdNanos, int maxCompensating, SchedulerMetrics metrics) {
+        public Config {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(metrics, "metrics");
+        }
+    }
+
+    private static final Logger LOG = Loggers.getLogger(SchedulerEngine.class);
+
+    static final int NEW = 0;
+    static final int RUNNING = 1;
+    static final int SHUTTING_DOWN = 2;
+    static final int TERMINATED = 3;
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(SchedulerEngine.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private volatile int state = NEW;
+
+    private final Config config;
+    private final RunQueue runQueue;
+    private final CarrierPool pool;
+    private final TimerQueue timer;
+    private final HogMonitor hogMonitor;
+    private final ConcurrentHashMap<String, SchedulingGroup> groups = new ConcurrentHashMap<>();
+
+    private final AtomicInteger actors = new AtomicInteger();
+    private final AtomicInteger suspended = new AtomicInteger();
+    private final AtomicInteger liveThreads = new AtomicInteger();
+    private final LongAdder failedTasks = new LongAdder();
+    private final LongAdder rejectedTasks = new LongAdder();
+    private final LongAdder quotaOverruns = new LongAdder();
+    private final LongAdder exitedCarrierTasks = new LongAdder();
+    private final AtomicLong quiescentSince = new AtomicLong();
+    private final Sinks.Empty<Void> terminated = Sinks.empty();
+
+    /**
+     * Creates an engine; {@link #init()} starts its threads.
+     *
+     * @param config the validated configuration
+     */
+    public SchedulerEngine(Config config) {
+        this.config = config;
+        this.runQueue = config.fair()
+                ? new FairRunQueue(config.quotaNanos(), config.granularityNanos())
+                : new FifoRunQueue();
+        this.pool = new CarrierPool(this, config.threads(), config.maxCompensating());
+        this.timer = new TimerQueue(this);
+        this.hogMonitor = new HogMonitor(this, config.hogThresholdNanos());
+        config.metrics().bindScheduler(this);
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    /**
+     * Starts the threads (idempotent).
+     *
+     * @throws IllegalStateException if the engine was disposed
+     */
+    public void init() {
+        for (;;) {
+            int s = state;
+            if (s == RUNNING) {
+                return;
+            }
+            if (s != NEW) {
+                throw new IllegalStateException("Initializing a disposed scheduler is not permitted");
+            }
+            if (STATE.compareAndSet(this, NEW, RUNNING)) {
+                timer.start(config.name() + "-timer");
+                pool.start();
+                hogMonitor.start();
+                return;
+            }
+        }
+    }
+
+    /** Stops accepting work and terminates once queued work and one-shot timers are done. */
+    public void shutdownGracefully() {
+        for (;;) {
+            int s = state;
+            if (s >= SHUTTING_DOWN) {
+                return;
+            }
+            if (STATE.compareAndSet(this, s, SHUTTING_DOWN)) {
+                if (s == NEW) {
+                    shutdownNow();
+                    return;
+                }
+                for (TimerEntry e : timer.removeNotAwaited()) {
+                    e.shutdownCancelled();
+                }
+                pool.wakeAll();
+                return;
+            }
+        }
+    }
+
+    /** Terminates now: pending work is abandoned (idle actors' tasks are cancelled). */
+    public void shutdownNow() {
+        for (;;) {
+            int s = state;
+            if (s == TERMINATED) {
+                return;
+            }
+            if (STATE.compareAndSet(this, s, TERMINATED)) {
+                onTerminatedState(s == NEW);
+                return;
+            }
+        }
+    }
+
+    private void onTerminatedState(boolean neverStarted) {
+        timer.shutdown();
+        pool.wakeAll();
+        for (SchedulingGroup g : groups.values()) {
+            for (ActorCell c : g.cells) {
+                c.terminate();
+            }
+        }
+        if (neverStarted) {
+            terminated.tryEmitEmpty();
+            config.metrics().close();
+        }
+    }
+
+    /** Called by idle carriers while shutting down. */
+    void checkQuiescence() {
+        if (state != SHUTTING_DOWN) {
+            return;
+        }
+        if (timer.owesNothing() && runQueue.isQuiescent()) {
+            long now = System.nanoTime();
+            long since = quiescentSince.get();
+            if (since == 0) {
+                quiescentSince.compareAndSet(0, now);
+            } else if (now - since >= 1_000_000L
+                    && STATE.compareAndSet(this, SHUTTING_DOWN, TERMINATED)) {
+                onTerminatedState(false);
+            }
+        } else {
+            quiescentSince.set(0);
+        }
+    }
+
+    /** @return a Mono completing once the engine is terminated and all its threads exited */
+    public Mono<Void> onTerminated() {
+        return terminated.asMono();
+    }
+
+    /** @return whether work is still accepted */
+    public boolean isAccepting() {
+        return state <= RUNNING;
+    }
+
+    /** @return whether dispose (graceful or not) started */
+    public boolean isDisposed() {
+        return state >= SHUTTING_DOWN;
+    }
+
+    boolean isShuttingDown() {
+        return state == SHUTTING_DOWN;
+    }
+
+    boolean isStopping() {
+        return state == TERMINATED;
+    }
+
+    /** @return whether every thread of this engine has exited */
+    public boolean isTerminated() {
+        return state == TERMINATED && liveThreads.get() == 0;
+    }
+
+    void threadStarting() {
+        liveThreads.incrementAndGet();
+    }
+
+    void carrierExited(CarrierThread c) {
+        exitedCarrierTasks.add(c.tasksRun());
+        pool.exited(c);
+        threadExited();
+    }
+
+    void timerExited() {
+        threadExited();
+    }
+
+    private void threadExited() {
+        if (liveThreads.decrementAndGet() == 0 && state == TERMINATED) {
+            config.metrics().close();
+            terminated.tryEmitEmpty();
+        }
+    }
+
+    // ------------------------------------------------------------------ groups and actors
+
+    /**
+     * Returns the group named {@code name}, creating it with {@code weight} on first use.
+     *
+     * @throws IllegalArgumentException if it exists with another weight
+     */
+    public SchedulingGroup group(String name, int weight) {
+        SchedulingGroup g = groups.computeIfAbsent(name, n -> {
+            SchedulingGroup created = new SchedulingGroup(n, weight);
+            config.metrics().bindGroup(this, created);
+            return created;
+        });
+        if (g.weight() != weight) {
+            throw new IllegalArgumentException("weight: group '" + name + "' already exists with weight "
+                    + g.weight() + ", cannot use weight " + weight);
+        }
+        return g;
+    }
+
+    /** @return the groups created so far */
+    public Collection<SchedulingGroup> groups() {
+        return groups.values();
+    }
+
+    void actorCreated(ActorCell cell) {
+        actors.incrementAndGet();
+    }
+
+    void actorTerminated(ActorCell cell) {
+        actors.decrementAndGet();
+    }
+
+    void suspendedDelta(int d) {
+        suspended.addAndGet(d);
+    }
+
+    /** Puts an actor that just became {@code SCHEDULED} into the run queue and wakes a carrier. */
+    void enqueue(ActorCell cell) {
+        runQueue.enqueue(cell, System.nanoTime());
+        pool.onWork();
+    }
+
+    // ------------------------------------------------------------------ timers
+
+    /**
+     * Arms {@code entry} at {@code deadline} ({@code System.nanoTime()} terms).
+     *
+     * @return {@code false} if the timer no longer accepts entries
+     */
+    public boolean scheduleTimer(TimerEntry entry, long deadline) {
+        return timer.schedule(entry, deadline);
+    }
+
+    /** Disarms {@code entry}. @return whether it was still armed */
+    public boolean cancelTimer(TimerEntry entry) {
+        return timer.cancel(entry);
+    }
+
+    // ------------------------------------------------------------------ the carrier loop
+
+    void runCarrier(CarrierThread self) {
+        Turn turn = new Turn(this, self);
+        boolean recordDelay = config.metrics().recordsSchedulingDelay();
+        ActorCell next = null;
+        for (;;) {
+            if (next == null) {
+                if (isStopping() || (self.compensating() && pool.shouldRetire(self))) {
+                    return;
+                }
+                next = runQueue.take(0L);
+                if (next == null) {
+                    if (!pool.idle(self)) {
+                        return;
+                    }
+                    continue;
+                }
+            }
+            pool.propagate();
+            ActorCell cell = next;
+            long start = System.nanoTime();
+            if (recordDelay) {
+                config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
+            }
+            turn.begin(cell, start);
+            if (cell.runnable()) {
+                try {
+                    cell.runTurn(turn);
+                } catch (Throwable t) {
+                    // runTurn implementations route task errors through Turn.run; this is a bug guard
+                    taskFailed(cell, t);
+                }
+            }
+            long end = turn.now();
+            boolean requeue = cell.keepScheduledAfterTurn();
+            boolean takeNext = !isStopping() && !(self.compensating() && pool.shouldRetire(self));
+            next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext);
+            if (!requeue) {
+                cell.releaseAfterTurn();
+            }
+            if (!takeNext && next == null) {
+                return;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ errors and counters
+
+    /** Counts and reports a task failure; never rethrows. */
+    void taskFailed(ActorCell cell, Throwable t) {
+        failedTasks.increment();
+        Thread th = Thread.currentThread();
+        try {
+            Thread.UncaughtExceptionHandler h = th.getUncaughtExceptionHandler();
+            if (h != null) {
+                h.uncaughtException(th, t);
+            } else {
+                LOG.error("[" + config.name() + "] task of actor '" + cell.path() + "' failed", t);
+            }
+        } catch (Throwable handlerFailure) {
+            LOG.error("[" + config.name() + "] task of actor '" + cell.path()
+                    + "' failed and the uncaught-exception handler threw", handlerFailure);
+        }
+    }
+
+    void timerFailed(Throwable t) {
+        LOG.error("[" + config.name() + "] timer delivery failed", t);
+    }
+
+    void quotaOverrun(ActorCell cell, long nanos) {
+        quotaOverruns.increment();
+    }
+
+    void strayInterrupt(ActorCell cell) {
+        // cleared by Turn; nothing else to do, but keep the hook for debugging
+    }
+
+    /**
+     * Counts a rejected task and returns the exception to throw (Reactor's rejection type).
+     *
+     * @return the exception
+     */
+    public RejectedExecutionException reject() {
+        rejectedTasks.increment();
+        return Exceptions.failWithRejected();
+    }
+
+    // ------------------------------------------------------------------ accessors
+
+    /** @return the configuration */
+    public Config config() {
+        return config;
+    }
+
+    RunQueue runQueue() {
+        return runQueue;
+    }
+
+    CarrierPool pool() {
+        return pool;
+    }
+
+    TimerQueue timer() {
+        return timer;
+    }
+
+    HogMonitor hogMonitor() {
+        return hogMonitor;
+    }
+
+    /** @return actors ready to run (not running) */
+    public int readyActors() {
+        return runQueue.readyCount();
+    }
+
+    /** @return live actors */
+    public int actors() {
+        return actors.get();
+    }
+
+    /** @return suspended live actors */
+    public int suspendedActors() {
+        return suspended.get();
+    }
+
+    /** @return tasks that threw */
+    public long failedTasks() {
+        return failedTasks.sum();
+    }
+
+    /** @return tasks rejected because the scheduler, group or worker was disposed */
+    public long rejectedTasks() {
+        return rejectedTasks.sum();
+    }
+
+    /** @return tasks that alone ran longer than the quota */
+    public long quotaOverruns() {
+        return quotaOverruns.sum();
+    }
+
+    /** @return hogs detected (tasks running far longer than the quota) */
+    public long hogsDetected() {
+        return hogMonitor.detected();
+    }
+
+    /** @return compensating carriers currently running */
+    public int compensatingThreads() {
+        return pool.compensators();
+    }
+
+    /** @return armed timers (including the scheduler's own) */
+    public int pendingTimers() {
+        return timer.size();
+    }
+
+    /** @return tasks run so far (approximate while running) */
+    public long tasksRun() {
+        long[] sum = {exitedCarrierTasks.sum()};
+        pool.forEach(c -> sum[0] += c.tasksRun());
+        return sum[0];
+    }
+
+    /** @return the names of the live threads of this engine (carriers) */
+    public List<String> carrierNames() {
+        List<String> names = new ArrayList<>();
+        pool.forEach(c -> names.add(c.getName()));
+        return names;
+    }
+
+    /** @return whether {@code t} is one of this engine's carriers */
+    public boolean isCarrier(Thread t) {
+        return pool.isCarrier(t);
+    }
+}

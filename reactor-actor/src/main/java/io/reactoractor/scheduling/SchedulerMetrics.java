@@ -1,0 +1,37 @@
+package io.reactoractor.scheduling;
+
+/**
+ * Where a scheduler reports what it does. The default records nothing; the Micrometer binding
+ * ({@code io.reactoractor.metrics.MicrometerSchedulerMetrics}) is used when the application passes
+ * a {@code MeterRegistry}, so Micrometer stays an optional dependency.
+ *
+ * <p>Counters and gauges are read from the engine on scrape (function counters/gauges), so the hot
+ * path pays nothing for them; only the per-turn scheduling delay is pushed.
+ */
+public interface SchedulerMetrics {
+
+    /** Records nothing. */
+    SchedulerMetrics NONE = new SchedulerMetrics() {
+    };
+
+    /** Registers the scheduler-wide meters. Called once, when the engine is created. */
+    default void bindScheduler(SchedulerEngine engine) {
+    }
+
+    /** Registers the meters of a new group. */
+    default void bindGroup(SchedulerEngine engine, SchedulingGroup group) {
+    }
+
+    /** Whether {@link #schedulingDelay} wants to be called (saves a clock read per turn when not). */
+    default boolean recordsSchedulingDelay() {
+        return false;
+    }
+
+    /** Records the time an actor of {@code group} waited between becoming ready and running. */
+    default void schedulingDelay(SchedulingGroup group, long nanos) {
+    }
+
+    /** Removes everything this binding registered. Called when the scheduler terminates. */
+    default void close() {
+    }
+}

@@ -1,0 +1,120 @@
+package io.reactoractor.scheduling;
+
+/**
+ * One carrier's view of the turn it is running: the clock, the quota and preemption decisions,
+ * and the bookkeeping around each task (hog detection, quota overruns, errors).
+ *
+ * <p>A carrier owns exactly one {@code Turn} and reuses it for every turn; it is confined to that
+ * thread. The clock is read once per task ({@code System.nanoTime()} after the task; the end of
+ * one task is the start of the next).
+ */
+public final class Turn {
+
+    private final SchedulerEngine engine;
+    private final CarrierThread carrier;
+    private final RunQueue runQueue;
+    private final long quota;
+    private final long preemptCheckInterval;
+
+    private ActorCell cell;
+    private long turnStart;
+    private long now;
+    private long nextPreemptCheck;
+    private int tasks;
+    private long taskStart;
+
+    Turn(SchedulerEngine engine, CarrierThread carrier) {
+        this.engine = engine;
+        this.carrier = carrier;
+        this.runQueue = engine.runQueue();
+        this.quota = engine.config().quotaNanos();
+        // check the run queue at most ~8 times per granularity, not after every tiny task
+        this.preemptCheckInterval = Math.max(1_000L, engine.config().granularityNanos() / 8);
+    }
+
+    void begin(ActorCell cell, long start) {
+        this.cell = cell;
+        this.turnStart = start;
+        this.now = start;
+        this.nextPreemptCheck = start;
+        this.tasks = 0;
+    }
+
+    /** @return the clock reading at the end of the last task (or the turn's start) */
+    long now() {
+        return now;
+    }
+
+    /** @return the actor this turn runs */
+    public ActorCell cell() {
+        return cell;
+    }
+
+    /** @return how many tasks ran in this turn so far */
+    public int tasks() {
+        return tasks;
+    }
+
+    /**
+     * Whether the actor may start another task in this turn: it is not suspended or terminated,
+     * the scheduler is not stopping, the quota is not used up and no preemption is due. The
+     * first task of a turn is always allowed (a turn always makes progress).
+     *
+     * @return {@code true} to run one more task
+     */
+    public boolean shouldContinue() {
+        if (!cell.runnable() || engine.isStopping()) {
+            return false;
+        }
+        if (tasks == 0) {
+            return true;
+        }
+        long elapsed = now - turnStart;
+        if (elapsed >= quota) {
+            return false;
+        }
+        if (now >= nextPreemptCheck && runQueue.readyCount() > 0) {
+            nextPreemptCheck = now + preemptCheckInterval;
+            return !runQueue.shouldPreempt(cell, elapsed, now);
+        }
+        return true;
+    }
+
+    /**
+     * Runs one task of this actor with the scheduler's bookkeeping. A {@link Throwable} thrown by
+     * the task is reported and counted, never propagated: it cannot kill the carrier.
+     *
+     * @param task the task
+     */
+    public void run(Runnable task) {
+        beginTask();
+        try {
+            task.run();
+        } catch (Throwable t) {
+            engine.taskFailed(cell, t);
+        }
+        endTask();
+    }
+
+    /** Marks the start of a task (for hog detection) when a caller runs its own message loop. */
+    public void beginTask() {
+        taskStart = now;
+        carrier.taskStarted(now, cell);
+    }
+
+    /** Marks the end of a task started with {@link #beginTask()}. */
+    public void endTask() {
+        long end = System.nanoTime();
+        now = end;
+        tasks++;
+        carrier.taskEnded();
+        long took = end - taskStart;
+        if (took > quota) {
+            engine.quotaOverrun(cell, took);
+        }
+        if (Thread.interrupted()) {
+            // a task interrupted its own carrier; do not let it leak into the next actor's turn
+            engine.strayInterrupt(cell);
+        }
+    }
+}
