@@ -61,8 +61,23 @@ public final class ActorGroup implements Scheduler, Scannable {
         return scheduler;
     }
 
-    SchedulingGroup schedulingGroup() {
+    /**
+     * Internal SPI for the library's own actor kinds ({@code io.reactoractor.actor},
+     * {@code io.reactoractor.pull}); not for application use.
+     *
+     * @return the scheduling group behind this group
+     */
+    public SchedulingGroup schedulingGroup() {
         return group;
+    }
+
+    /**
+     * Internal SPI for the library's own actor kinds; not for application use.
+     *
+     * @return the engine running this group's actors
+     */
+    public SchedulerEngine engine() {
+        return engine;
     }
 
     @Override

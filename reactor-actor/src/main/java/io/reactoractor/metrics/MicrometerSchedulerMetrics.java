@@ -29,6 +29,9 @@ import io.reactoractor.scheduling.SchedulingGroup;
  *   <tr><td>reactor.actor.tasks.failed</td><td>counter</td><td>tasks that threw</td></tr>
  *   <tr><td>reactor.actor.tasks.rejected</td><td>counter</td><td>tasks rejected after dispose</td></tr>
  *   <tr><td>reactor.actor.quota.overruns</td><td>counter</td><td>tasks that alone ran past the quota</td></tr>
+ *   <tr><td>reactor.actor.mailbox.full</td><td>counter</td><td>messages refused by a full mailbox ({@code tell})</td></tr>
+ *   <tr><td>reactor.actor.group.mailbox.size</td><td>gauge, group</td><td>messages and tasks waiting in the group's mailboxes</td></tr>
+ *   <tr><td>reactor.actor.group.actors.suspended</td><td>gauge, group</td><td>suspended actors of the group</td></tr>
  *   <tr><td>reactor.actor.hogs</td><td>counter</td><td>tasks detected running far past the quota</td></tr>
  *   <tr><td>reactor.actor.group.cpu</td><td>counter (seconds), group</td><td>CPU time of the group's turns</td></tr>
  *   <tr><td>reactor.actor.group.turns</td><td>counter, group</td><td>turns of the group's actors</td></tr>
@@ -71,6 +74,8 @@ public final class MicrometerSchedulerMetrics implements SchedulerMetrics {
                 .tags(tags).register(registry));
         meters.add(FunctionCounter.builder("reactor.actor.quota.overruns", e, SchedulerEngine::quotaOverruns)
                 .description("Tasks that alone ran longer than the quota").tags(tags).register(registry));
+        meters.add(FunctionCounter.builder("reactor.actor.mailbox.full", e, SchedulerEngine::mailboxFullRejections)
+                .description("Messages refused because an actor's mailbox was full").tags(tags).register(registry));
         meters.add(FunctionCounter.builder("reactor.actor.hogs", e, SchedulerEngine::hogsDetected)
                 .description("Tasks detected running far longer than the quota").tags(tags).register(registry));
     }
@@ -84,11 +89,27 @@ public final class MicrometerSchedulerMetrics implements SchedulerMetrics {
                 .description("Turns run by the group's actors").tags(tags).register(registry));
         meters.add(Gauge.builder("reactor.actor.group.actors", g, SchedulingGroup::actors)
                 .description("Live actors of the group").tags(tags).register(registry));
+        meters.add(Gauge.builder("reactor.actor.group.mailbox.size", g, MicrometerSchedulerMetrics::mailboxSize)
+                .description("Messages and tasks waiting in the group's mailboxes").tags(tags).register(registry));
+        meters.add(Gauge.builder("reactor.actor.group.actors.suspended", g, MicrometerSchedulerMetrics::suspended)
+                .description("Suspended actors of the group").tags(tags).register(registry));
         Timer delay = Timer.builder("reactor.actor.scheduling.delay")
                 .description("Time an actor waited between becoming ready and running")
                 .tags(tags).register(registry);
         meters.add(delay);
         g.metricsHandle(delay);
+    }
+
+    private static double mailboxSize(SchedulingGroup g) {
+        long[] sum = {0};
+        g.forEachCell(c -> sum[0] += c.pendingWork());
+        return sum[0];
+    }
+
+    private static double suspended(SchedulingGroup g) {
+        long[] sum = {0};
+        g.forEachCell(c -> sum[0] += c.isSuspended() ? 1 : 0);
+        return sum[0];
     }
 
     @Override

@@ -94,6 +94,7 @@ public final class SchedulerEngine {
     private final LongAdder failedTasks = new LongAdder();
     private final LongAdder rejectedTasks = new LongAdder();
     private final LongAdder quotaOverruns = new LongAdder();
+    private final LongAdder mailboxFull = new LongAdder();
     private final LongAdder exitedCarrierTasks = new LongAdder();
     private final AtomicLong quiescentSince = new AtomicLong();
     private final Sinks.Empty<Void> terminated = Sinks.empty();
@@ -449,6 +450,16 @@ public final class SchedulerEngine {
     /** @return tasks rejected because the scheduler, group or worker was disposed */
     public long rejectedTasks() {
         return rejectedTasks.sum();
+    }
+
+    /** Counts a message refused because an actor's mailbox was full ({@code tell} returned false). */
+    public void countMailboxFull() {
+        mailboxFull.increment();
+    }
+
+    /** @return messages refused because a mailbox was full */
+    public long mailboxFullRejections() {
+        return mailboxFull.sum();
     }
 
     /** @return tasks that alone ran longer than the quota */

@@ -1,0 +1,60 @@
+package io.reactoractor.actor;
+
+import java.time.Duration;
+
+import reactor.core.Disposable;
+
+/**
+ * What a {@link Behaviour} can do while it handles a message. Only valid on the actor's own turn.
+ *
+ * @param <O> the outbound result type
+ */
+public interface ActorContext<O> {
+
+    /**
+     * Sends a result downstream (at once when demand allows, otherwise buffered until it does; the
+     * actor processes no further message while results are buffered).
+     *
+     * @param result the result, not {@code null}
+     * @throws NullPointerException if {@code result} is null
+     */
+    void emit(O result);
+
+    /** Suspends this actor (re-entrant): no further message is processed until {@link #resume()}. */
+    void suspend();
+
+    /**
+     * Lifts one suspension.
+     *
+     * @return {@code true} if a suspension was lifted
+     */
+    boolean resume();
+
+    /**
+     * Suspends this actor and arms a timer on the scheduler's timer that resumes it after
+     * {@code delay}. Return {@code false} from the behaviour to retry the same message then.
+     *
+     * @param delay the delay
+     * @return cancels the timer (the suspension then stays until resumed)
+     */
+    Disposable resumeAfter(Duration delay);
+
+    /**
+     * Runs {@code task} on this actor (in one of its turns, serialised with its messages) after
+     * {@code delay}.
+     *
+     * @param delay the delay
+     * @param task  the task
+     * @return cancels the task
+     */
+    Disposable schedule(Duration delay, Runnable task);
+
+    /** @return this actor's path, {@code <group>/<name>} */
+    String path();
+
+    /** @return the name of this actor's group */
+    String group();
+
+    /** @return how many times the current message has failed and been retried so far */
+    int attempt();
+}
