@@ -1,0 +1,185 @@
+package io.reactoractor;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static io.reactoractor.TestSupport.LONG;
+import static io.reactoractor.TestSupport.await;
+import static io.reactoractor.TestSupport.uniqueName;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Argument validation: every {@link ActorScheduler.Builder} parameter is validated eagerly (at the
+ * setter or at {@code build()}, before any thread starts) with an {@link IllegalArgumentException}
+ * whose message names the parameter; {@code group(..)} validates its name and weight; {@code null}
+ * tasks are rejected with {@link NullPointerException}; negative delays behave like Reactor's
+ * schedulers (the task runs right away). Also the documented defaults.
+ */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class BuilderValidationTest {
+
+    private final TestSupport.Resources resources = new TestSupport.Resources();
+
+    @AfterEach
+    void disposeAll() {
+        resources.disposeAll();
+    }
+
+    /** Asserts that configuring the builder with {@code config} fails, naming {@code parameter}. */
+    private void assertInvalid(String parameter, UnaryOperator<ActorScheduler.Builder> config) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+            ActorScheduler.Builder builder = ActorScheduler.builder().name(uniqueName("builder"));
+            // if validation were missing, do not leak the scheduler's threads
+            resources.scheduler(config.apply(builder));
+        }, "invalid " + parameter + " must be rejected");
+        assertNotNull(e.getMessage(), "message of the rejection of " + parameter);
+        assertTrue(e.getMessage().contains(parameter),
+                () -> "message '" + e.getMessage() + "' should name the parameter '" + parameter + "'");
+    }
+
+    @Test
+    void threadsMustBePositive() {
+        assertInvalid("threads", b -> b.threads(0));
+        assertInvalid("threads", b -> b.threads(-1));
+        assertInvalid("threads", b -> b.threads(Integer.MIN_VALUE));
+    }
+
+    @Test
+    void quotaMustBePositiveAndNotNull() {
+        assertInvalid("quota", b -> b.quota(Duration.ZERO));
+        assertInvalid("quota", b -> b.quota(Duration.ofMillis(-5)));
+        assertInvalid("quota", b -> b.quota(null));
+    }
+
+    @Test
+    void preemptionGranularityMustBePositiveAndNotNull() {
+        assertInvalid("preemptionGranularity", b -> b.preemptionGranularity(Duration.ZERO));
+        assertInvalid("preemptionGranularity", b -> b.preemptionGranularity(Duration.ofNanos(-1)));
+        assertInvalid("preemptionGranularity", b -> b.preemptionGranularity(null));
+    }
+
+    @Test
+    void hogThresholdMustBePositiveAndNotNull() {
+        assertInvalid("hogThreshold", b -> b.hogThreshold(Duration.ZERO));
+        assertInvalid("hogThreshold", b -> b.hogThreshold(Duration.ofSeconds(-1)));
+        assertInvalid("hogThreshold", b -> b.hogThreshold(null));
+    }
+
+    @Test
+    void maxCompensatingThreadsMustNotBeNegative() {
+        assertInvalid("maxCompensatingThreads", b -> b.maxCompensatingThreads(-1));
+        assertInvalid("maxCompensatingThreads", b -> b.maxCompensatingThreads(Integer.MIN_VALUE));
+        // zero is valid: no compensation
+        ActorScheduler s = resources.scheduler(ActorScheduler.builder()
+                .name(uniqueName("builder")).threads(1).maxCompensatingThreads(0));
+        assertFalse(s.isDisposed());
+    }
+
+    @Test
+    void nameMustBeNonNullAndNonEmpty() {
+        assertInvalid("name", b -> b.name(null));
+        assertInvalid("name", b -> b.name(""));
+    }
+
+    @Test
+    void orderingMustNotBeNull() {
+        assertInvalid("ordering", b -> b.ordering(null));
+    }
+
+    @Test
+    void validConfigurationIsApplied() {
+        String name = uniqueName("builder");
+        ActorScheduler s = resources.scheduler(ActorScheduler.builder()
+                .name(name)
+                .threads(1)
+                .quota(Duration.ofMillis(2))
+                .preemptionGranularity(Duration.ofNanos(100_000))
+                .ordering(ActorScheduler.Ordering.FIFO)
+                .hogThreshold(Duration.ofMillis(100))
+                .maxCompensatingThreads(3));
+        assertEquals(name, s.name());
+        assertEquals(1, s.threads());
+        assertEquals(Duration.ofMillis(2), s.quota());
+        assertEquals(ActorScheduler.Ordering.FIFO, s.ordering());
+        CountDownLatch ran = new CountDownLatch(1);
+        s.schedule(ran::countDown);
+        await(ran, LONG, "a built scheduler is started");
+    }
+
+    @Test
+    void createUsesTheDocumentedDefaults() {
+        ActorScheduler s = resources.track(ActorScheduler.create());
+        assertEquals("actor", s.name());
+        assertEquals(Runtime.getRuntime().availableProcessors(), s.threads());
+        assertEquals(Duration.ofMillis(5), s.quota());
+        assertEquals(ActorScheduler.Ordering.FAIR, s.ordering());
+        CountDownLatch ran = new CountDownLatch(1);
+        s.schedule(ran::countDown);
+        await(ran, LONG, "create() returns a started scheduler");
+
+        ActorScheduler built = resources.scheduler(ActorScheduler.builder().name(uniqueName("builder")));
+        assertEquals(Duration.ofMillis(5), built.quota());
+        assertEquals(ActorScheduler.Ordering.FAIR, built.ordering());
+    }
+
+    @Test
+    void groupArgumentsAreValidated() {
+        ActorScheduler s = resources.scheduler(ActorScheduler.builder().name(uniqueName("builder")).threads(1));
+        IllegalArgumentException nullName = assertThrows(IllegalArgumentException.class, () -> s.group(null, 1));
+        assertTrue(nullName.getMessage() != null && nullName.getMessage().contains("name"),
+                () -> "group(null, 1): " + nullName.getMessage());
+        IllegalArgumentException zeroWeight = assertThrows(IllegalArgumentException.class, () -> s.group("g", 0));
+        assertTrue(zeroWeight.getMessage() != null && zeroWeight.getMessage().contains("weight"),
+                () -> "group(\"g\", 0): " + zeroWeight.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> s.group("g", -3));
+
+        ActorGroup g = s.group("g", 2);
+        assertSame(g, s.group("g", 2), "group(..) is get-or-create");
+        assertSame(s, g.scheduler());
+        assertThrows(IllegalArgumentException.class, () -> s.group("g", 3),
+                "an existing group with another weight");
+    }
+
+    @Test
+    void nullTasksAreRejectedWithNullPointerException() {
+        ActorScheduler s = resources.scheduler(ActorScheduler.builder().name(uniqueName("builder")).threads(1));
+        ActorWorker w = s.createWorker();
+        ActorGroup g = s.group("g", 1);
+        assertThrows(NullPointerException.class, () -> s.schedule(null));
+        assertThrows(NullPointerException.class, () -> s.schedule(null, 1, TimeUnit.MILLISECONDS));
+        assertThrows(NullPointerException.class, () -> s.schedulePeriodically(null, 1, 1, TimeUnit.MILLISECONDS));
+        assertThrows(NullPointerException.class, () -> w.schedule(null));
+        assertThrows(NullPointerException.class, () -> w.schedule(null, 1, TimeUnit.MILLISECONDS));
+        assertThrows(NullPointerException.class, () -> w.schedulePeriodically(null, 1, 1, TimeUnit.MILLISECONDS));
+        assertThrows(NullPointerException.class, () -> g.schedule(null));
+        assertThrows(NullPointerException.class, () -> g.createWorker().schedule(null));
+        // a rejected null leaves the worker usable
+        CountDownLatch ran = new CountDownLatch(1);
+        w.schedule(ran::countDown);
+        await(ran, LONG, "worker still usable");
+    }
+
+    @Test
+    void negativeDelaysRunRightAwayLikeReactor() {
+        ActorScheduler s = resources.scheduler(ActorScheduler.builder().name(uniqueName("builder")).threads(1));
+        ActorWorker w = s.createWorker();
+        CountDownLatch ran = new CountDownLatch(3);
+        s.schedule(ran::countDown, -5, TimeUnit.SECONDS);
+        w.schedule(ran::countDown, -1, TimeUnit.MILLISECONDS);
+        var d = s.schedulePeriodically(ran::countDown, -5, 60, TimeUnit.SECONDS);
+        // "right away" here means: long before the |delay| of 5 s; the bound is for noisy machines
+        await(ran, Duration.ofSeconds(4), "tasks with a negative delay run immediately");
+        d.dispose();
+    }
+}
