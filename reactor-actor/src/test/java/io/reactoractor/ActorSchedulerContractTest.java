@@ -134,6 +134,25 @@ class ActorSchedulerContractTest {
         }
     }
 
+    @Test
+    void taskSchedulingOnItsOwnWorkerRunsAfterItNeverInline() {
+        ActorScheduler s = newScheduler(2);
+        ActorWorker w = s.createWorker();
+        AtomicBoolean firstFinished = new AtomicBoolean();
+        AtomicBoolean secondSawFirstFinished = new AtomicBoolean();
+        CountDownLatch done = new CountDownLatch(1);
+        w.schedule(() -> {
+            w.schedule(() -> {
+                secondSawFirstFinished.set(firstFinished.get());
+                done.countDown();
+            });
+            sleepMillis(20); // give a (wrong) concurrent run of the second task time to happen
+            firstFinished.set(true);
+        });
+        await(done, LONG, "task scheduled from inside a task of the same worker runs");
+        assertTrue(secondSawFirstFinished.get(), "the nested task ran before its parent task finished");
+    }
+
     // ------------------------------------------------------------------------------------------
     // delayed and periodic tasks
     // ------------------------------------------------------------------------------------------
@@ -209,6 +228,26 @@ class ActorSchedulerContractTest {
         assertEquals(settled, runs.get(), "periodic task kept running after cancel");
         assertTrue(settled <= atCancel + 1, () -> "ran " + (settled - atCancel) + " times after cancel");
         assertEquals(0, overlaps.get(), "runs of one periodic task overlapped");
+    }
+
+    @Test
+    void periodicTaskCanCancelItselfFromInsideItsRun() {
+        ActorScheduler s = newScheduler(2);
+        ActorWorker w = s.createWorker();
+        AtomicInteger runs = new AtomicInteger();
+        AtomicReference<Disposable> self = new AtomicReference<>();
+        CountDownLatch thirdRun = new CountDownLatch(1);
+        self.set(w.schedulePeriodically(() -> {
+            if (runs.incrementAndGet() == 3) {
+                // the Disposable is set right after schedulePeriodically returns, long before run 3
+                self.get().dispose();
+                thirdRun.countDown();
+            }
+        }, 5, 5, TimeUnit.MILLISECONDS));
+        await(thirdRun, LONG, "periodic task reaches its third run");
+        sleepMillis(200);
+        assertEquals(3, runs.get(), "a periodic task that disposed itself kept running");
+        assertTrue(self.get().isDisposed());
     }
 
     // ------------------------------------------------------------------------------------------
@@ -302,6 +341,58 @@ class ActorSchedulerContractTest {
                 () -> w.schedulePeriodically(ran::incrementAndGet, 1, 1, TimeUnit.MILLISECONDS));
         assertFalse(s.isDisposed(), "disposing a worker does not dispose the scheduler");
         assertTrue(s.stats().rejectedTasks() >= 3, () -> "rejections are counted: " + s.stats());
+    }
+
+    @Test
+    void taskDisposingItsOwnWorkerStopsTheTasksBehindIt() {
+        ActorScheduler s = newScheduler(2);
+        ActorWorker w = s.createWorker();
+        AtomicInteger ranAfter = new AtomicInteger();
+        CountDownLatch disposed = new CountDownLatch(1);
+        w.suspend(); // queue everything before anything runs
+        w.schedule(() -> {
+            w.dispose();
+            disposed.countDown();
+        });
+        for (int i = 0; i < 5; i++) {
+            w.schedule(ranAfter::incrementAndGet);
+        }
+        w.resume();
+        await(disposed, LONG, "the disposing task runs");
+        assertTrue(w.isDisposed());
+        CountDownLatch other = new CountDownLatch(1);
+        s.createWorker().schedule(other::countDown);
+        await(other, LONG, "the scheduler keeps running other workers");
+        sleepMillis(100);
+        assertEquals(0, ranAfter.get(), "tasks queued behind a task that disposed its worker ran");
+    }
+
+    @Test
+    void disposingAGroupDisposesItsWorkersButNotTheScheduler() {
+        ActorScheduler s = newScheduler(2);
+        ActorGroup g = s.group("doomed", 1);
+        ActorWorker inGroup = g.createWorker();
+        ActorWorker outside = s.createWorker();
+        AtomicInteger ranInGroup = new AtomicInteger();
+        inGroup.suspend();
+        Disposable pending = inGroup.schedule(ranInGroup::incrementAndGet);
+
+        g.dispose();
+        assertTrue(g.isDisposed(), "group reports disposed");
+        assertTrue(inGroup.isDisposed(), "the group's workers are disposed with it");
+        assertTrue(pending.isDisposed(), "the pending task of a disposed group's worker is disposed");
+        assertFalse(s.isDisposed(), "the parent scheduler keeps running");
+        Runnable noop = () -> { };
+        assertThrows(RejectedExecutionException.class, () -> g.schedule(noop));
+        assertThrows(RejectedExecutionException.class, () -> inGroup.schedule(noop));
+        assertThrows(RejectedExecutionException.class, () -> g.createWorker().schedule(noop));
+
+        CountDownLatch ran = new CountDownLatch(2);
+        outside.schedule(ran::countDown);
+        s.schedule(ran::countDown);
+        await(ran, LONG, "workers outside the disposed group still run");
+        sleepMillis(100);
+        assertEquals(0, ranInGroup.get(), "a task of a disposed group ran");
     }
 
     // ------------------------------------------------------------------------------------------

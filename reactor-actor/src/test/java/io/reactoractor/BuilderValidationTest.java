@@ -3,6 +3,7 @@ package io.reactoractor;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
 import org.junit.jupiter.api.AfterEach;
@@ -181,5 +182,29 @@ class BuilderValidationTest {
         // "right away" here means: long before the |delay| of 5 s; the bound is for noisy machines
         await(ran, Duration.ofSeconds(4), "tasks with a negative delay run immediately");
         d.dispose();
+    }
+
+    @Test
+    void nonPositivePeriodsRunBackToBackUntilCancelledLikeReactor() {
+        // Reactor runs a periodic task with period <= 0 again as soon as a run ends
+        ActorScheduler s = resources.scheduler(ActorScheduler.builder().name(uniqueName("builder")).threads(2));
+        ActorWorker w = s.createWorker();
+        for (long period : new long[] {0, -1}) {
+            AtomicInteger onScheduler = new AtomicInteger();
+            AtomicInteger onWorker = new AtomicInteger();
+            var d1 = s.schedulePeriodically(onScheduler::incrementAndGet, 0, period, TimeUnit.MILLISECONDS);
+            var d2 = w.schedulePeriodically(onWorker::incrementAndGet, 0, period, TimeUnit.MILLISECONDS);
+            long p = period;
+            await(LONG, () -> onScheduler.get() >= 100 && onWorker.get() >= 100,
+                    () -> "period " + p + ": ran " + onScheduler + " / " + onWorker + " times");
+            d1.dispose();
+            d2.dispose();
+            TestSupport.sleepMillis(20);
+            int a = onScheduler.get();
+            int b = onWorker.get();
+            TestSupport.sleepMillis(100);
+            assertEquals(a, onScheduler.get(), "period " + period + ": still running after cancel (scheduler)");
+            assertEquals(b, onWorker.get(), "period " + period + ": still running after cancel (worker)");
+        }
     }
 }
