@@ -37,10 +37,14 @@ import reactor.util.context.Context;
  * {@link ActorScheduler}, and a unicast outbound {@link org.reactivestreams.Publisher}.
  *
  * <h2>Inbound: demand = free mailbox space</h2>
- * The actor owns {@code capacity} credits. An inbound subscriber requests credits from the shared
- * pool (all of them when it is the only one; {@code capacity / n} each when {@code n} upstreams feed
- * the actor) and credits come back as messages leave the mailbox, in batches of
- * {@code max(1, capacity / 4)} (or when the mailbox empties). So the total outstanding demand of all
+ * The actor owns {@code capacity} credits. The actor's own {@link Subscriber} side (the
+ * {@link Processor}, e.g. {@code flux.subscribe(actor)}) requests all of them up front when it is the
+ * only upstream ({@code capacity / n} each when {@code n} upstreams feed the actor). Extra upstreams
+ * attached with {@link #newSubscriber()} are granted at most {@code max(1, capacity / 4)} outstanding
+ * at a time, because demand cannot be taken back: an upstream that holds demand but never sends would
+ * otherwise starve the others (only an upstream that is sole holder of its window can still hold it).
+ * Credits come back as messages leave the mailbox, in batches of {@code max(1, capacity / 4)} (or when
+ * the mailbox empties), waiting {@link #send}s first. So the total outstanding demand of all
  * upstreams plus the messages waiting never exceeds the capacity, and a compliant upstream can never
  * overflow it. An upstream that sends more than it was asked for fails the actor with an overflow
  * error (never a silent drop). {@link #tell} takes one credit or returns {@code false} (counted as
@@ -81,6 +85,30 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
     }
 
     private static final AtomicLong SEQ = new AtomicLong();
+
+    /** Replaces the subscriber in {@code subscriberSlot} once the actor terminated (rule 3.13). */
+    private static final Subscriber<Object> TERMINATED_SUBSCRIBER = new Subscriber<>() {
+        @Override
+        public void onSubscribe(Subscription s) {
+        }
+
+        @Override
+        public void onNext(Object o) {
+        }
+
+        @Override
+        public void onError(Throwable t) {
+        }
+
+        @Override
+        public void onComplete() {
+        }
+    };
+
+    @SuppressWarnings("unchecked")
+    private static <O> Subscriber<? super O> terminatedSubscriber() {
+        return (Subscriber<? super O>) (Subscriber<?>) TERMINATED_SUBSCRIBER;
+    }
 
     private final ActorGroup group;
     private final SchedulerEngine engine;
@@ -330,6 +358,12 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
     public void subscribe(Subscriber<? super O> s) {
         Objects.requireNonNull(s, "subscriber");
         if (!subscriberSlot.compareAndSet(null, s)) {
+            if (subscriberSlot.get() == TERMINATED_SUBSCRIBER) {
+                Throwable e = pendingError;
+                Operators.error(s, e != null ? e : new IllegalStateException("Actor " + path()
+                        + " is terminated and allows only a single Subscriber (unicast)"));
+                return;
+            }
             Operators.error(s, new IllegalStateException("Actor " + path()
                     + " allows only a single Subscriber (unicast); use share() or publish() to multicast"));
             return;
@@ -449,8 +483,12 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
                 accepted.add(pendingSends.pollFirst());
             }
             if (openPorts > 0 && freeCredits.get() > 0) {
-                long target = Math.max(1, capacity / openPorts);
+                long share = Math.max(1, capacity / openPorts);
                 for (InboundPort p : ports) {
+                    // the primary port (Processor API) may hold the whole capacity when alone; an extra
+                    // port holds at most one replenish batch, so an idle upstream cannot sit on the
+                    // credits the other upstreams, tell() and send() need (demand cannot be revoked)
+                    long target = p == primary ? share : Math.min(share, replenishBatch);
                     long have = p.outstanding.get();
                     if (have >= target || p.closed) {
                         continue;
@@ -509,8 +547,15 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
      * @return {@code true} if the actor stays suspended
      */
     private boolean suspendForBackpressure() {
-        if (BP_SUSPENDED.compareAndSet(this, false, true)) {
-            cell.suspend();
+        // Order matters: the cell is suspended *before* the flag is published. A wake() that runs in
+        // between sees no flag and only signals (a no-op while we hold SCHEDULED), but it ran after its
+        // state change (demand, subscriber, error), so the canProceed() re-check below sees that change.
+        // Publishing the flag first would let wake() clear it and call resume() on a cell that is not
+        // suspended yet: the resume is lost and the actor stays suspended forever.
+        cell.suspend();
+        if (!BP_SUSPENDED.compareAndSet(this, false, true)) {
+            // already suspended for backpressure (only if a user resume() lifted our unit): keep one unit
+            cell.resume();
         }
         if (canProceed() && BP_SUSPENDED.compareAndSet(this, true, false)) {
             cell.resume();
@@ -681,6 +726,8 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
         }
         Subscriber<? super O> d = downstream;
         downstream = null;
+        // rule 3.13: drop the reference to the subscriber; the sentinel keeps rejecting later subscribers
+        subscriberSlot.set(terminatedSubscriber());
         outBuffer.clear();
         outBuffered = 0;
         if (signal && d != null) {
@@ -706,8 +753,10 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
             if (!control.isEmpty()) {
                 return true;
             }
-            if (done) {
-                return false;
+            if (done || isTerminated()) {
+                // after termination only queued items are work (to be drained); flags such as
+                // 'cancelled' or 'pendingError' stay set forever and must not keep the drain loop going
+                return !mailbox.isEmpty();
             }
             if (cancelled) {
                 return true;
@@ -730,6 +779,14 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
 
         @Override
         protected void drainTerminated() {
+            if (!done) {
+                // the scheduler was disposed under a live actor: tell downstream instead of hanging
+                Throwable rejected = engine.reject();
+                if (pendingError == null) {
+                    pendingError = rejected;
+                }
+                Actor.this.terminate(rejected, true);
+            }
             I m;
             while ((m = mailbox.poll()) != null) {
                 Operators.onDiscard(m, reactor.util.context.Context.empty());
