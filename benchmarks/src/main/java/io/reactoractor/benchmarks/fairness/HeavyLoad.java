@@ -1,0 +1,82 @@
+package io.reactoractor.benchmarks.fairness;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Saturating heavy workers: each worker runs a task that burns {@code taskNanos} and then schedules
+ * itself again on its own worker, so every worker always has exactly one task ready or running.
+ * The busy time is measured by the tasks themselves and summed per group.
+ */
+final class HeavyLoad {
+
+    private final long taskNanos;
+    private final List<LongAdder> groupBusy = new ArrayList<>();
+    private final List<Scheduler.Worker> workers = new ArrayList<>();
+    private final List<HeavyTask> tasks = new ArrayList<>();
+    private volatile boolean running = true;
+
+    HeavyLoad(long taskNanos) {
+        this.taskNanos = taskNanos;
+    }
+
+    /** Adds a group of {@code count} workers created from {@code scheduler}; returns the group index. */
+    int addGroup(Scheduler scheduler, int count) {
+        LongAdder busy = new LongAdder();
+        groupBusy.add(busy);
+        for (int i = 0; i < count; i++) {
+            Scheduler.Worker w = scheduler.createWorker();
+            workers.add(w);
+            tasks.add(new HeavyTask(w, busy));
+        }
+        return groupBusy.size() - 1;
+    }
+
+    void start() {
+        for (HeavyTask t : tasks) {
+            t.worker.schedule(t);
+        }
+    }
+
+    /** Busy nanoseconds completed so far, per group. */
+    long[] busySnapshot() {
+        long[] r = new long[groupBusy.size()];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = groupBusy.get(i).sum();
+        }
+        return r;
+    }
+
+    /** Stops re-scheduling and disposes the workers. */
+    void stop() {
+        running = false;
+        for (Scheduler.Worker w : workers) {
+            w.dispose();
+        }
+    }
+
+    private final class HeavyTask implements Runnable {
+        final Scheduler.Worker worker;
+        final LongAdder busy;
+
+        HeavyTask(Scheduler.Worker worker, LongAdder busy) {
+            this.worker = worker;
+            this.busy = busy;
+        }
+
+        @Override
+        public void run() {
+            busy.add(Busy.burn(taskNanos));
+            if (running) {
+                try {
+                    worker.schedule(this);
+                } catch (RejectedExecutionException stopping) {
+                    // the worker was disposed between the check and the call: the run is over
+                }
+            }
+        }
+    }
+}
