@@ -61,10 +61,13 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
     private final SchedulerEngine engine;
     private final Ordering ordering;
+    /** A {@code MeterRegistry} or {@code null}; typed {@code Object} so Micrometer stays optional. */
+    private final Object meterRegistry;
     private final ConcurrentHashMap<String, ActorGroup> groups = new ConcurrentHashMap<>();
     private final ActorGroup defaultGroup;
 
-    private ActorScheduler(SchedulerEngine engine, Ordering ordering) {
+    private ActorScheduler(SchedulerEngine engine, Ordering ordering, Object meterRegistry) {
+        this.meterRegistry = meterRegistry;
         this.engine = engine;
         this.ordering = ordering;
         this.defaultGroup = group(DEFAULT_GROUP, 1);
@@ -212,6 +215,19 @@ public final class ActorScheduler implements Scheduler, Scannable {
     @Override
     public boolean isDisposed() {
         return engine.isDisposed();
+    }
+
+    /**
+     * The Micrometer registry given to the builder, for components built on this scheduler (such as the
+     * pull consumer) to export their meters next to the scheduler's.
+     *
+     * @param <R> {@code io.micrometer.core.instrument.MeterRegistry}; the signature avoids naming it so
+     *            that Micrometer stays an optional dependency
+     * @return the registry, or empty when metrics are off
+     */
+    @SuppressWarnings("unchecked")
+    public <R> java.util.Optional<R> meterRegistry() {
+        return (java.util.Optional<R>) java.util.Optional.ofNullable(meterRegistry);
     }
 
     /** @return a snapshot of the scheduler's counters */
@@ -423,7 +439,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
                     : MicrometerBinding.create(meterRegistry);
             SchedulerEngine engine = new SchedulerEngine(new SchedulerEngine.Config(name, threads, quotaNanos,
                     granularityNanos, ordering == Ordering.FAIR, hogNanos, maxComp, metrics));
-            ActorScheduler scheduler = new ActorScheduler(engine, ordering);
+            ActorScheduler scheduler = new ActorScheduler(engine, ordering, meterRegistry);
             scheduler.init();
             return scheduler;
         }

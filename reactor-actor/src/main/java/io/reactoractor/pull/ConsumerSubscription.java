@@ -1,0 +1,164 @@
+package io.reactoractor.pull;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+
+import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Operators;
+import org.reactivestreams.Subscription;
+
+/**
+ * One reactive consumer of a group: turns downstream demand into pulls of at most
+ * {@code min(demand, batchSize)} messages, one pull in flight at a time, and delivers the answers.
+ *
+ * <p>Answers arrive on the group actor's thread, one at a time (a single pull is outstanding), so
+ * {@code onNext} calls never overlap. {@link #drain()} is a classic work-in-progress loop so that
+ * {@code request} from any thread and answers from the actor never issue two pulls at once.
+ *
+ * <p>Cancellation sends a release to the group: every message delivered to this consumer and not yet
+ * acknowledged is redelivered (to the group's other consumers, or to the next one that subscribes).
+ */
+final class ConsumerSubscription implements Subscription, GroupActor.PullCallback {
+
+    private static final AtomicLong IDS = new AtomicLong();
+
+    private final GroupActor actor;
+    private final CoreSubscriber<? super Delivery> actual;
+    private final ConsumerOptions options;
+    private final FailurePolicy policy;
+    private final long consumerId = IDS.incrementAndGet();
+    private volatile long requested;
+    private static final AtomicLongFieldUpdater<ConsumerSubscription> REQUESTED =
+            AtomicLongFieldUpdater.newUpdater(ConsumerSubscription.class, "requested");
+    private final AtomicInteger wip = new AtomicInteger();
+    private volatile boolean pullInFlight;
+    private volatile GroupActor.Pull current;
+    private volatile boolean cancelled;
+    private volatile boolean done;
+
+    ConsumerSubscription(GroupActor actor, CoreSubscriber<? super Delivery> actual, ConsumerOptions options,
+            FailurePolicy policy) {
+        this.actor = actor;
+        this.actual = actual;
+        this.options = options;
+        this.policy = policy;
+    }
+
+    @Override
+    public void request(long n) {
+        if (n <= 0) {
+            cancel();
+            error(new IllegalArgumentException("§3.9 violated: positive request amount required but it was " + n));
+            return;
+        }
+        Operators.addCap(REQUESTED, this, n);
+        drain();
+    }
+
+    @Override
+    public void cancel() {
+        if (cancelled) {
+            return;
+        }
+        cancelled = true;
+        GroupActor.Pull p = current;
+        if (p != null) {
+            p.cancelled = true;
+        }
+        actor.post(new GroupActor.Release(consumerId));
+    }
+
+    private void drain() {
+        if (wip.getAndIncrement() != 0) {
+            return;
+        }
+        int missed = 1;
+        for (;;) {
+            long r = requested;
+            if (!cancelled && !done && !pullInFlight && r > 0) {
+                pullInFlight = true;
+                int max = (int) Math.min(r, options.batchSize());
+                GroupActor.Pull p = new GroupActor.Pull(max, options.pollTimeout().toNanos(), consumerId, false, this);
+                current = p;
+                actor.post(p);
+            }
+            missed = wip.addAndGet(-missed);
+            if (missed == 0) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void answer(PullResult result, int[] attempts) {
+        current = null;
+        long[] handled = options.ackMode() == AckMode.AFTER_ON_NEXT ? new long[result.messages().size()] : null;
+        int nHandled = 0;
+        for (int i = 0; i < result.messages().size(); i++) {
+            if (cancelled || done) {
+                // not delivered: the release that follows the cancel redelivers it
+                break;
+            }
+            Delivery d = new Delivery(result.messages().get(i), attempts[i], actor, policy);
+            if (requested != Long.MAX_VALUE) {
+                REQUESTED.decrementAndGet(this);
+            }
+            try {
+                actual.onNext(d);
+            } catch (Throwable t) {
+                Exceptions.throwIfJvmFatal(t);
+                d.nack(t);
+                ackHandled(handled, nHandled);
+                cancel();
+                error(t);
+                return;
+            }
+            if (handled != null && d.markSettled()) {
+                handled[nHandled++] = d.message().offset();
+            }
+        }
+        ackHandled(handled, nHandled);
+        pullInFlight = false;
+        drain();
+    }
+
+    /** One ack command for the whole batch handled by {@code onNext}, not one per message. */
+    private void ackHandled(long[] handled, int n) {
+        if (handled != null && n > 0) {
+            actor.post(new GroupActor.Ack(n == handled.length ? handled : java.util.Arrays.copyOf(handled, n),
+                    c -> { }, e -> { }));
+        }
+    }
+
+    @Override
+    public void fail(Throwable error) {
+        current = null;
+        pullInFlight = false;
+        if (!cancelled) {
+            error(error);
+        }
+    }
+
+    private void error(Throwable t) {
+        if (done) {
+            Operators.onErrorDropped(t, actual.currentContext());
+            return;
+        }
+        done = true;
+        actual.onError(t);
+    }
+
+    /** @return the pull timeout in ms, for toString */
+    private long pollMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(options.pollTimeout().toNanos());
+    }
+
+    @Override
+    public String toString() {
+        return "ConsumerSubscription[" + actor.subject + "/" + actor.group + ", consumer " + consumerId
+                + ", poll " + pollMillis() + " ms]";
+    }
+}

@@ -1,0 +1,68 @@
+package io.reactoractor.pull;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A message delivered to a reactive consumer, with the means to settle it. Settling is eager (the
+ * call hands the ack or nack to the group's actor at once, no subscription needed) and happens at
+ * most once: later calls are ignored.
+ */
+public final class Delivery {
+
+    private final Message message;
+    private final int attempt;
+    private final GroupActor actor;
+    private final FailurePolicy policy;
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    Delivery(Message message, int attempt, GroupActor actor, FailurePolicy policy) {
+        this.message = message;
+        this.attempt = attempt;
+        this.actor = actor;
+        this.policy = policy;
+    }
+
+    /** @return the message */
+    public Message message() {
+        return message;
+    }
+
+    /** @return 1 for the first delivery, 2 for the first redelivery, ... */
+    public int attempt() {
+        return attempt;
+    }
+
+    /** @return whether {@link #ack()} or {@link #nack} was called */
+    public boolean isSettled() {
+        return settled.get();
+    }
+
+    /** @return {@code true} if this call settled it (used to batch acks after {@code onNext}) */
+    boolean markSettled() {
+        return settled.compareAndSet(false, true);
+    }
+
+    /** Acknowledges the message: once every earlier message is acknowledged too, its offset is committed. */
+    public void ack() {
+        if (settled.compareAndSet(false, true)) {
+            actor.post(new GroupActor.Ack(new long[] {message.offset()}, c -> { }, e -> { }));
+        }
+    }
+
+    /**
+     * Reports that processing failed: the consumer's {@link FailurePolicy} decides (skip, redeliver,
+     * or dead-letter after the last attempt).
+     *
+     * @param cause why (for the application's logs; not stored)
+     */
+    public void nack(Throwable cause) {
+        if (settled.compareAndSet(false, true)) {
+            actor.post(new GroupActor.Nack(message.offset(), policy, c -> { }, e -> { }));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Delivery[" + message + ", attempt " + attempt + (settled.get() ? ", settled" : "") + "]";
+    }
+}

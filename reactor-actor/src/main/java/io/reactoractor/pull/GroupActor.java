@@ -1,0 +1,628 @@
+package io.reactoractor.pull;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.reactoractor.ActorGroup;
+import io.reactoractor.mailbox.MpscLinkedQueue;
+import io.reactoractor.scheduling.ActorCell;
+import io.reactoractor.scheduling.TimerEntry;
+import io.reactoractor.scheduling.Turn;
+import reactor.core.Exceptions;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The actor of one {@code (subject, consumer group)}: QMQ's {@code PullMessageWorker} on the fair
+ * scheduler. Every pull, ack, nack and release of the group goes through its mailbox and is handled
+ * in its turns, so a group's state (its delivery cursor, in-flight messages, waiting pulls) has a
+ * single writer and groups are isolated from each other; however many consumers a group has, it is
+ * one actor and gets one fair share.
+ *
+ * <h2>Long polling</h2>
+ * Pulls that find no message wait in {@code waiting} (FIFO). When the actor has waiting pulls and
+ * nothing to give them it <em>suspends</em> ({@link ActorCell#suspend()}) after arming one timer at the
+ * earliest moment something becomes due (a pull's timeout, a redelivery's back-off, an ack timeout).
+ * It is resumed by:
+ * <ul>
+ *   <li>an append to the subject (the store's listener): one resume per wait, however many messages
+ *       arrive, because only the caller that flips {@code waitingForData} from true to false resumes;</li>
+ *   <li>the timer firing;</li>
+ *   <li>any new command (a pull, an ack...), which must not wait for data to be handled.</li>
+ * </ul>
+ * A waiting pull whose deadline passed is answered {@code TIMED_OUT}; one whose Mono was cancelled is
+ * dropped. Nothing is left unanswered: termination answers every waiting pull with an error.
+ *
+ * <h2>Wait state ({@code waitingForData}, changed by CAS; the suspension itself is the cell's count)</h2>
+ * <pre>
+ *   state                | event (thread)                       | next state / action
+ *   ---------------------+--------------------------------------+------------------------------------------
+ *   running (flag false) | turn ends, waiters, nothing servable | cell.suspend(), then flag false->true,
+ *                        | (actor)                              | then re-check servable/commands: if so and
+ *                        |                                      | flag true->false wins, cell.resume()
+ *   waiting (flag true)  | append / timer / command (any)       | flag true->false wins: cell.resume()
+ *                        |                                      | (re-schedules the actor); losers do nothing
+ *   any                  | terminate (any)                      | cell terminates; drainTerminated answers all
+ * </pre>
+ * Suspending <em>before</em> publishing the flag closes the lost-wake-up window: a waker that runs
+ * before the flag is set changed the state first (appended, posted a command), so the actor's
+ * re-check after setting the flag sees it.
+ *
+ * <h2>At-least-once bookkeeping (actor thread only)</h2>
+ * {@code nextOffset} is the first offset never delivered. A delivered, unacknowledged message is an
+ * {@link InFlight} in {@code pending} (by offset). An ack removes it; a nack applies the failure policy;
+ * a release (consumer cancelled) or an ack timeout re-queues it in {@code redeliver} (by due time),
+ * from where it is delivered ahead of new messages. The committed offset is the smallest pending
+ * offset, or {@code nextOffset} when nothing is pending: everything before it was acknowledged.
+ */
+final class GroupActor extends ActorCell {
+
+    private static final Logger LOG = Loggers.getLogger(GroupActor.class);
+    private static final VarHandle WAITING_FOR_DATA;
+
+    static {
+        try {
+            WAITING_FOR_DATA = MethodHandles.lookup().findVarHandle(GroupActor.class, "waitingForData", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final String subject;
+    final String group;
+    private final PullConsumer owner;
+    private final MessageStore store;
+    private final long ackTimeoutNanos;
+    private final int maxWaitingPulls;
+    private final PullMetrics.GroupRecorder recorder;
+    /** Held here because Micrometer keeps only weak references to the objects its function meters read. */
+    private final java.util.function.Supplier<GroupStats> statsSupplier = this::stats;
+
+    private final MpscLinkedQueue<Command> commands = new MpscLinkedQueue<>();
+    private final Tick tick = new Tick();
+
+    // ---- actor-confined
+    private final ArrayDeque<Pull> waiting = new ArrayDeque<>();
+    private final TreeMap<Long, InFlight> pending = new TreeMap<>();
+    private final PriorityQueue<InFlight> redeliver = new PriorityQueue<>(InFlight.BY_DUE);
+    private final ArrayDeque<AckDeadline> ackOrder = new ArrayDeque<>();
+    private long armedAt = Long.MAX_VALUE;
+    private long lastCommitted;
+
+    // ---- written by the actor, read by any thread (hasWork, stats)
+    private volatile long nextOffset;
+    private volatile int waitingCount;
+    private volatile long earliestPullDeadline = Long.MAX_VALUE;
+    private volatile long nextRedeliveryDue = Long.MAX_VALUE;
+    private volatile long committedOffset;
+    private volatile int inFlight;
+    private volatile boolean waitingForData;
+
+    // ---- counters
+    final LongAdder pulls = new LongAdder();
+    final LongAdder pullsTimedOut = new LongAdder();
+    final LongAdder pullsExpired = new LongAdder();
+    final LongAdder suspends = new LongAdder();
+    final LongAdder resumes = new LongAdder();
+    final LongAdder delivered = new LongAdder();
+    final LongAdder acknowledged = new LongAdder();
+    final LongAdder redelivered = new LongAdder();
+    final LongAdder skipped = new LongAdder();
+    final LongAdder deadLettered = new LongAdder();
+    final LongAdder evicted = new LongAdder();
+    final LongAdder queueTimeNanos = new LongAdder();
+
+    GroupActor(PullConsumer owner, ActorGroup schedulingGroup, String subject, String group) {
+        super(schedulingGroup.engine(), schedulingGroup.schedulingGroup(), schedulingGroup.name() + "/" + subject, 1);
+        this.owner = owner;
+        this.store = owner.store();
+        this.subject = subject;
+        this.group = group;
+        this.ackTimeoutNanos = owner.ackTimeoutNanos();
+        this.maxWaitingPulls = owner.maxWaitingPulls();
+        store.ensureSubject(subject);
+        long committed = store.committedOffset(subject, group);
+        long start = committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject);
+        this.nextOffset = start;
+        this.lastCommitted = start;
+        this.committedOffset = start;
+        this.recorder = owner.metrics().bindGroup(subject, group, statsSupplier);
+    }
+
+    // ================================================================== any thread
+
+    /** Hands a command to the actor; answers it with an error if the actor is terminated. */
+    void post(Command c) {
+        commands.offer(c);
+        wakeFromDataWait();
+        // if terminated, signal() drains: drainTerminated answers what is left, possibly this command
+        signal();
+    }
+
+    /** The store appended to our subject: resume if we are waiting for data (coalesced). */
+    void appended() {
+        wakeFromDataWait();
+    }
+
+    private void wakeFromDataWait() {
+        if (waitingForData && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
+            resumes.increment();
+            resume();
+        }
+    }
+
+    @Override
+    protected boolean hasWork() {
+        if (!commands.isEmpty()) {
+            return true;
+        }
+        if (isTerminated()) {
+            return false;
+        }
+        return waitingCount > 0 && servable(System.nanoTime());
+    }
+
+    /** Whether a waiting pull could be answered now (any thread; reads volatile state only). */
+    private boolean servable(long now) {
+        return store.endOffset(subject) > nextOffset || nextRedeliveryDue <= now || earliestPullDeadline <= now;
+    }
+
+    @Override
+    public int pendingWork() {
+        return commands.size() + waitingCount;
+    }
+
+    GroupStats stats() {
+        long end = store.endOffset(subject);
+        long committed = committedOffset;
+        long n = pulls.sum();
+        return new GroupStats(subject, group, group().name(), end, committed, Math.max(0, end - committed),
+                waitingCount, inFlight, isSuspended(), n, pullsTimedOut.sum(), pullsExpired.sum(),
+                suspends.sum(), resumes.sum(), delivered.sum(), acknowledged.sum(), redelivered.sum(),
+                skipped.sum(), deadLettered.sum(), evicted.sum(), n == 0 ? 0 : queueTimeNanos.sum() / n);
+    }
+
+    // ================================================================== the turn (actor thread)
+
+    @Override
+    protected void runTurn(Turn turn) {
+        long now;
+        Command c;
+        while (turn.shouldContinue() && (c = commands.poll()) != null) {
+            turn.beginTask();
+            try {
+                now = System.nanoTime();
+                handle(c, now);
+            } catch (Throwable t) {
+                Exceptions.throwIfJvmFatal(t);
+                LOG.error("pull group " + path() + ": command " + c + " failed", t);
+                c.fail(t);
+            } finally {
+                turn.endTask();
+            }
+        }
+        // always: expiry, timer and suspension must follow every turn; serve() itself stops at the quota
+        turn.beginTask();
+        try {
+            now = System.nanoTime();
+            sweepAckTimeouts(now);
+            serve(turn, now);
+            commitIfAdvanced();
+            armTimer();
+        } finally {
+            turn.endTask();
+        }
+        maybeSuspend();
+    }
+
+    private void handle(Command c, long now) {
+        if (c instanceof Pull p) {
+            pulls.increment();
+            long queued = now - p.createdNanos;
+            queueTimeNanos.add(queued);
+            recorder.pullQueued(queued);
+            if (p.cancelled) {
+                return;
+            }
+            if (p.timeoutNanos > 0 && p.deadline <= now) {
+                // it expired in the mailbox (the actor was busy or starved): an explicit answer, never none
+                pullsExpired.increment();
+                pullsTimedOut.increment();
+                answer(p, PullResult.Status.TIMED_OUT, List.of(), null);
+                return;
+            }
+            if (waiting.size() >= maxWaitingPulls) {
+                p.fail(new IllegalStateException("pull group " + subject + "/" + group + " has "
+                        + waiting.size() + " waiting pulls, the maximum (maxWaitingPulls)"));
+                return;
+            }
+            waiting.addLast(p);
+            waitingCount = waiting.size();
+        } else if (c instanceof Ack a) {
+            for (long offset : a.offsets) {
+                InFlight f = pending.get(offset);
+                if (f != null && f.state != InFlight.DONE) {
+                    settle(f);
+                }
+            }
+            commitIfAdvanced();
+            a.done(lastCommitted);
+        } else if (c instanceof Nack n) {
+            InFlight f = pending.get(n.offset);
+            if (f != null && f.state == InFlight.DELIVERED) {
+                applyFailurePolicy(f, n.policy, now);
+            }
+            commitIfAdvanced();
+            n.done(lastCommitted);
+        } else if (c instanceof Release r) {
+            for (InFlight f : pending.values()) {
+                if (f.state == InFlight.DELIVERED && f.consumerId == r.consumerId) {
+                    requeue(f, now);
+                }
+            }
+        } else if (c == TICK) {
+            armedAt = Long.MAX_VALUE; // the timer fired and is no longer armed
+        }
+    }
+
+    private void settle(InFlight f) {
+        pending.remove(f.message.offset());
+        f.state = InFlight.DONE;
+        inFlight = pending.size();
+        acknowledged.increment();
+    }
+
+    private void applyFailurePolicy(InFlight f, FailurePolicy policy, long now) {
+        switch (policy.kind()) {
+            case SKIP:
+                skipped.increment();
+                settle(f);
+                break;
+            case RETRY_FOREVER:
+                requeue(f, now + policy.backoff().toNanos());
+                break;
+            case RETRY_THEN_DEAD_LETTER:
+            default:
+                if (f.attempts >= policy.maxAttempts()) {
+                    store.append(FailurePolicy.deadLetterSubject(group), f.message.payload());
+                    deadLettered.increment();
+                    settle(f);
+                } else {
+                    requeue(f, now + policy.backoff().toNanos());
+                }
+                break;
+        }
+    }
+
+    private void requeue(InFlight f, long due) {
+        f.state = InFlight.QUEUED;
+        f.due = due;
+        f.generation++;
+        redeliver.add(f);
+        updateRedeliveryDue();
+    }
+
+    private void sweepAckTimeouts(long now) {
+        AckDeadline d;
+        while ((d = ackOrder.peekFirst()) != null && d.deadline <= now) {
+            ackOrder.pollFirst();
+            if (d.flight.generation == d.generation && d.flight.state == InFlight.DELIVERED) {
+                requeue(d.flight, now);
+            }
+        }
+    }
+
+    /** Answers expired pulls, then as many waiting pulls as there are messages for, in order. */
+    private void serve(Turn turn, long now) {
+        if (!waiting.isEmpty()) {
+            for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
+                Pull p = it.next();
+                if (p.cancelled) {
+                    it.remove();
+                } else if (p.timeoutNanos > 0 && p.deadline <= now) {
+                    it.remove();
+                    pullsTimedOut.increment();
+                    answer(p, PullResult.Status.TIMED_OUT, List.of(), null);
+                }
+            }
+            while (!waiting.isEmpty() && turn.shouldContinue()) {
+                Pull p = waiting.peekFirst();
+                List<InFlight> batch = take(p, now);
+                if (batch.isEmpty()) {
+                    break;
+                }
+                waiting.pollFirst();
+                List<io.reactoractor.pull.Message> messages = new ArrayList<>(batch.size());
+                int[] attempts = new int[batch.size()];
+                for (int i = 0; i < batch.size(); i++) {
+                    messages.add(batch.get(i).message);
+                    attempts[i] = batch.get(i).attempts;
+                }
+                answer(p, PullResult.Status.MESSAGES, messages, attempts);
+            }
+            // pull-once requests that found nothing are answered at once
+            if (!waiting.isEmpty()) {
+                for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
+                    Pull p = it.next();
+                    if (p.timeoutNanos == 0 && !servable(now)) {
+                        it.remove();
+                        answer(p, PullResult.Status.EMPTY, List.of(), null);
+                    }
+                }
+            }
+        }
+        waitingCount = waiting.size();
+        long earliest = Long.MAX_VALUE;
+        for (Pull p : waiting) {
+            earliest = Math.min(earliest, p.deadline);
+        }
+        earliestPullDeadline = earliest;
+    }
+
+    private void answer(Pull p, PullResult.Status status, List<io.reactoractor.pull.Message> messages, int[] attempts) {
+        try {
+            p.answer(new PullResult(subject, group, status, messages), attempts);
+        } catch (Throwable t) {
+            Exceptions.throwIfJvmFatal(t);
+            LOG.error("pull group " + path() + ": answering a pull failed", t);
+        }
+    }
+
+    /** Takes up to {@code p.max} messages: due redeliveries first, then new ones from the store. */
+    private List<InFlight> take(Pull p, long now) {
+        List<InFlight> out = new ArrayList<>();
+        InFlight f;
+        while (out.size() < p.max && (f = redeliver.peek()) != null && f.due <= now) {
+            redeliver.poll();
+            if (f.state != InFlight.QUEUED) {
+                continue; // acknowledged meanwhile
+            }
+            redelivered.increment();
+            deliver(f, p, now);
+            out.add(f);
+        }
+        updateRedeliveryDue();
+        if (out.size() < p.max && store.endOffset(subject) > nextOffset) {
+            long from = nextOffset;
+            List<io.reactoractor.pull.Message> read = store.read(subject, from, p.max - out.size());
+            if (!read.isEmpty()) {
+                long first = read.get(0).offset();
+                if (first > from) {
+                    evicted.add(first - from); // dropped by retention before this group read them
+                }
+                for (io.reactoractor.pull.Message m : read) {
+                    InFlight n = new InFlight(m);
+                    deliver(n, p, now);
+                    out.add(n);
+                }
+                nextOffset = read.get(read.size() - 1).offset() + 1;
+            }
+        }
+        return out;
+    }
+
+    private void deliver(InFlight f, Pull p, long now) {
+        f.attempts++;
+        f.consumerId = p.consumerId;
+        delivered.increment();
+        if (p.ackOnDelivery) {
+            if (f.state != InFlight.NEW) {
+                pending.remove(f.message.offset());
+            }
+            f.state = InFlight.DONE;
+            acknowledged.increment();
+        } else {
+            f.state = InFlight.DELIVERED;
+            f.generation++;
+            pending.put(f.message.offset(), f);
+            ackOrder.addLast(new AckDeadline(f, f.generation, now + ackTimeoutNanos));
+        }
+        inFlight = pending.size();
+    }
+
+    private void updateRedeliveryDue() {
+        InFlight head;
+        while ((head = redeliver.peek()) != null && head.state != InFlight.QUEUED) {
+            redeliver.poll();
+        }
+        nextRedeliveryDue = head == null ? Long.MAX_VALUE : head.due;
+    }
+
+    private void commitIfAdvanced() {
+        long committed = pending.isEmpty() ? nextOffset : Math.min(pending.firstKey(), nextOffset);
+        if (committed > lastCommitted) {
+            lastCommitted = committed;
+            committedOffset = committed;
+            store.commit(subject, group, committed);
+        }
+    }
+
+    /** One timer for everything time-based: the earliest pull deadline, redelivery or ack timeout. */
+    private void armTimer() {
+        long deadline = Long.MAX_VALUE;
+        if (!waiting.isEmpty()) {
+            deadline = Math.min(earliestPullDeadline, nextRedeliveryDue);
+        }
+        AckDeadline head = ackOrder.peekFirst();
+        if (head != null) {
+            deadline = Math.min(deadline, head.deadline);
+        }
+        if (deadline == Long.MAX_VALUE) {
+            if (armedAt != Long.MAX_VALUE) {
+                engine().cancelTimer(tick); // data arrived: the wait is over, so is its timer
+                armedAt = Long.MAX_VALUE;
+            }
+        } else if (deadline != armedAt) {
+            armedAt = deadline;
+            engine().scheduleTimer(tick, deadline);
+        }
+    }
+
+    /** Suspends while pulls wait and nothing can be given to them (see the class comment). */
+    private void maybeSuspend() {
+        if (waiting.isEmpty() || !commands.isEmpty() || servable(System.nanoTime())) {
+            return;
+        }
+        suspend();
+        if (!WAITING_FOR_DATA.compareAndSet(this, false, true)) {
+            resume();
+            return;
+        }
+        suspends.increment();
+        if ((!commands.isEmpty() || servable(System.nanoTime()))
+                && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
+            resume();
+        }
+    }
+
+    @Override
+    protected void drainTerminated() {
+        engine().cancelTimer(tick);
+        IllegalStateException closed = new IllegalStateException("pull consumer closed: group " + subject
+                + "/" + group + " no longer serves pulls");
+        Command c;
+        while ((c = commands.poll()) != null) {
+            c.fail(closed);
+        }
+        Pull p;
+        while ((p = waiting.pollFirst()) != null) {
+            p.fail(closed);
+        }
+        waitingCount = 0;
+        owner.metrics().unbindGroup(subject, group);
+    }
+
+    // ================================================================== commands
+
+    /** Something for the actor to do; {@link #fail} answers it when it cannot be done. */
+    abstract static class Command {
+        void fail(Throwable error) {
+        }
+    }
+
+    /** Receives the answer of a pull (on the actor's thread) or its failure. */
+    interface PullCallback {
+        void answer(PullResult result, int[] attempts);
+
+        void fail(Throwable error);
+    }
+
+    /** A pull: up to {@code max} messages, waiting at most {@code timeoutNanos}. */
+    static final class Pull extends Command {
+        final int max;
+        final long timeoutNanos;
+        final long createdNanos;
+        final long deadline;
+        final long consumerId;
+        final boolean ackOnDelivery;
+        final PullCallback callback;
+        volatile boolean cancelled;
+
+        Pull(int max, long timeoutNanos, long consumerId, boolean ackOnDelivery, PullCallback callback) {
+            this.max = max;
+            this.timeoutNanos = timeoutNanos;
+            this.createdNanos = System.nanoTime();
+            this.deadline = createdNanos + timeoutNanos;
+            this.consumerId = consumerId;
+            this.ackOnDelivery = ackOnDelivery;
+            this.callback = callback;
+        }
+
+        void answer(PullResult r, int[] attempts) {
+            callback.answer(r, attempts);
+        }
+
+        @Override
+        void fail(Throwable error) {
+            callback.fail(error);
+        }
+    }
+
+    /** Acknowledges offsets; {@code done} receives the committed offset afterwards. */
+    static final class Ack extends Command {
+        final long[] offsets;
+        final java.util.function.LongConsumer done;
+        final java.util.function.Consumer<Throwable> failed;
+
+        Ack(long[] offsets, java.util.function.LongConsumer done, java.util.function.Consumer<Throwable> failed) {
+            this.offsets = offsets;
+            this.done = done;
+            this.failed = failed;
+        }
+
+        void done(long committed) {
+            done.accept(committed);
+        }
+
+        @Override
+        void fail(Throwable error) {
+            failed.accept(error);
+        }
+    }
+
+    /** Reports a failed message: the failure policy decides. */
+    static final class Nack extends Command {
+        final long offset;
+        final FailurePolicy policy;
+        final java.util.function.LongConsumer done;
+        final java.util.function.Consumer<Throwable> failed;
+
+        Nack(long offset, FailurePolicy policy, java.util.function.LongConsumer done,
+                java.util.function.Consumer<Throwable> failed) {
+            this.offset = offset;
+            this.policy = policy;
+            this.done = done;
+            this.failed = failed;
+        }
+
+        void done(long committed) {
+            done.accept(committed);
+        }
+
+        @Override
+        void fail(Throwable error) {
+            failed.accept(error);
+        }
+    }
+
+    /** A consumer went away: its unacknowledged messages are redelivered. */
+    static final class Release extends Command {
+        final long consumerId;
+
+        Release(long consumerId) {
+            this.consumerId = consumerId;
+        }
+    }
+
+    /** Posted by the timer: something became due. */
+    private static final Command TICK = new Command() {
+        @Override
+        public String toString() {
+            return "Tick";
+        }
+    };
+
+    /** The actor's timer: posts {@link #TICK} when due (on the timer thread). */
+    private final class Tick extends TimerEntry {
+        @Override
+        protected void fire() {
+            post(TICK);
+        }
+
+        @Override
+        protected boolean awaitedOnShutdown() {
+            return false; // long-poll timeouts never hold up a graceful shutdown
+        }
+    }
+
+    /** An ack deadline of one delivery ({@code generation} tells stale entries apart). */
+    private record AckDeadline(InFlight flight, long generation, long deadline) {
+    }
+}

@@ -1,0 +1,39 @@
+package io.reactoractor.pull;
+
+import java.util.Comparator;
+
+/**
+ * A message a group has delivered at least once and not yet settled (acknowledged, skipped or
+ * dead-lettered). Confined to its {@link GroupActor}'s thread.
+ *
+ * <pre>
+ *   NEW --deliver--> DELIVERED --ack / skip / dead-letter--> DONE
+ *                    DELIVERED --nack (retry) / release / ack timeout--> QUEUED --deliver--> DELIVERED
+ *                    QUEUED --ack--> DONE  (the stale queue entry is skipped when it surfaces)
+ *   NEW / QUEUED --deliver with ack-on-delivery--> DONE
+ * </pre>
+ * {@code generation} changes on every delivery and re-queue, so an ack deadline recorded for an
+ * earlier delivery is recognised as stale.
+ */
+final class InFlight {
+
+    static final int NEW = 0;
+    static final int DELIVERED = 1;
+    static final int QUEUED = 2;
+    static final int DONE = 3;
+
+    /** Redeliveries by due time, then offset (oldest message first). */
+    static final Comparator<InFlight> BY_DUE = Comparator.<InFlight>comparingLong(f -> f.due)
+            .thenComparingLong(f -> f.message.offset());
+
+    final Message message;
+    int state = NEW;
+    int attempts;
+    long consumerId;
+    long due;
+    long generation;
+
+    InFlight(Message message) {
+        this.message = message;
+    }
+}

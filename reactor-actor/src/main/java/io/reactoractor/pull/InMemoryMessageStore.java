@@ -1,0 +1,218 @@
+package io.reactoractor.pull;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+import reactor.core.Disposable;
+
+/**
+ * The embedded {@link MessageStore}: subjects kept in memory with a bounded retention (the newest
+ * {@code retention} messages of each subject), committed offsets in a concurrent map.
+ *
+ * <p>Each subject is a ring buffer that grows by doubling up to the retention, guarded by the
+ * subject's own monitor: an append or a read holds it for a few array accesses only, and different
+ * subjects never contend. The end offset is a volatile field written inside the monitor before the
+ * listeners run, so {@link #endOffset} is a lock-free read (the pull consumer calls it on every
+ * "is there new data?" check).
+ *
+ * <pre>{@code
+ * MessageStore store = InMemoryMessageStore.builder().retention(1_000_000).build();
+ * }</pre>
+ */
+public final class InMemoryMessageStore implements MessageStore {
+
+    /** Default number of messages kept per subject. */
+    public static final int DEFAULT_RETENTION = 100_000;
+
+    private final int retention;
+    private final ConcurrentHashMap<String, SubjectLog> subjects = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, AtomicLong> committed = new ConcurrentHashMap<>();
+    private final CopyOnWriteArrayList<AppendListener> listeners = new CopyOnWriteArrayList<>();
+
+    private InMemoryMessageStore(int retention) {
+        this.retention = retention;
+    }
+
+    /** @return a store with the default retention ({@value #DEFAULT_RETENTION} messages per subject) */
+    public static InMemoryMessageStore create() {
+        return new InMemoryMessageStore(DEFAULT_RETENTION);
+    }
+
+    /** @return a builder */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return how many messages each subject keeps at most */
+    public int retention() {
+        return retention;
+    }
+
+    @Override
+    public long append(String subject, byte[] payload) {
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(payload, "payload");
+        SubjectLog log = log(subject);
+        long offset = log.append(subject, payload);
+        for (AppendListener l : listeners) {
+            l.appended(subject, offset + 1);
+        }
+        return offset;
+    }
+
+    @Override
+    public void ensureSubject(String subject) {
+        log(Objects.requireNonNull(subject, "subject"));
+    }
+
+    @Override
+    public Set<String> subjects() {
+        return Collections.unmodifiableSet(subjects.keySet());
+    }
+
+    @Override
+    public List<Message> read(String subject, long fromOffset, int maxMessages) {
+        if (maxMessages < 1) {
+            throw new IllegalArgumentException("maxMessages must be >= 1 but was " + maxMessages);
+        }
+        SubjectLog log = subjects.get(subject);
+        return log == null ? List.of() : log.read(fromOffset, maxMessages);
+    }
+
+    @Override
+    public long startOffset(String subject) {
+        SubjectLog log = subjects.get(subject);
+        return log == null ? 0 : log.start();
+    }
+
+    @Override
+    public long endOffset(String subject) {
+        SubjectLog log = subjects.get(subject);
+        return log == null ? 0 : log.end;
+    }
+
+    @Override
+    public long committedOffset(String subject, String group) {
+        AtomicLong c = committed.get(key(subject, group));
+        return c == null ? -1 : c.get();
+    }
+
+    @Override
+    public void commit(String subject, String group, long offset) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
+        }
+        committed.computeIfAbsent(key(subject, group), k -> new AtomicLong(-1))
+                .accumulateAndGet(offset, Math::max);
+    }
+
+    @Override
+    public Disposable addAppendListener(AppendListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
+    }
+
+    @Override
+    public String toString() {
+        return "InMemoryMessageStore[subjects=" + subjects.size() + ", retention=" + retention + "]";
+    }
+
+    private SubjectLog log(String subject) {
+        SubjectLog log = subjects.get(subject);
+        return log != null ? log : subjects.computeIfAbsent(subject, s -> new SubjectLog(retention));
+    }
+
+    private static String key(String subject, String group) {
+        // '\u0000' cannot occur in a valid name, so the key is unambiguous
+        return subject + '\u0000' + group;
+    }
+
+    /** One subject: a ring of the newest messages; offsets {@code [start, end)} are readable. */
+    private static final class SubjectLog {
+        private final int retention;
+        private Message[] ring;
+        private long start;
+        /** Written inside the monitor, read without it (see the class comment). */
+        volatile long end;
+
+        SubjectLog(int retention) {
+            this.retention = retention;
+            this.ring = new Message[Math.min(16, retention)];
+        }
+
+        synchronized long append(String subject, byte[] payload) {
+            long offset = end;
+            int held = (int) (offset - start);
+            if (held == ring.length) {
+                if (ring.length < retention) {
+                    grow(held);
+                } else {
+                    start++; // retention reached: the oldest message is overwritten below
+                }
+            }
+            ring[(int) (offset % ring.length)] = new Message(subject, offset, System.currentTimeMillis(), payload);
+            end = offset + 1;
+            return offset;
+        }
+
+        private void grow(int held) {
+            Message[] bigger = new Message[(int) Math.min((long) ring.length * 2, retention)];
+            for (int i = 0; i < held; i++) {
+                long o = start + i;
+                bigger[(int) (o % bigger.length)] = ring[(int) (o % ring.length)];
+            }
+            ring = bigger;
+        }
+
+        synchronized long start() {
+            return start;
+        }
+
+        synchronized List<Message> read(long from, int max) {
+            long first = Math.max(from, start);
+            long last = Math.min(end, first + max);
+            if (first >= last) {
+                return List.of();
+            }
+            List<Message> out = new ArrayList<>((int) (last - first));
+            for (long o = first; o < last; o++) {
+                out.add(ring[(int) (o % ring.length)]);
+            }
+            return out;
+        }
+    }
+
+    /** Builds an {@link InMemoryMessageStore}; parameters are validated when set. */
+    public static final class Builder {
+        private int retention = DEFAULT_RETENTION;
+
+        private Builder() {
+        }
+
+        /**
+         * @param maxMessagesPerSubject how many of the newest messages each subject keeps (≥ 1);
+         *                              older ones are dropped, and a group that had not consumed
+         *                              them skips ahead (counted as {@code evicted})
+         * @return this
+         */
+        public Builder retention(int maxMessagesPerSubject) {
+            if (maxMessagesPerSubject < 1) {
+                throw new IllegalArgumentException("retention must be >= 1 but was " + maxMessagesPerSubject);
+            }
+            this.retention = maxMessagesPerSubject;
+            return this;
+        }
+
+        /** @return the store */
+        public InMemoryMessageStore build() {
+            return new InMemoryMessageStore(retention);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.reactoractor.pull;
+
+import java.util.List;
+import java.util.Set;
+
+import reactor.core.Disposable;
+
+/**
+ * Where a {@link PullConsumer} reads messages and keeps consumer-group offsets: subjects (topics)
+ * holding ordered messages at offsets {@code 0, 1, 2, ...}, per {@code (subject, group)} committed
+ * offsets, and a listener fired after each append.
+ *
+ * <p>{@link InMemoryMessageStore} is the embedded default. An implementation backed by a real log
+ * (a file, a database, a broker) implements the same contract:
+ * <ul>
+ *   <li>all methods are thread-safe and non-blocking enough to be called from scheduler threads
+ *       (no network round trip per call: cache or batch if the backing store is remote);</li>
+ *   <li>subjects are created on first use, by {@link #append} or {@link #ensureSubject};</li>
+ *   <li>{@link #endOffset} is updated <em>before</em> the append listeners run, so a listener (or
+ *       anybody woken by it) that reads from the old end offset sees the new message;</li>
+ *   <li>a store may drop old messages (retention): {@link #startOffset} is then the oldest offset
+ *       still readable and {@link #read} starts there when asked for an older one.</li>
+ * </ul>
+ * Names are validated by the {@link PullConsumer}, not by the store.
+ */
+public interface MessageStore {
+
+    /**
+     * Appends a message, creating the subject if needed, then notifies the append listeners.
+     *
+     * @param subject the subject
+     * @param payload the bytes (not copied)
+     * @return the new message's offset
+     */
+    long append(String subject, byte[] payload);
+
+    /** Creates {@code subject} (empty) unless it exists. */
+    void ensureSubject(String subject);
+
+    /** @return the subjects that exist */
+    Set<String> subjects();
+
+    /**
+     * Reads messages in offset order.
+     *
+     * @param subject     the subject (an unknown subject reads as empty)
+     * @param fromOffset  the first offset wanted; when it is older than {@link #startOffset} the read
+     *                    starts at the start offset
+     * @param maxMessages at most this many (≥ 1)
+     * @return the messages, possibly empty, never {@code null}
+     */
+    List<Message> read(String subject, long fromOffset, int maxMessages);
+
+    /** @return the oldest offset still readable (0 for a new or unknown subject) */
+    long startOffset(String subject);
+
+    /** @return the offset the next append will get (0 for a new or unknown subject) */
+    long endOffset(String subject);
+
+    /**
+     * @return the group's committed offset: every message before it was acknowledged by the group;
+     *         {@code -1} if the group never committed on this subject
+     */
+    long committedOffset(String subject, String group);
+
+    /**
+     * Moves the group's committed offset forward; a smaller value than the current one is ignored
+     * (commits are monotonic, so a late commit cannot rewind the group).
+     *
+     * @param subject the subject
+     * @param group   the consumer group
+     * @param offset  the new committed offset
+     */
+    void commit(String subject, String group, long offset);
+
+    /**
+     * Registers a listener called after every append, on the appending thread.
+     *
+     * @param listener called with the subject and its new end offset; must be fast and must not throw
+     * @return disposing it unregisters the listener
+     */
+    Disposable addAppendListener(AppendListener listener);
+
+    /** Called after messages were appended to a subject. */
+    @FunctionalInterface
+    interface AppendListener {
+        /**
+         * @param subject   the subject appended to
+         * @param endOffset its end offset after the append
+         */
+        void appended(String subject, long endOffset);
+    }
+}

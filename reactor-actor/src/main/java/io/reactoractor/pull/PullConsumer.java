@@ -1,0 +1,478 @@
+package io.reactoractor.pull;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+
+import io.reactoractor.ActorGroup;
+import io.reactoractor.ActorScheduler;
+import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+
+/**
+ * A long-polling pull consumer on an {@link ActorScheduler}, after QMQ's {@code PullMessageWorker}
+ * and the RocketMQ/MetaQ pull consumers.
+ *
+ * <h2>Model</h2>
+ * Messages are appended to <em>subjects</em> (topics) in a {@link MessageStore} (in memory by default).
+ * A <em>consumer group</em> reads a subject once: the group's consumers share its messages without
+ * duplicates, and every group gets every message. Each {@code (subject, group)} is <b>one actor</b> on
+ * the scheduler, in the scheduler group {@code cg.<group>}: a consumer group with 100 pulling
+ * consumers gets the same CPU share as one with 2, and groups cannot slow each other down.
+ *
+ * <h2>Long polling</h2>
+ * {@link #pull(String, String, int, Duration)} answers as soon as messages are available, or with an
+ * empty {@link PullResult.Status#TIMED_OUT} result at the timeout. While no message is available the
+ * group's actor is suspended; an append to the subject resumes it at once (one resume per group, not
+ * per message), a timer resumes it at the earliest timeout and is cancelled when data arrives. Waiting
+ * pulls hold no thread: 1,000 waiting long polls are 1,000 small objects in the actor.
+ * A zero timeout is a pull-once ({@link PullResult.Status#EMPTY} when nothing is there).
+ *
+ * <h2>At-least-once</h2>
+ * A group's committed offset moves only over acknowledged messages. Pulled messages are acknowledged
+ * with {@link #ack} (or at once with {@code ackOnDelivery}); one not acknowledged within the
+ * {@linkplain Builder#ackTimeout ack timeout} is redelivered. {@link #consume} gives a {@link Flux}
+ * driven by demand that acknowledges after {@code onNext} or explicitly ({@link AckMode}); a cancelled
+ * consumer's unacknowledged messages are redelivered. {@link #nack} / {@link Delivery#nack} apply a
+ * {@link FailurePolicy}: skip, retry forever, or retry then move to the dead-letter subject.
+ *
+ * <h2>Names and bad input</h2>
+ * Subject names: 1-128, group names 1-120 characters out of letters, digits, {@code . _ -}. Subjects
+ * are created on first use (append or pull), so a consumer may start before any producer. Invalid
+ * names, {@code maxMessages < 1} or a negative timeout throw {@link IllegalArgumentException} at the
+ * call.
+ *
+ * <pre>{@code
+ * PullConsumer consumer = PullConsumer.builder(scheduler).build();      // embedded store
+ * consumer.append("orders", bytes);
+ * consumer.pull("orders", "billing", 100, Duration.ofSeconds(30))       // long poll
+ *         .flatMap(r -> process(r.messages()).then(consumer.ack("orders", "billing", offsets(r))));
+ * consumer.consume("orders", "shipping").subscribe(d -> ship(d.message()));   // acked after onNext
+ * }</pre>
+ */
+public final class PullConsumer implements Disposable {
+
+    /** Prefix of the scheduler groups that hold the consumer groups' actors. */
+    public static final String SCHEDULING_GROUP_PREFIX = "cg.";
+
+    private final ActorScheduler scheduler;
+    private final MessageStore store;
+    private final long ackTimeoutNanos;
+    private final int maxWaitingPulls;
+    private final int maxMessagesPerPull;
+    private final FailurePolicy failurePolicy;
+    private final PullMetrics metrics;
+    private final Map<String, GroupActor> actors = new ConcurrentHashMap<>();
+    private final Map<String, List<GroupActor>> bySubject = new ConcurrentHashMap<>();
+    private final Disposable appendListener;
+    private volatile boolean disposed;
+
+    private PullConsumer(Builder b) {
+        this.scheduler = b.scheduler;
+        this.store = b.store != null ? b.store : InMemoryMessageStore.create();
+        this.ackTimeoutNanos = b.ackTimeout.toNanos();
+        this.maxWaitingPulls = b.maxWaitingPulls;
+        this.maxMessagesPerPull = b.maxMessagesPerPull;
+        this.failurePolicy = b.failurePolicy;
+        this.metrics = scheduler.meterRegistry().map(r -> MicrometerBinding.create(r, scheduler.name()))
+                .orElse(PullMetrics.NONE);
+        this.appendListener = store.addAppendListener(this::appended);
+    }
+
+    /**
+     * @param scheduler the scheduler whose threads run the group actors
+     * @return a builder
+     * @throws IllegalArgumentException if {@code scheduler} is {@code null}
+     */
+    public static Builder builder(ActorScheduler scheduler) {
+        if (scheduler == null) {
+            throw new IllegalArgumentException("scheduler must not be null");
+        }
+        return new Builder(scheduler);
+    }
+
+    // ================================================================== producing
+
+    /**
+     * Appends a message (creating the subject if needed); waiting long polls of every group are woken.
+     *
+     * @param subject the subject
+     * @param payload the bytes (not copied)
+     * @return the message's offset
+     * @throws IllegalArgumentException on an invalid subject or a {@code null} payload
+     */
+    public long append(String subject, byte[] payload) {
+        Names.subject(subject);
+        if (payload == null) {
+            throw new IllegalArgumentException("payload must not be null");
+        }
+        return store.append(subject, payload);
+    }
+
+    // ================================================================== pulling
+
+    /**
+     * Long-polls a batch; the messages must be acknowledged with {@link #ack} within the ack timeout,
+     * or they are redelivered.
+     *
+     * @param subject     the subject
+     * @param group       the consumer group
+     * @param maxMessages at most this many (1 to {@link Builder#maxMessagesPerPull})
+     * @param timeout     how long to wait for a message ({@code 0} = pull once, never negative)
+     * @return the answer, on the group actor's thread
+     */
+    public Mono<PullResult> pull(String subject, String group, int maxMessages, Duration timeout) {
+        return pull(subject, group, maxMessages, timeout, false);
+    }
+
+    /**
+     * Long-polls a batch.
+     *
+     * @param subject       the subject
+     * @param group         the consumer group
+     * @param maxMessages   at most this many (1 to {@link Builder#maxMessagesPerPull})
+     * @param timeout       how long to wait for a message ({@code 0} = pull once, never negative)
+     * @param ackOnDelivery {@code true}: the messages count as acknowledged when handed out (at most
+     *                      once if the answer is lost); {@code false}: acknowledge them with {@link #ack}
+     * @return the answer, on the group actor's thread
+     */
+    public Mono<PullResult> pull(String subject, String group, int maxMessages, Duration timeout,
+            boolean ackOnDelivery) {
+        Names.subject(subject);
+        Names.group(group);
+        if (maxMessages < 1 || maxMessages > maxMessagesPerPull) {
+            throw new IllegalArgumentException("maxMessages must be between 1 and " + maxMessagesPerPull
+                    + " but was " + maxMessages);
+        }
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be >= 0 but was " + timeout);
+        }
+        long timeoutNanos = saturatedNanos(timeout);
+        return Mono.create(sink -> {
+            GroupActor.Pull p = new GroupActor.Pull(maxMessages, timeoutNanos, 0L, ackOnDelivery,
+                    new GroupActor.PullCallback() {
+                        @Override
+                        public void answer(PullResult result, int[] attempts) {
+                            sink.success(result);
+                        }
+
+                        @Override
+                        public void fail(Throwable error) {
+                            sink.error(error);
+                        }
+                    });
+            sink.onCancel(() -> p.cancelled = true);
+            actor(subject, group).post(p);
+        });
+    }
+
+    /**
+     * Pull-once: whatever is available now, without waiting.
+     *
+     * @param subject     the subject
+     * @param group       the consumer group
+     * @param maxMessages at most this many
+     * @return the answer ({@link PullResult.Status#EMPTY} when nothing is available)
+     */
+    public Mono<PullResult> pullOnce(String subject, String group, int maxMessages) {
+        return pull(subject, group, maxMessages, Duration.ZERO, false);
+    }
+
+    /**
+     * Acknowledges delivered messages of a group. Unknown or already settled offsets are ignored.
+     *
+     * @param subject the subject
+     * @param group   the consumer group
+     * @param offsets the offsets of the messages handled
+     * @return the group's committed offset after the ack
+     */
+    public Mono<Long> ack(String subject, String group, Collection<Long> offsets) {
+        Names.subject(subject);
+        Names.group(group);
+        if (offsets == null) {
+            throw new IllegalArgumentException("offsets must not be null");
+        }
+        long[] os = new long[offsets.size()];
+        int i = 0;
+        for (Long o : offsets) {
+            if (o == null || o < 0) {
+                throw new IllegalArgumentException("offsets must be >= 0 and not null but contained " + o);
+            }
+            os[i++] = o;
+        }
+        return Mono.create(sink -> actor(subject, group).post(new GroupActor.Ack(os, sink::success, sink::error)));
+    }
+
+    /**
+     * Reports a delivered message as failed: the consumer's {@link Builder#failurePolicy failure policy}
+     * decides (skip, redeliver, or dead-letter after the last attempt).
+     *
+     * @param subject the subject
+     * @param group   the consumer group
+     * @param offset  the failed message's offset
+     * @return the group's committed offset afterwards
+     */
+    public Mono<Long> nack(String subject, String group, long offset) {
+        Names.subject(subject);
+        Names.group(group);
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
+        }
+        return Mono.create(sink -> actor(subject, group).post(
+                new GroupActor.Nack(offset, failurePolicy, sink::success, sink::error)));
+    }
+
+    // ================================================================== reactive consumer
+
+    /**
+     * A consumer of the group with {@link ConsumerOptions#DEFAULTS} (ack after {@code onNext}).
+     *
+     * @param subject the subject
+     * @param group   the consumer group
+     * @return an infinite {@link Flux} of deliveries, driven by demand
+     */
+    public Flux<Delivery> consume(String subject, String group) {
+        return consume(subject, group, ConsumerOptions.DEFAULTS);
+    }
+
+    /**
+     * A consumer of the group: {@code request(n)} becomes pulls of up to {@code min(n, batchSize)}
+     * messages, one at a time; no demand, no pull. Each subscription is a distinct consumer of the
+     * group; cancelling it redelivers its unacknowledged messages. {@code onNext} runs on the group
+     * actor's thread: move heavy work elsewhere ({@code publishOn}, or {@link AckMode#EXPLICIT} with
+     * asynchronous handling).
+     *
+     * @param subject the subject
+     * @param group   the consumer group
+     * @param options ack mode, failure policy, batch size, poll timeout
+     * @return an infinite {@link Flux} of deliveries (it errors if the consumer is disposed)
+     */
+    public Flux<Delivery> consume(String subject, String group, ConsumerOptions options) {
+        Names.subject(subject);
+        Names.group(group);
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null");
+        }
+        FailurePolicy policy = options.failurePolicy() != null ? options.failurePolicy() : failurePolicy;
+        return new Flux<>() {
+            @Override
+            public void subscribe(CoreSubscriber<? super Delivery> actual) {
+                Objects.requireNonNull(actual, "subscriber");
+                GroupActor actor;
+                try {
+                    actor = actor(subject, group);
+                } catch (RuntimeException e) {
+                    Operators.error(actual, e);
+                    return;
+                }
+                actual.onSubscribe(new ConsumerSubscription(actor, actual, options, policy));
+            }
+        };
+    }
+
+    // ================================================================== introspection and lifecycle
+
+    /** @return the store */
+    public MessageStore store() {
+        return store;
+    }
+
+    /** @return the scheduler running the group actors */
+    public ActorScheduler scheduler() {
+        return scheduler;
+    }
+
+    /**
+     * @param subject the subject
+     * @param group   the consumer group
+     * @return the group's figures (creating its actor if it did not exist yet)
+     */
+    public GroupStats stats(String subject, String group) {
+        Names.subject(subject);
+        Names.group(group);
+        return actor(subject, group).stats();
+    }
+
+    /** @return the figures of every (subject, group) that has been used, sorted by subject then group */
+    public List<GroupStats> stats() {
+        List<GroupStats> out = new ArrayList<>();
+        for (GroupActor a : actors.values()) {
+            out.add(a.stats());
+        }
+        out.sort((x, y) -> {
+            int c = x.subject().compareTo(y.subject());
+            return c != 0 ? c : x.group().compareTo(y.group());
+        });
+        return out;
+    }
+
+    /** Stops every group actor: waiting pulls and consumers get an error; the store is left as is. */
+    @Override
+    public void dispose() {
+        if (disposed) {
+            return;
+        }
+        disposed = true;
+        appendListener.dispose();
+        for (GroupActor a : actors.values()) {
+            a.terminate();
+        }
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposed;
+    }
+
+    // ================================================================== internals
+
+    PullMetrics metrics() {
+        return metrics;
+    }
+
+    long ackTimeoutNanos() {
+        return ackTimeoutNanos;
+    }
+
+    int maxWaitingPulls() {
+        return maxWaitingPulls;
+    }
+
+    private GroupActor actor(String subject, String group) {
+        if (disposed) {
+            throw new RejectedExecutionException("pull consumer disposed");
+        }
+        String key = subject + '\u0000' + group;
+        GroupActor a = actors.get(key);
+        if (a != null) {
+            return a;
+        }
+        ActorGroup schedulingGroup = scheduler.group(SCHEDULING_GROUP_PREFIX + group, 1);
+        return actors.computeIfAbsent(key, k -> {
+            GroupActor created = new GroupActor(this, schedulingGroup, subject, group);
+            bySubject.computeIfAbsent(subject, s -> new CopyOnWriteArrayList<>()).add(created);
+            return created;
+        });
+    }
+
+    /** The store's append listener: wakes the subject's waiting groups (each resumes at most once). */
+    private void appended(String subject, long endOffset) {
+        List<GroupActor> groups = bySubject.get(subject);
+        if (groups != null) {
+            for (GroupActor a : groups) {
+                a.appended();
+            }
+        }
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE / 4; // "forever", still safe to add to System.nanoTime()
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PullConsumer[" + scheduler.name() + ", " + store + ", groups=" + actors.size() + "]";
+    }
+
+    /** Keeps Micrometer classes out of this class's code, so the dependency stays optional. */
+    private static final class MicrometerBinding {
+        static PullMetrics create(Object registry, String scheduler) {
+            return new io.reactoractor.metrics.MicrometerPullMetrics(
+                    (io.micrometer.core.instrument.MeterRegistry) registry, scheduler);
+        }
+    }
+
+    /** Builds a {@link PullConsumer}; every parameter validated when set. */
+    public static final class Builder {
+        private final ActorScheduler scheduler;
+        private MessageStore store;
+        private Duration ackTimeout = Duration.ofSeconds(30);
+        private int maxWaitingPulls = 100_000;
+        private int maxMessagesPerPull = 1_000;
+        private FailurePolicy failurePolicy = FailurePolicy.retryThenDeadLetter(16, Duration.ofSeconds(1));
+
+        private Builder(ActorScheduler scheduler) {
+            this.scheduler = scheduler;
+        }
+
+        /** @param store where messages and offsets live (default: a new {@link InMemoryMessageStore}) @return this */
+        public Builder store(MessageStore store) {
+            if (store == null) {
+                throw new IllegalArgumentException("store must not be null");
+            }
+            this.store = store;
+            return this;
+        }
+
+        /**
+         * @param ackTimeout a pulled message not acknowledged within it is redelivered (&gt; 0, default 30 s)
+         * @return this
+         */
+        public Builder ackTimeout(Duration ackTimeout) {
+            if (ackTimeout == null || ackTimeout.isNegative() || ackTimeout.isZero()) {
+                throw new IllegalArgumentException("ackTimeout must be > 0 but was " + ackTimeout);
+            }
+            this.ackTimeout = ackTimeout;
+            return this;
+        }
+
+        /**
+         * @param maxWaitingPulls most long polls one group holds at once (≥ 1, default 100,000); beyond
+         *                        it a pull fails with {@link IllegalStateException}
+         * @return this
+         */
+        public Builder maxWaitingPulls(int maxWaitingPulls) {
+            if (maxWaitingPulls < 1) {
+                throw new IllegalArgumentException("maxWaitingPulls must be >= 1 but was " + maxWaitingPulls);
+            }
+            this.maxWaitingPulls = maxWaitingPulls;
+            return this;
+        }
+
+        /** @param maxMessagesPerPull the largest {@code maxMessages} a pull may ask for (≥ 1, default 1,000) @return this */
+        public Builder maxMessagesPerPull(int maxMessagesPerPull) {
+            if (maxMessagesPerPull < 1) {
+                throw new IllegalArgumentException("maxMessagesPerPull must be >= 1 but was " + maxMessagesPerPull);
+            }
+            this.maxMessagesPerPull = maxMessagesPerPull;
+            return this;
+        }
+
+        /**
+         * @param failurePolicy applied to nacked messages (default: retry with 1 s back-off, 16
+         *                      deliveries in all, then dead-letter)
+         * @return this
+         */
+        public Builder failurePolicy(FailurePolicy failurePolicy) {
+            if (failurePolicy == null) {
+                throw new IllegalArgumentException("failurePolicy must not be null");
+            }
+            this.failurePolicy = failurePolicy;
+            return this;
+        }
+
+        /**
+         * @return the consumer
+         * @throws RejectedExecutionException if the scheduler is disposed
+         */
+        public PullConsumer build() {
+            if (scheduler.isDisposed()) {
+                throw new RejectedExecutionException("scheduler " + scheduler.name() + " is disposed");
+            }
+            return new PullConsumer(this);
+        }
+    }
+}
