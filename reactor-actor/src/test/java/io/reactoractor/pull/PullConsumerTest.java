@@ -1,0 +1,349 @@
+package io.reactoractor.pull;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactoractor.ActorScheduler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+class PullConsumerTest {
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("pull-test").threads(2).build();
+    private final List<PullConsumer> consumers = new ArrayList<>();
+
+    private PullConsumer consumer() {
+        return consumer(PullConsumer.builder(scheduler));
+    }
+
+    private PullConsumer consumer(PullConsumer.Builder b) {
+        PullConsumer c = b.build();
+        consumers.add(c);
+        return c;
+    }
+
+    @AfterEach
+    void tearDown() {
+        consumers.forEach(PullConsumer::dispose);
+        scheduler.disposeGracefully().block(Duration.ofSeconds(10));
+    }
+
+    static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(2);
+        }
+    }
+
+    static List<Long> offsets(PullResult r) {
+        return r.messages().stream().map(Message::offset).collect(Collectors.toList());
+    }
+
+    @Test
+    void pullReturnsAvailableMessagesAtOnceInOrder() {
+        PullConsumer c = consumer();
+        for (int i = 0; i < 5; i++) {
+            c.append("orders", b("o" + i));
+        }
+        PullResult r = c.pull("orders", "billing", 3, Duration.ofSeconds(30)).block(Duration.ofSeconds(5));
+        assertEquals(PullResult.Status.MESSAGES, r.status());
+        assertEquals(List.of(0L, 1L, 2L), offsets(r));
+        assertEquals("o0", r.messages().get(0).payloadAsString());
+        PullResult next = c.pull("orders", "billing", 10, Duration.ofSeconds(30)).block(Duration.ofSeconds(5));
+        assertEquals(List.of(3L, 4L), offsets(next), "a group's pulls share the subject without duplicates");
+        PullResult other = c.pull("orders", "shipping", 10, Duration.ofSeconds(30)).block(Duration.ofSeconds(5));
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L), offsets(other), "every group gets every message");
+    }
+
+    @Test
+    void longPollIsAnsweredByAnAppendAndTheTimerIsCancelled() throws Exception {
+        PullConsumer c = consumer();
+        AtomicReference<PullResult> got = new AtomicReference<>();
+        c.pull("s", "g", 10, Duration.ofSeconds(60), true).subscribe(got::set);
+        await(() -> c.stats("s", "g").waitingPulls() == 1 && c.stats("s", "g").suspended(), "pull waiting, actor suspended");
+        long t0 = System.nanoTime();
+        for (int i = 0; i < 100; i++) {
+            c.append("s", b("m" + i));
+        }
+        await(() -> got.get() != null, "answer after append");
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(waitedMs < 5_000, "answered " + waitedMs + " ms after the append, far before the 60 s timeout");
+        assertEquals(PullResult.Status.MESSAGES, got.get().status());
+        assertFalse(got.get().isEmpty());
+        GroupStats st = c.stats("s", "g");
+        assertEquals(1, st.suspends());
+        assertEquals(1, st.resumes(), "100 appends, one resume (coalesced)");
+        // ack-on-delivery: nothing pending, nobody waiting, so no timer is left armed
+        await(() -> scheduler.defaultGroup().engine().pendingTimers() == 0, "timer cancelled after data arrived");
+    }
+
+    @Test
+    void longPollTimesOutWithAnEmptyResult() {
+        PullConsumer c = consumer();
+        long t0 = System.nanoTime();
+        PullResult r = c.pull("quiet", "g", 10, Duration.ofMillis(200)).block(Duration.ofSeconds(10));
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertEquals(PullResult.Status.TIMED_OUT, r.status());
+        assertTrue(r.isEmpty());
+        assertTrue(ms >= 190, "answered after " + ms + " ms, before its 200 ms timeout");
+        assertTrue(ms < 5_000, "answered after " + ms + " ms");
+        assertEquals(1, c.stats("quiet", "g").pullsTimedOut());
+    }
+
+    @Test
+    void pullOnceAnswersEmptyWithoutWaiting() {
+        PullConsumer c = consumer();
+        PullResult r = c.pullOnce("nothing", "g", 5).block(Duration.ofSeconds(5));
+        assertEquals(PullResult.Status.EMPTY, r.status());
+        c.append("nothing", b("x"));
+        assertEquals(List.of(0L), offsets(c.pullOnce("nothing", "g", 5).block(Duration.ofSeconds(5))));
+    }
+
+    /** A consumer may start before any producer: the subject is created by the pull. */
+    @Test
+    void subjectsAreCreatedOnFirstUse() {
+        PullConsumer c = consumer();
+        assertFalse(c.store().subjects().contains("fresh"));
+        c.pullOnce("fresh", "g", 1).block(Duration.ofSeconds(5));
+        assertTrue(c.store().subjects().contains("fresh"));
+    }
+
+    /** A pull that expired while the group's actor could not run is answered TIMED_OUT, never left hanging. */
+    @Test
+    void pullExpiredBeforeItsTurnIsAnsweredExplicitly() throws Exception {
+        ActorScheduler one = ActorScheduler.builder().name("pull-one").threads(1).maxCompensatingThreads(0).build();
+        try {
+            PullConsumer c = PullConsumer.builder(one).build();
+            c.append("s", b("waiting for you"));
+            CountDownLatch blocked = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            one.schedule(() -> {
+                blocked.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(blocked.await(5, TimeUnit.SECONDS));
+            Mono<PullResult> pull = c.pull("s", "g", 10, Duration.ofMillis(20)).cache();
+            pull.subscribe();
+            Thread.sleep(100); // the pull's deadline passes while the only thread is busy
+            release.countDown();
+            PullResult r = pull.block(Duration.ofSeconds(10));
+            assertEquals(PullResult.Status.TIMED_OUT, r.status());
+            assertEquals(1, c.stats("s", "g").pullsExpired());
+            // the message is still there for the next pull
+            assertEquals(List.of(0L), offsets(c.pullOnce("s", "g", 10).block(Duration.ofSeconds(5))));
+            c.dispose();
+        } finally {
+            one.dispose();
+        }
+    }
+
+    @Test
+    void ackCommitsOffsetsInOrderOnly() {
+        PullConsumer c = consumer();
+        for (int i = 0; i < 4; i++) {
+            c.append("s", b("m" + i));
+        }
+        PullResult r = c.pull("s", "g", 4, Duration.ofSeconds(1)).block(Duration.ofSeconds(5));
+        assertEquals(4, r.messages().size());
+        assertEquals(0L, c.ack("s", "g", List.of(1L, 2L)).block(Duration.ofSeconds(5)),
+                "0 is not acknowledged: nothing can be committed");
+        assertTrue(c.store().committedOffset("s", "g") <= 0, "nothing committed past offset 0");
+        assertEquals(3L, c.ack("s", "g", List.of(0L)).block(Duration.ofSeconds(5)));
+        assertEquals(3, c.store().committedOffset("s", "g"));
+        assertEquals(4L, c.ack("s", "g", List.of(3L, 3L, 99L)).block(Duration.ofSeconds(5)),
+                "duplicates and unknown offsets are ignored");
+        GroupStats st = c.stats("s", "g");
+        assertEquals(0, st.lag());
+        assertEquals(4, st.acknowledged());
+        assertEquals(0, st.inFlight());
+    }
+
+    @Test
+    void unacknowledgedMessagesAreRedeliveredAfterTheAckTimeout() {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofMillis(150)));
+        c.append("s", b("m0"));
+        PullResult first = c.pull("s", "g", 10, Duration.ofSeconds(5)).block(Duration.ofSeconds(5));
+        assertEquals(List.of(0L), offsets(first));
+        // not acked: it comes back (the long poll is answered by the ack-timeout redelivery)
+        PullResult again = c.pull("s", "g", 10, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+        assertEquals(PullResult.Status.MESSAGES, again.status());
+        assertEquals(List.of(0L), offsets(again));
+        assertEquals(1, c.stats("s", "g").redelivered());
+        c.ack("s", "g", List.of(0L)).block(Duration.ofSeconds(5));
+        assertEquals(1, c.store().committedOffset("s", "g"));
+    }
+
+    @Test
+    void committedOffsetSurvivesANewConsumerOnTheSameStore() {
+        InMemoryMessageStore store = InMemoryMessageStore.create();
+        PullConsumer c1 = consumer(PullConsumer.builder(scheduler).store(store));
+        for (int i = 0; i < 3; i++) {
+            c1.append("s", b("m" + i));
+        }
+        PullResult r = c1.pull("s", "g", 2, Duration.ZERO).block(Duration.ofSeconds(5));
+        c1.ack("s", "g", offsets(r)).block(Duration.ofSeconds(5));
+        c1.dispose();
+        PullConsumer c2 = consumer(PullConsumer.builder(scheduler).store(store));
+        assertEquals(List.of(2L), offsets(c2.pullOnce("s", "g", 10).block(Duration.ofSeconds(5))));
+    }
+
+    @Test
+    void failurePolicies() {
+        PullConsumer skip = consumer(PullConsumer.builder(scheduler).failurePolicy(FailurePolicy.skip()));
+        skip.append("s", b("bad"));
+        skip.pullOnce("s", "g", 1).block(Duration.ofSeconds(5));
+        assertEquals(1L, skip.nack("s", "g", 0).block(Duration.ofSeconds(5)));
+        assertEquals(1, skip.stats("s", "g").skipped());
+
+        PullConsumer dlq = consumer(PullConsumer.builder(scheduler)
+                .failurePolicy(FailurePolicy.retryThenDeadLetter(2, Duration.ZERO)));
+        dlq.append("t", b("poison"));
+        PullResult a1 = dlq.pull("t", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(5));
+        dlq.nack("t", "g", 0).block(Duration.ofSeconds(5));
+        PullResult a2 = dlq.pull("t", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(5));
+        assertEquals(offsets(a1), offsets(a2), "redelivered after the first failure");
+        assertEquals(1L, dlq.nack("t", "g", 0).block(Duration.ofSeconds(5)), "second failure: dead-lettered, committed");
+        assertEquals(1, dlq.stats("t", "g").deadLettered());
+        PullResult dead = dlq.pullOnce(FailurePolicy.deadLetterSubject("g"), "ops", 10).block(Duration.ofSeconds(5));
+        assertEquals("poison", dead.messages().get(0).payloadAsString());
+
+        PullConsumer forever = consumer(PullConsumer.builder(scheduler)
+                .failurePolicy(FailurePolicy.retryForever(Duration.ofMillis(10))));
+        forever.append("u", b("flaky"));
+        for (int i = 0; i < 5; i++) {
+            PullResult r = forever.pull("u", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(5));
+            assertEquals(List.of(0L), offsets(r), "attempt " + (i + 1));
+            forever.nack("u", "g", 0).block(Duration.ofSeconds(5));
+        }
+        assertEquals(4, forever.stats("u", "g").redelivered(), "5 deliveries = the first + 4 redeliveries");
+        assertEquals(0, forever.stats("u", "g").deadLettered());
+    }
+
+    @Test
+    void badInputIsRejectedAtTheCall() {
+        PullConsumer c = consumer();
+        assertThrows(IllegalArgumentException.class, () -> c.pull("", "g", 1, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> c.pull("a/b", "g", 1, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> c.pull("a b", "g", 1, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> c.pull("x".repeat(129), "g", 1, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> c.pull("s", "g".repeat(121), 1, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> c.pull("s", null, 1, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> c.pull("s", "g", 0, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> c.pull("s", "g", 1001, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> c.pull("s", "g", 1, Duration.ofMillis(-1)));
+        assertThrows(IllegalArgumentException.class, () -> c.pull("s", "g", 1, null));
+        assertThrows(IllegalArgumentException.class, () -> c.append("s", null));
+        assertThrows(IllegalArgumentException.class, () -> c.ack("s", "g", List.of(-1L)));
+        assertThrows(IllegalArgumentException.class, () -> c.nack("s", "g", -1));
+        assertThrows(IllegalArgumentException.class, () -> c.consume("s", "g", null));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> c.pull("s", "bad group", 1, Duration.ZERO));
+        assertTrue(e.getMessage().startsWith("group"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> PullConsumer.builder(null));
+        assertThrows(IllegalArgumentException.class, () -> PullConsumer.builder(scheduler).ackTimeout(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> PullConsumer.builder(scheduler).maxWaitingPulls(0));
+        assertThrows(IllegalArgumentException.class, () -> PullConsumer.builder(scheduler).maxMessagesPerPull(0));
+        assertThrows(IllegalArgumentException.class, () -> PullConsumer.builder(scheduler).store(null));
+        assertThrows(IllegalArgumentException.class, () -> FailurePolicy.retryThenDeadLetter(0, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> FailurePolicy.retryForever(Duration.ofMillis(-1)));
+        assertThrows(IllegalArgumentException.class, () -> ConsumerOptions.builder().batchSize(0));
+        assertThrows(IllegalArgumentException.class, () -> ConsumerOptions.builder().pollTimeout(Duration.ZERO));
+    }
+
+    /** 1,000 waiting long polls are objects in one actor, not threads. */
+    @Test
+    void thousandWaitingLongPollsHoldNoThreads() throws Exception {
+        PullConsumer c = consumer();
+        int before = ManagementFactory.getThreadMXBean().getThreadCount();
+        int n = 1_000;
+        List<PullResult> answers = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Disposable> subs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            subs.add(c.pull("busy", "g", 1, Duration.ofSeconds(60), true).subscribe(answers::add));
+        }
+        await(() -> c.stats("busy", "g").waitingPulls() == n, "1000 waiting pulls");
+        int during = ManagementFactory.getThreadMXBean().getThreadCount();
+        assertTrue(during - before < 10, "threads grew from " + before + " to " + during);
+        for (int i = 0; i < n; i++) {
+            c.append("busy", b("m" + i));
+        }
+        await(() -> answers.size() == n, "all 1000 answered");
+        assertEquals(n, answers.stream().mapToLong(r -> r.messages().size()).sum());
+        assertEquals(n, answers.stream().map(r -> r.messages().get(0).offset()).distinct().count(),
+                "each message went to exactly one poll");
+        assertEquals(0, c.stats("busy", "g").waitingPulls());
+    }
+
+    @Test
+    void cancelledPullIsDroppedAndItsMessagesStayAvailable() throws Exception {
+        PullConsumer c = consumer();
+        Disposable d = c.pull("s", "g", 10, Duration.ofSeconds(60)).subscribe();
+        await(() -> c.stats("s", "g").waitingPulls() == 1, "waiting");
+        d.dispose();
+        c.append("s", b("m"));
+        await(() -> c.stats("s", "g").waitingPulls() == 0, "cancelled pull dropped");
+        assertEquals(List.of(0L), offsets(c.pullOnce("s", "g", 10).block(Duration.ofSeconds(5))));
+    }
+
+    @Test
+    void disposeAnswersWaitingPullsWithAnError() throws Exception {
+        PullConsumer c = consumer();
+        Mono<PullResult> waiting = c.pull("s", "g", 1, Duration.ofSeconds(60)).cache();
+        waiting.subscribe(r -> { }, e -> { });
+        await(() -> c.stats("s", "g").waitingPulls() == 1, "waiting");
+        c.dispose();
+        StepVerifier.create(waiting).expectError(IllegalStateException.class).verify(Duration.ofSeconds(5));
+        StepVerifier.create(c.pull("s", "g", 1, Duration.ZERO))
+                .expectError(java.util.concurrent.RejectedExecutionException.class).verify(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void metricsAreExportedThroughTheSchedulersRegistry() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ActorScheduler metered = ActorScheduler.builder().name("pull-metered").threads(2).meterRegistry(registry).build();
+        try {
+            PullConsumer c = PullConsumer.builder(metered).build();
+            c.append("s", b("1"));
+            c.append("s", b("2"));
+            c.pull("s", "g", 1, Duration.ofSeconds(1)).block(Duration.ofSeconds(5));
+            assertNotNull(registry.find("reactor.actor.pull.queue.time").tag("group", "g").tag("subject", "s").timer());
+            assertEquals(1.0, registry.get("reactor.actor.pull.requests").tag("group", "g").functionCounter().count());
+            assertEquals(1.0, registry.get("reactor.actor.pull.delivered").tag("group", "g").functionCounter().count());
+            assertEquals(2.0, registry.get("reactor.actor.pull.lag").tag("group", "g").gauge().value());
+            assertEquals(1.0, registry.get("reactor.actor.pull.in.flight").tag("group", "g").gauge().value());
+            c.dispose();
+            await(() -> registry.find("reactor.actor.pull.lag").tag("group", "g").gauge() == null, "meters removed");
+        } finally {
+            metered.dispose();
+        }
+    }
+}
