@@ -1,6 +1,5 @@
 package io.reactoractor.benchmarks;
 
-import io.reactoractor.ActorScheduler;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -19,23 +18,23 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
- * Task submission and {@code publishOn} hand-off throughput, per task / per item, for
- * {@link ActorScheduler} (FAIR and FIFO ordering) and Reactor's parallel scheduler, all with 2 threads.
+ * Task submission from outside the pool and {@code publishOn} hand-off throughput, per task / per
+ * item, for every peer of {@link SchedulerPeers} ({@code ActorScheduler} FAIR and FIFO, Reactor's
+ * parallel, single, boundedElastic, and a 2-thread {@code ForkJoinPool}).
  *
  * <ul>
  *   <li>{@code schedulerSubmit}: the benchmark thread (not a pool thread) calls
  *       {@code scheduler.schedule(task)} {@value #TASKS} times, then waits until every task ran.</li>
  *   <li>{@code workerSubmit}: the same through one {@code scheduler.createWorker()} (tasks run one at
- *       a time, in order).</li>
+ *       a time, in order; except {@code fjp}, whose worker is not serial, see {@link SchedulerPeers}).</li>
  *   <li>{@code publishOnHandoff}: {@code Flux.range(0, N).hide().publishOn(scheduler).blockLast()}.</li>
  * </ul>
  *
- * <p>{@code parallel} is {@code Schedulers.newParallel("parallel", 2)}: the same implementation as
- * {@code Schedulers.parallel()} (which has availableProcessors threads, 2 on the reference
- * machine), but explicitly sized and disposable.
+ * <p>Submission from inside the pool, two-scheduler pipelines and fine-grained {@code subscribeOn}
+ * are in {@link InPoolSubmissionBenchmark}, {@link PipelineBenchmark} and
+ * {@link FineGrainedMonoBenchmark}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -49,10 +48,8 @@ public class SchedulerHandoffBenchmark {
     public static final int TASKS = 10_000;
     /** Items per invocation of the hand-off benchmark. */
     public static final int ITEMS = 100_000;
-    /** Threads of every scheduler. */
-    public static final int THREADS = 2;
 
-    @Param({"actorFair", "actorFifo", "parallel"})
+    @Param({"actorFair", "actorFifo", "parallel", "single", "boundedElastic", "fjp"})
     public String scheduler;
 
     Scheduler sched;
@@ -60,7 +57,7 @@ public class SchedulerHandoffBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        sched = create(scheduler);
+        sched = SchedulerPeers.create(scheduler);
         worker = sched.createWorker();
     }
 
@@ -68,22 +65,6 @@ public class SchedulerHandoffBenchmark {
     public void tearDown() {
         worker.dispose();
         sched.dispose();
-    }
-
-    /** Creates one of the peers, all with {@link #THREADS} threads. */
-    public static Scheduler create(String name) {
-        switch (name) {
-            case "actorFair":
-                return ActorScheduler.builder().name("actor-fair").threads(THREADS)
-                        .ordering(ActorScheduler.Ordering.FAIR).build();
-            case "actorFifo":
-                return ActorScheduler.builder().name("actor-fifo").threads(THREADS)
-                        .ordering(ActorScheduler.Ordering.FIFO).build();
-            case "parallel":
-                return Schedulers.newParallel("parallel", THREADS);
-            default:
-                throw new IllegalArgumentException("unknown scheduler: " + name);
-        }
     }
 
     @Benchmark
