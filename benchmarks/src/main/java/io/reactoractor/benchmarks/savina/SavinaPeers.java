@@ -13,7 +13,7 @@ import org.apache.pekko.actor.ActorSystem;
  *
  * <ul>
  *   <li><b>reactor-actor</b>: {@code ActorScheduler} with {@code threads} carriers, FAIR ordering (the
- *       default), 5 ms quota (the default), compensating threads disabled and the hog threshold raised
+ *       default; {@code --ordering=fifo} for comparison), 5 ms quota (the default), compensating threads disabled and the hog threshold raised
  *       to 1 s. Compensation is off so that the pool can never grow beyond {@code threads} (Pekko's
  *       dispatcher does not grow either); the threshold is raised because the counting producer
  *       legitimately sends all its numbers in one message, tens of ms, which would otherwise log a
@@ -36,12 +36,13 @@ public final class SavinaPeers {
     }
 
     /**
-     * @param threads carrier threads
+     * @param threads  carrier threads
+     * @param ordering FAIR (the default, what the report shows unless told otherwise) or FIFO
      * @return a started scheduler
      */
-    public static ActorScheduler newScheduler(int threads) {
+    public static ActorScheduler newScheduler(int threads, ActorScheduler.Ordering ordering) {
         return ActorScheduler.builder().name("savina").threads(threads)
-                .ordering(ActorScheduler.Ordering.FAIR)
+                .ordering(ordering)
                 .maxCompensatingThreads(0)
                 .hogThreshold(Duration.ofSeconds(1))
                 .build();

@@ -27,7 +27,7 @@ import org.apache.pekko.actor.ActorSystem;
  * with an exception: a broken implementation never reports a time.
  *
  * <p>Usage: {@code SavinaRunner [--quick] [--rounds=N] [--warmup=N] [--workloads=a,b] [--threads=2]
- * [--scale=1.0]}. Defaults: 3 warm-up and 10 measured rounds; {@code --quick}: 1 and 3 (same sizes,
+ * [--scale=1.0] [--ordering=fair|fifo]}. Defaults: 3 warm-up and 10 measured rounds; {@code --quick}: 1 and 3 (same sizes,
  * under a minute on 2 cores). {@code --scale} multiplies every size (message counts, not actor
  * counts).
  */
@@ -38,11 +38,12 @@ public final class SavinaRunner {
     private static final Duration TEARDOWN_TIMEOUT = Duration.ofSeconds(30);
 
     /** Run parameters. */
-    public record Options(int warmup, int rounds, int threads, double scale, List<String> workloads) {
+    public record Options(int warmup, int rounds, int threads, double scale, List<String> workloads,
+            ActorScheduler.Ordering ordering) {
 
-        /** @return 3 warm-up and 10 measured rounds, 2 threads, standard sizes, every workload */
+        /** @return 3 warm-up and 10 measured rounds, 2 threads, standard sizes, every workload, FAIR */
         public static Options defaults() {
-            return new Options(3, 10, 2, 1.0, List.of());
+            return new Options(3, 10, 2, 1.0, List.of(), ActorScheduler.Ordering.FAIR);
         }
     }
 
@@ -87,6 +88,7 @@ public final class SavinaRunner {
         int threads = d.threads();
         double scale = d.scale();
         List<String> workloads = d.workloads();
+        ActorScheduler.Ordering ordering = d.ordering();
         for (String a : args) {
             if (a.equals("--quick")) {
                 quick = true;
@@ -98,6 +100,9 @@ public final class SavinaRunner {
                 threads = Integer.parseInt(a.substring("--threads=".length()));
             } else if (a.startsWith("--scale=")) {
                 scale = Double.parseDouble(a.substring("--scale=".length()));
+            } else if (a.startsWith("--ordering=")) {
+                ordering = ActorScheduler.Ordering.valueOf(
+                        a.substring("--ordering=".length()).trim().toUpperCase(Locale.ROOT));
             } else if (a.startsWith("--workloads=")) {
                 workloads = new ArrayList<>();
                 for (String w : a.substring("--workloads=".length()).split(",")) {
@@ -108,7 +113,7 @@ public final class SavinaRunner {
             } else {
                 throw new IllegalArgumentException("unknown option " + a + "; usage: SavinaRunner [--quick] "
                         + "[--rounds=N] [--warmup=N] [--workloads=" + String.join(",", workloadNames())
-                        + "] [--threads=2] [--scale=1.0]");
+                        + "] [--threads=2] [--scale=1.0] [--ordering=fair|fifo]");
             }
         }
         if (rounds == -1) {
@@ -125,7 +130,7 @@ public final class SavinaRunner {
                 throw new IllegalArgumentException("unknown workload '" + w + "'; known: " + workloadNames());
             }
         }
-        return new Options(warmup, rounds, threads, scale, List.copyOf(workloads));
+        return new Options(warmup, rounds, threads, scale, List.copyOf(workloads), ordering);
     }
 
     /**
@@ -137,12 +142,12 @@ public final class SavinaRunner {
      */
     public static List<SavinaWorkload> workloads(double scale, Duration timeout) {
         return List.of(
-                new PingPong(scaled(200_000, scale), timeout),
-                new ThreadRing(100, scaled(500_000, scale), timeout),
-                new Counting(scaled(2_000_000, scale), timeout),
-                new ForkJoinThroughput(40, scaled(50_000, scale), timeout),
-                new Chameneos(100, scaled(200_000, scale), timeout),
-                new Big(200, scaled(2_000, scale), timeout));
+                new PingPong(scaled(800_000, scale), timeout),
+                new ThreadRing(100, scaled(1_000_000, scale), timeout),
+                new Counting(scaled(3_000_000, scale), timeout),
+                new ForkJoinThroughput(40, scaled(75_000, scale), timeout),
+                new Chameneos(100, scaled(600_000, scale), timeout),
+                new Big(200, scaled(3_000, scale), timeout));
     }
 
     private static int scaled(int n, double scale) {
@@ -172,7 +177,7 @@ public final class SavinaRunner {
                 selected.add(w);
             }
         }
-        return run(selected, o.warmup(), o.rounds(), o.threads(), progress);
+        return run(selected, o.warmup(), o.rounds(), o.threads(), o.ordering(), progress);
     }
 
     /**
@@ -182,13 +187,14 @@ public final class SavinaRunner {
      * @param warmup    warm-up rounds per workload
      * @param rounds    measured rounds per workload
      * @param threads   threads of each peer
+     * @param ordering  the {@code ActorScheduler}'s ordering
      * @param progress  where progress lines go
      * @return one result per workload
      * @throws Exception if a run failed, timed out or computed a wrong result
      */
     public static List<Result> run(List<SavinaWorkload> workloads, int warmup, int rounds, int threads,
-            PrintStream progress) throws Exception {
-        ActorScheduler scheduler = SavinaPeers.newScheduler(threads);
+            ActorScheduler.Ordering ordering, PrintStream progress) throws Exception {
+        ActorScheduler scheduler = SavinaPeers.newScheduler(threads, ordering);
         ActorSystem system = SavinaPeers.newActorSystem(threads);
         try {
             List<Result> results = new ArrayList<>();
@@ -279,8 +285,8 @@ public final class SavinaRunner {
      */
     public static String toMarkdown(Options o, List<Result> results) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "### Savina-style workloads: %s vs %s (%d threads each)%n%n",
-                SavinaPeers.OURS, SavinaPeers.PEKKO, o.threads()));
+        b.append(String.format(Locale.ROOT, "### Savina-style workloads: %s (%s) vs %s (%d threads each)%n%n",
+                SavinaPeers.OURS, o.ordering(), SavinaPeers.PEKKO, o.threads()));
         b.append(String.format(Locale.ROOT, "Median of %d measured runs after %d warm-up rounds per workload "
                 + "(peers alternating, same JVM); time from creating the actors to the checked result.%n%n",
                 o.rounds(), o.warmup()));

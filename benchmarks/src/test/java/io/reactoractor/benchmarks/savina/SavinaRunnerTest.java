@@ -31,7 +31,7 @@ class SavinaRunnerTest {
 
     @BeforeAll
     static void start() {
-        scheduler = SavinaPeers.newScheduler(2);
+        scheduler = SavinaPeers.newScheduler(2, ActorScheduler.Ordering.FAIR);
         system = SavinaPeers.newActorSystem(2);
     }
 
@@ -68,7 +68,7 @@ class SavinaRunnerTest {
     @Timeout(60)
     void runnerReportsEveryWorkloadAsMarkdown() throws Exception {
         List<SavinaWorkload> ws = List.of(new PingPong(100, TIMEOUT), new Counting(1_000, TIMEOUT));
-        List<SavinaRunner.Result> results = SavinaRunner.run(ws, 1, 2, 2,
+        List<SavinaRunner.Result> results = SavinaRunner.run(ws, 1, 2, 2, ActorScheduler.Ordering.FAIR,
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         assertEquals(2, results.size());
         for (SavinaRunner.Result r : results) {
@@ -76,7 +76,7 @@ class SavinaRunnerTest {
             assertEquals(2, r.pekkoNanos().length);
             assertTrue(Double.isFinite(r.ratio()) && r.ratio() > 0, () -> r.workload().name());
         }
-        String md = SavinaRunner.toMarkdown(new SavinaRunner.Options(1, 2, 2, 1.0, List.of()), results);
+        String md = SavinaRunner.toMarkdown(new SavinaRunner.Options(1, 2, 2, 1.0, List.of(), ActorScheduler.Ordering.FAIR), results);
         assertTrue(md.contains("| ping-pong |") && md.contains("| counting |") && md.contains("ours / pekko"), md);
     }
 
@@ -110,7 +110,8 @@ class SavinaRunnerTest {
         assertEquals(1, q.warmup());
         assertEquals(3, q.rounds());
         SavinaRunner.Options o = SavinaRunner.parse(new String[] {"--quick", "--rounds=5",
-                "--workloads=big,ping-pong", "--threads=3"});
+                "--workloads=big,ping-pong", "--threads=3", "--ordering=fifo"});
+        assertEquals(ActorScheduler.Ordering.FIFO, o.ordering());
         assertEquals(5, o.rounds());
         assertEquals(List.of("big", "ping-pong"), o.workloads());
         assertEquals(3, o.threads());
