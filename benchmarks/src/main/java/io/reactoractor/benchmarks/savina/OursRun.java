@@ -1,8 +1,6 @@
 package io.reactoractor.benchmarks.savina;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -126,11 +124,6 @@ public final class OursRun {
             throw new TimeoutException("no result after " + timeout + "; " + actors.size() + " actors, "
                     + waiting + " messages still in their mailboxes");
         }
-    }
-
-    /** @return the actors built so far */
-    public List<Actor<?, Void>> actors() {
-        return new ArrayList<>(actors);
     }
 
     /**

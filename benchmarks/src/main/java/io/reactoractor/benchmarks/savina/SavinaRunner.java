@@ -237,13 +237,14 @@ public final class SavinaRunner {
         OursRun run = new OursRun(scheduler);
         long t0 = System.nanoTime();
         long got;
-        long t1;
         try {
             got = w.runOurs(run);
-            t1 = System.nanoTime();
-        } finally {
-            run.teardown(TEARDOWN_TIMEOUT);
+        } catch (Exception e) {
+            tearDownAfterFailure(e, run::teardown);
+            throw e;
         }
+        long t1 = System.nanoTime();
+        run.teardown(TEARDOWN_TIMEOUT);
         check(w, SavinaPeers.OURS, got);
         return t1 - t0;
     }
@@ -253,15 +254,30 @@ public final class SavinaRunner {
         PekkoRun run = new PekkoRun(system);
         long t0 = System.nanoTime();
         long got;
-        long t1;
         try {
             got = w.runPekko(run);
-            t1 = System.nanoTime();
-        } finally {
-            run.teardown(TEARDOWN_TIMEOUT);
+        } catch (Exception e) {
+            tearDownAfterFailure(e, run::teardown);
+            throw e;
         }
+        long t1 = System.nanoTime();
+        run.teardown(TEARDOWN_TIMEOUT);
         check(w, SavinaPeers.PEKKO, got);
         return t1 - t0;
+    }
+
+    /** A teardown step that may fail. */
+    private interface Teardown {
+        void run(Duration timeout) throws Exception;
+    }
+
+    /** Tears a failed run down without letting a teardown failure hide the run's own failure. */
+    private static void tearDownAfterFailure(Exception failure, Teardown teardown) {
+        try {
+            teardown.run(TEARDOWN_TIMEOUT);
+        } catch (Exception e) {
+            failure.addSuppressed(e);
+        }
     }
 
     private static void check(SavinaWorkload w, String peer, long got) {

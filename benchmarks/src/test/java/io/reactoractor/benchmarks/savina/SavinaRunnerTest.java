@@ -105,6 +105,19 @@ class SavinaRunnerTest {
     }
 
     @Test
+    @Timeout(60)
+    void aFailingActorFailsTheRunAtOnce() throws Exception {
+        OursRun run = new OursRun(scheduler);
+        Actor<Integer, Void> a = run.actor(1, (m, ctx) -> {
+            throw new IllegalStateException("boom " + m);
+        });
+        OursRun.tell(a, 7);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> run.await(TIMEOUT));
+        assertEquals("boom 7", e.getMessage());
+        run.teardown(TIMEOUT);
+    }
+
+    @Test
     void parsesArguments() {
         SavinaRunner.Options q = SavinaRunner.parse(new String[] {"--quick"});
         assertEquals(1, q.warmup());
