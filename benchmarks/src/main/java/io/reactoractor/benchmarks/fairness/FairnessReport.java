@@ -7,190 +7,159 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
-import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 
-/** The results of a {@link FairnessRunner} run, printable as Markdown (peers as columns). */
+/**
+ * The results of a {@link FairnessRunner} run, printable as Markdown: one table per scenario (rows =
+ * metrics, columns = series), then the cost of fairness across scenarios.
+ */
 public final class FairnessReport {
 
     private final FairnessRunner.Options options;
-    private final List<LatencyResult> latency = new ArrayList<>();
-    private final List<GroupResult> groups = new ArrayList<>();
+    private final List<ScenarioResult> results = new ArrayList<>();
 
     FairnessReport(FairnessRunner.Options options) {
         this.options = options;
     }
 
-    void add(LatencyResult r) {
-        latency.add(r);
-    }
-
-    void add(GroupResult r) {
-        groups.add(r);
+    void add(ScenarioResult r) {
+        results.add(r);
     }
 
     public FairnessRunner.Options options() {
         return options;
     }
 
-    public List<LatencyResult> latency() {
-        return List.copyOf(latency);
+    public List<ScenarioResult> results() {
+        return List.copyOf(results);
     }
 
-    public List<GroupResult> groups() {
-        return List.copyOf(groups);
+    /** @return the scenarios that have results, in run order */
+    public List<Scenario> scenarios() {
+        Set<Scenario> s = new LinkedHashSet<>();
+        results.forEach(r -> s.add(r.scenario()));
+        return List.copyOf(s);
+    }
+
+    /** @return the results of one scenario, sorted by peer then variant */
+    public List<ScenarioResult> results(Scenario scenario) {
+        return results.stream().filter(r -> r.scenario() == scenario)
+                .sorted((a, b) -> a.peer() != b.peer() ? a.peer().compareTo(b.peer()) : a.variant().compareTo(b.variant()))
+                .collect(Collectors.toList());
     }
 
     public String toMarkdown() {
-        List<Peer> peers = peers();
-        StringBuilder sb = new StringBuilder();
         FairnessRunner.Options o = options;
+        StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "Fairness runner: %d threads per scheduler, %s measured per "
-                + "scenario after %s warm-up.%n%n", o.threads(), fmt(o.duration()), fmt(o.warmup())));
-
-        if (!latency.isEmpty()) {
-            sb.append(String.format(Locale.ROOT, "### Light-worker scheduling delay (ms)%n%n"
-                    + "Open loop: an outside thread submits a %d µs task to a dedicated light worker every "
-                    + "%d ms; delay = submission to task start. Next to it, %d heavy workers each run "
-                    + "%d ms busy tasks that re-schedule themselves on their own worker (all actors in "
-                    + "the default group).%n%n", o.lightWorkNanos() / 1000, o.lightPeriodNanos() / 1_000_000,
-                    o.heavyWorkers(), o.heavyTaskNanos() / 1_000_000));
-            header(sb, "light delay", peers);
-            latencyRow(sb, peers, "p50", LatencyResult::p50Ms, "%.3f", true);
-            latencyRow(sb, peers, "p99", LatencyResult::p99Ms, "%.3f", true);
-            latencyRow(sb, peers, "p99.9", LatencyResult::p999Ms, "%.3f", true);
-            latencyRow(sb, peers, "max", LatencyResult::maxMs, "%.3f", true);
-            latencyRow(sb, peers, "samples", r -> r.samples(), "%.0f", false);
-            latencyRow(sb, peers, "unfinished (not in percentiles)", r -> r.unfinished(), "%.0f", false);
-            latencyRow(sb, peers, "heavy busy-ms/s", LatencyResult::heavyBusyMsPerSec, "%.0f", true);
+                + "scenario and peer after %s warm-up; peers: %s.%n%n", o.threads(), fmt(o.duration()),
+                fmt(o.warmup()), o.peers().stream().map(Peer::label).collect(Collectors.joining(", "))));
+        sb.append("Ratio columns divide the fair series (actor-fair; for publish-on: actor-fair with the actor "
+                + "operator) by a peer's: for delays below 1 means the fair scheduler is better, for Jain, "
+                + "throughput and busy time above 1 does. Shares are of the busy time measured by the tasks.\n\n");
+        int n = 0;
+        for (Scenario scenario : scenarios()) {
+            List<ScenarioResult> rs = results(scenario);
+            sb.append(String.format(Locale.ROOT, "### %d. %s (`%s`)%n%n%s%n%n", ++n, scenario.title(),
+                    scenario.id(), scenario.describe(o)));
+            table(sb, rs);
             sb.append('\n');
         }
-
-        if (!groups.isEmpty()) {
-            sb.append(String.format(Locale.ROOT, "### Group fairness (Jain's index over CPU share, 1.0 = fair)%n%n"
-                    + "Equal-weight groups of saturating workers (%d ms self-re-scheduling tasks); share = the "
-                    + "busy nanos measured by the tasks, summed per group. ActorScheduler: "
-                    + "`scheduler.group(name, 1)`; parallel: a group is just a set of workers.%n%n",
-                    o.heavyTaskNanos() / 1_000_000));
-            header(sb, "scenario", peers);
-            for (String scenario : scenarios()) {
-                groupRow(sb, peers, scenario, "Jain", g -> String.format(Locale.ROOT, "%.3f", g.jain()),
-                        GroupResult::jain);
-                groupRow(sb, peers, scenario, "shares", FairnessReport::shares, null);
-                groupRow(sb, peers, scenario, "busy-ms/s",
-                        g -> String.format(Locale.ROOT, "%.0f", g.busyMsPerSec()), null);
-            }
-            sb.append('\n');
-        }
-
-        if (!latency.isEmpty() || !groups.isEmpty()) {
-            sb.append(String.format(Locale.ROOT, "### Heavy throughput: cost of fairness (busy-ms completed "
-                    + "per second, %d = every thread always inside a task)%n%n", o.threads() * 1000));
-            sb.append("| scenario |");
-            for (Peer p : peers) {
-                sb.append(' ').append(p.label()).append(" |");
-            }
-            sb.append(" fair / FIFO | fair / parallel |\n|---|");
-            sb.append("---:|".repeat(peers.size() + 2)).append('\n');
-            if (!latency.isEmpty()) {
-                Map<Peer, Double> v = new LinkedHashMap<>();
-                latency.forEach(r -> v.put(r.peer(), r.heavyBusyMsPerSec()));
-                costRow(sb, peers, "light + " + o.heavyWorkers() + " heavy workers", v);
-            }
-            for (String scenario : scenarios()) {
-                Map<Peer, Double> v = new LinkedHashMap<>();
-                groups.stream().filter(g -> g.scenario().equals(scenario))
-                        .forEach(g -> v.put(g.peer(), g.busyMsPerSec()));
-                costRow(sb, peers, scenario, v);
-            }
+        if (!results.isEmpty()) {
+            cost(sb);
         }
         return sb.toString();
     }
 
-    private List<Peer> peers() {
-        Set<Peer> s = new LinkedHashSet<>();
-        latency.forEach(r -> s.add(r.peer()));
-        groups.forEach(g -> s.add(g.peer()));
-        List<Peer> sorted = new ArrayList<>(s);
-        sorted.sort(null);
-        return sorted;
+    private static void table(StringBuilder sb, List<ScenarioResult> rs) {
+        ScenarioResult fair = fairSeries(rs);
+        ScenarioResult parallel = find(rs, Peer.PARALLEL);
+        ScenarioResult qmq = find(rs, Peer.QMQ_PQ);
+        List<ScenarioResult> baselines = new ArrayList<>();
+        if (fair != null && parallel != null) {
+            baselines.add(parallel);
+        }
+        if (fair != null && qmq != null) {
+            baselines.add(qmq);
+        }
+        sb.append("| metric |");
+        for (ScenarioResult r : rs) {
+            sb.append(' ').append(r.series()).append(" |");
+        }
+        for (ScenarioResult b : baselines) {
+            sb.append(" fair / ").append(b.peer().label()).append(" |");
+        }
+        sb.append("\n|---|").append("---:|".repeat(rs.size() + baselines.size())).append('\n');
+        Set<String> names = new LinkedHashSet<>();
+        rs.forEach(r -> r.metrics().forEach(m -> names.add(m.name())));
+        for (String name : names) {
+            sb.append("| ").append(name).append(" |");
+            for (ScenarioResult r : rs) {
+                Metric m = r.metric(name);
+                sb.append(' ').append(m == null ? "-" : m.display()).append(" |");
+            }
+            for (ScenarioResult b : baselines) {
+                Metric f = fair.metric(name);
+                Metric x = b.metric(name);
+                boolean show = f != null && x != null && f.ratio();
+                sb.append(' ').append(show ? ratio(f.value(), x.value()) : "").append(" |");
+            }
+            sb.append('\n');
+        }
     }
 
-    private Set<String> scenarios() {
-        Set<String> s = new LinkedHashSet<>();
-        groups.forEach(g -> s.add(g.scenario()));
-        return s;
-    }
-
-    private static void header(StringBuilder sb, String first, List<Peer> peers) {
-        sb.append("| ").append(first).append(" |");
+    /** The heavy busy time of every scenario side by side: what fairness costs in throughput. */
+    private void cost(StringBuilder sb) {
+        List<Peer> peers = new ArrayList<>(new LinkedHashSet<>(results.stream().map(ScenarioResult::peer)
+                .sorted().collect(Collectors.toList())));
+        sb.append(String.format(Locale.ROOT, "### Cost of fairness: busy-ms completed per second (%d = every "
+                + "thread always inside a measured task)%n%n", options.threads() * 1000));
+        sb.append("| scenario |");
         for (Peer p : peers) {
             sb.append(' ').append(p.label()).append(" |");
         }
-        boolean ratio = peers.contains(Peer.PARALLEL) && peers.contains(Peer.ACTOR_FAIR);
-        if (ratio) {
-            sb.append(" fair / parallel |");
-        }
-        sb.append("\n|---|").append("---:|".repeat(peers.size() + (ratio ? 1 : 0))).append('\n');
-    }
-
-    private void latencyRow(StringBuilder sb, List<Peer> peers, String name,
-            ToDoubleFunction<LatencyResult> f, String format, boolean withRatio) {
-        sb.append("| ").append(name).append(" |");
-        Map<Peer, Double> values = new LinkedHashMap<>();
-        for (LatencyResult r : latency) {
-            values.put(r.peer(), f.applyAsDouble(r));
-        }
-        for (Peer p : peers) {
-            Double v = values.get(p);
-            sb.append(' ').append(v == null ? "-" : String.format(Locale.ROOT, format, v)).append(" |");
-        }
-        if (withRatio) {
-            appendRatio(sb, peers, values);
-        } else if (peers.contains(Peer.PARALLEL) && peers.contains(Peer.ACTOR_FAIR)) {
-            sb.append(" |");
-        }
-        sb.append('\n');
-    }
-
-    private void groupRow(StringBuilder sb, List<Peer> peers, String scenario, String metric,
-            Function<GroupResult, String> cell, ToDoubleFunction<GroupResult> ratioOf) {
-        sb.append("| ").append(scenario).append(": ").append(metric).append(" |");
-        Map<Peer, Double> values = new LinkedHashMap<>();
-        for (Peer p : peers) {
-            GroupResult g = find(p, scenario);
-            sb.append(' ').append(g == null ? "-" : cell.apply(g)).append(" |");
-            if (g != null && ratioOf != null) {
-                values.put(p, ratioOf.applyAsDouble(g));
+        sb.append(" fair / FIFO | fair / parallel | fair / qmq-pq |\n|---|");
+        sb.append("---:|".repeat(peers.size() + 3)).append('\n');
+        for (Scenario scenario : scenarios()) {
+            Map<String, Map<Peer, Double>> byVariant = new LinkedHashMap<>();
+            for (ScenarioResult r : results(scenario)) {
+                byVariant.computeIfAbsent(r.variant(), v -> new LinkedHashMap<>()).put(r.peer(), r.busyMsPerSec());
+            }
+            for (Map.Entry<String, Map<Peer, Double>> e : byVariant.entrySet()) {
+                Map<Peer, Double> v = e.getValue();
+                sb.append("| ").append(scenario.id()).append(e.getKey().isEmpty() ? "" : " (" + e.getKey() + ")")
+                        .append(" |");
+                for (Peer p : peers) {
+                    Double x = v.get(p);
+                    sb.append(' ').append(x == null ? "-" : String.format(Locale.ROOT, "%.0f", x)).append(" |");
+                }
+                sb.append(' ').append(ratio(v.get(Peer.ACTOR_FAIR), v.get(Peer.ACTOR_FIFO))).append(" |");
+                sb.append(' ').append(ratio(v.get(Peer.ACTOR_FAIR), v.get(Peer.PARALLEL))).append(" |");
+                sb.append(' ').append(ratio(v.get(Peer.ACTOR_FAIR), v.get(Peer.QMQ_PQ))).append(" |\n");
             }
         }
-        if (peers.contains(Peer.PARALLEL) && peers.contains(Peer.ACTOR_FAIR)) {
-            if (ratioOf == null) {
-                sb.append(" |");
-            } else {
-                appendRatio(sb, peers, values);
+    }
+
+    /** actor-fair's series; where it has several (publish-on), the one with the library's own operator. */
+    static ScenarioResult fairSeries(List<ScenarioResult> rs) {
+        ScenarioResult found = null;
+        for (ScenarioResult r : rs) {
+            if (r.peer() == Peer.ACTOR_FAIR) {
+                if (found == null || r.variant().equals(HotStreams.Operator.ACTOR_OPERATOR.label())) {
+                    found = r;
+                }
             }
         }
-        sb.append('\n');
+        return found;
     }
 
-    private static void appendRatio(StringBuilder sb, List<Peer> peers, Map<Peer, Double> values) {
-        if (!(peers.contains(Peer.PARALLEL) && peers.contains(Peer.ACTOR_FAIR))) {
-            return;
+    private static ScenarioResult find(List<ScenarioResult> rs, Peer p) {
+        for (ScenarioResult r : rs) {
+            if (r.peer() == p) {
+                return r;
+            }
         }
-        Double fair = values.get(Peer.ACTOR_FAIR);
-        Double par = values.get(Peer.PARALLEL);
-        sb.append(' ').append(ratio(fair, par)).append(" |");
-    }
-
-    private static void costRow(StringBuilder sb, List<Peer> peers, String scenario, Map<Peer, Double> v) {
-        sb.append("| ").append(scenario).append(" |");
-        for (Peer p : peers) {
-            Double x = v.get(p);
-            sb.append(' ').append(x == null ? "-" : String.format(Locale.ROOT, "%.0f", x)).append(" |");
-        }
-        sb.append(' ').append(ratio(v.get(Peer.ACTOR_FAIR), v.get(Peer.ACTOR_FIFO))).append(" |");
-        sb.append(' ').append(ratio(v.get(Peer.ACTOR_FAIR), v.get(Peer.PARALLEL))).append(" |\n");
+        return null;
     }
 
     private static String ratio(Double a, Double b) {
@@ -198,26 +167,6 @@ public final class FairnessReport {
             return "-";
         }
         return String.format(Locale.ROOT, "%.2fx", a / b);
-    }
-
-    private GroupResult find(Peer p, String scenario) {
-        for (GroupResult g : groups) {
-            if (g.peer() == p && g.scenario().equals(scenario)) {
-                return g;
-            }
-        }
-        return null;
-    }
-
-    private static String shares(GroupResult g) {
-        StringBuilder s = new StringBuilder();
-        for (int i = 0; i < g.shares().length; i++) {
-            if (i > 0) {
-                s.append(" / ");
-            }
-            s.append(String.format(Locale.ROOT, "%.0f%%", g.shares()[i] * 100));
-        }
-        return s.toString();
     }
 
     static String fmt(java.time.Duration d) {

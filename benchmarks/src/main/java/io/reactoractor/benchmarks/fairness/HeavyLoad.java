@@ -9,12 +9,11 @@ import reactor.core.scheduler.Scheduler;
 /**
  * Saturating heavy workers: each worker runs a task that burns {@code taskNanos} and then schedules
  * itself again on its own worker, so every worker always has exactly one task ready or running.
- * The busy time is measured by the tasks themselves and summed per group.
+ * The busy time is measured by the tasks themselves and added to the counter given for the workers.
  */
 final class HeavyLoad {
 
     private final long taskNanos;
-    private final List<LongAdder> groupBusy = new ArrayList<>();
     private final List<Scheduler.Worker> workers = new ArrayList<>();
     private final List<HeavyTask> tasks = new ArrayList<>();
     private volatile boolean running = true;
@@ -23,31 +22,19 @@ final class HeavyLoad {
         this.taskNanos = taskNanos;
     }
 
-    /** Adds a group of {@code count} workers created from {@code scheduler}; returns the group index. */
-    int addGroup(Scheduler scheduler, int count) {
-        LongAdder busy = new LongAdder();
-        groupBusy.add(busy);
+    /** Adds {@code count} workers created from {@code scheduler}, charging their busy time to {@code busy}. */
+    void add(Scheduler scheduler, int count, LongAdder busy) {
         for (int i = 0; i < count; i++) {
             Scheduler.Worker w = scheduler.createWorker();
             workers.add(w);
             tasks.add(new HeavyTask(w, busy));
         }
-        return groupBusy.size() - 1;
     }
 
     void start() {
         for (HeavyTask t : tasks) {
             t.worker.schedule(t);
         }
-    }
-
-    /** Busy nanoseconds completed so far, per group. */
-    long[] busySnapshot() {
-        long[] r = new long[groupBusy.size()];
-        for (int i = 0; i < r.length; i++) {
-            r[i] = groupBusy.get(i).sum();
-        }
-        return r;
     }
 
     /** Stops re-scheduling and disposes the workers. */

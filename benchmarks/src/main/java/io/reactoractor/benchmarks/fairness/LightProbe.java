@@ -2,34 +2,44 @@ package io.reactoractor.benchmarks.fairness;
 
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
-import reactor.core.scheduler.Scheduler;
 
 /**
- * Open-loop light load: a dedicated outside thread submits a short task to one light worker every
- * {@code periodNanos}, whether or not the previous ones ran. The delay of a task is
- * submission (just before {@code worker.schedule}) to the start of the task.
+ * Open-loop light load: a dedicated outside thread submits {@code batch} short tasks every
+ * {@code periodNanos}, whether or not the previous ones ran. The delay of a task is submission (just
+ * before handing it to the {@link Target}) to the start of the task. The target decides where the task
+ * goes: a light worker, the scheduler itself, or a stream whose subscriber runs it.
  */
 final class LightProbe {
 
-    private final Scheduler.Worker worker;
+    /** Where a task is submitted; throws {@link RejectedExecutionException} if it cannot take it. */
+    @FunctionalInterface
+    interface Target {
+        void submit(Runnable task);
+    }
+
+    private final Target target;
     private final long periodNanos;
+    private final int batch;
     private final long workNanos;
+    private final LongAdder busy;
     private final Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
     private final Thread submitter;
     private volatile boolean submitting = true;
     private volatile long windowStart = Long.MAX_VALUE;
     private volatile long windowEnd = Long.MAX_VALUE;
     private long submittedInWindow; // submitter thread only; read after join
-    private int rejected; // submitter thread only; read after join
+    private long rejectedInWindow; // submitter thread only; read after join
     private long completedInWindow; // guarded by histogram
 
-    LightProbe(Scheduler.Worker worker, long periodNanos, long workNanos) {
-        this.worker = worker;
+    LightProbe(String threadName, Target target, long periodNanos, int batch, long workNanos, LongAdder busy) {
+        this.target = target;
         this.periodNanos = periodNanos;
+        this.batch = batch;
         this.workNanos = workNanos;
-        this.submitter = new Thread(this::submitLoop, "light-submitter");
+        this.busy = busy;
+        this.submitter = new Thread(this::submitLoop, threadName);
         this.submitter.setDaemon(true);
     }
 
@@ -44,29 +54,31 @@ final class LightProbe {
     }
 
     private void submitLoop() {
-        long next = System.nanoTime();
+        Pacer pacer = new Pacer(periodNanos);
         while (submitting) {
-            next += periodNanos;
-            long now;
-            while ((now = System.nanoTime()) - next < 0) {
-                LockSupport.parkNanos(next - now);
-            }
-            if (now - next > periodNanos) {
-                next = now; // the submitter itself was descheduled: no catch-up burst
-            }
+            long now = pacer.awaitTick();
             boolean inWindow = now - windowStart >= 0 && now - windowEnd < 0;
-            try {
-                worker.schedule(new LightTask(System.nanoTime(), inWindow));
-                if (inWindow) {
-                    submittedInWindow++;
+            for (int i = 0; i < batch; i++) {
+                try {
+                    target.submit(new LightTask(System.nanoTime(), inWindow));
+                    if (inWindow) {
+                        submittedInWindow++;
+                    }
+                } catch (RejectedExecutionException e) {
+                    if (inWindow) {
+                        rejectedInWindow++;
+                    }
                 }
-            } catch (RejectedExecutionException e) {
-                rejected++;
             }
         }
     }
 
-    /** Stops submitting, then waits (bounded) for the window's tasks to run; heavy load should still run. */
+    /** Stops submitting (idempotent; for clean-up after a failed run). */
+    void stop() {
+        submitting = false;
+    }
+
+    /** Stops submitting, then waits (bounded) for the window's tasks to run; the other load should still run. */
     void stopAndDrain(long maxWaitNanos) throws InterruptedException {
         submitting = false;
         submitter.join();
@@ -76,23 +88,21 @@ final class LightProbe {
         }
     }
 
-    long completedInWindow() {
+    /** The delays of the window's tasks; call after {@link #stopAndDrain(long)}. */
+    DelayResult result(String what) {
+        Histogram h;
+        long completed;
+        synchronized (histogram) {
+            h = histogram.copy();
+            completed = completedInWindow;
+        }
+        long submitted = submittedInWindow + rejectedInWindow;
+        return DelayResult.of(what, submitted, Math.max(0, submitted - completed), h);
+    }
+
+    private long completedInWindow() {
         synchronized (histogram) {
             return completedInWindow;
-        }
-    }
-
-    long submittedInWindow() {
-        return submittedInWindow;
-    }
-
-    int rejected() {
-        return rejected;
-    }
-
-    Histogram histogramCopy() {
-        synchronized (histogram) {
-            return histogram.copy();
         }
     }
 
@@ -108,7 +118,7 @@ final class LightProbe {
         @Override
         public void run() {
             long delay = System.nanoTime() - submittedAt;
-            Busy.burn(workNanos);
+            busy.add(Busy.burn(workNanos));
             if (inWindow) {
                 synchronized (histogram) {
                     histogram.recordValue(Math.min(delay, histogram.getHighestTrackableValue()));
