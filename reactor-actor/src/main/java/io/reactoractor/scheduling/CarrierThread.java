@@ -52,6 +52,10 @@ public final class CarrierThread extends Thread implements NonBlocking {
      * successful clear, and each clear decrements the hogged count once.
      */
     private volatile long hogStamp;
+    /** Hog suspect bookkeeping, touched only by the hog monitor's thread (see {@code HogMonitor#confirmed}). */
+    long suspectStamp;
+    long suspectCpu;
+    long suspectWall;
     /** {@link #RUNNING} or {@link #PARKED}; the thread that CASes PARKED→RUNNING owns the wake-up. */
     private volatile int parkState;
 

@@ -70,6 +70,9 @@ final class HogMonitor {
         if (started == 0 || now - started < thresholdNanos || c.hogStamp() == started) {
             return;
         }
+        if (!confirmed(c, started, now)) {
+            return;
+        }
         hogged.incrementAndGet();
         if (!c.tryFlagHog(started)) {
             hogged.decrementAndGet();
@@ -89,6 +92,77 @@ final class HogMonitor {
                         + "starting a compensating thread so the other actors keep running",
                 engine.config().name(), cell == null ? "?" : cell.path(), c.getName(), ms,
                 TimeUnit.NANOSECONDS.toMillis(engine.config().quotaNanos()));
+    }
+
+    /**
+     * Whether the carrier is really holding on to its task, not merely descheduled by the OS.
+     *
+     * <p>Wall-clock age alone raises false alarms on an overloaded machine: a carrier that the OS did
+     * not run for 50 ms looks exactly like one stuck in a task. So a suspect is confirmed only with
+     * evidence, gathered over one more monitor interval:
+     * <ul>
+     *   <li>it is blocked ({@code BLOCKED}, {@code WAITING}, {@code TIMED_WAITING}): a blocking call,
+     *       a hog at once;</li>
+     *   <li>it used at least half of the wall time since it became a suspect as CPU time: a busy task
+     *       (a {@code publishOn} drain loop, a spin);</li>
+     *   <li>it is {@code RUNNABLE} without CPU progress, in a native method: blocking I/O (a JDBC
+     *       socket read shows up as {@code RUNNABLE}).</li>
+     * </ul>
+     * {@code RUNNABLE}, little CPU, not in native code: the OS did not run it; no hog (a compensating
+     * thread would not get the CPU either). The suspect is re-examined on the next interval.
+     * Only this monitor thread touches the suspect fields, and only on this slow path.
+     */
+    private boolean confirmed(CarrierThread c, long started, long now) {
+        Thread.State state = c.getState();
+        if (state == Thread.State.BLOCKED || state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) {
+            return true;
+        }
+        if (!CPU_TIME) {
+            return true; // no evidence available: trust the wall clock, as before
+        }
+        long cpu = THREADS.getThreadCpuTime(c.getId());
+        if (cpu < 0) {
+            return true;
+        }
+        if (c.suspectStamp != started) {
+            c.suspectStamp = started;
+            c.suspectCpu = cpu;
+            c.suspectWall = now;
+            return false;
+        }
+        long wall = now - c.suspectWall;
+        if (wall < intervalNanos / 2) {
+            return false;
+        }
+        if (cpu - c.suspectCpu >= wall / 2) {
+            return true;
+        }
+        StackTraceElement[] stack = c.getStackTrace();
+        if (stack.length > 0 && stack[0].isNativeMethod()) {
+            return true;
+        }
+        // descheduled: start a new observation window
+        c.suspectCpu = cpu;
+        c.suspectWall = now;
+        return false;
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final boolean CPU_TIME = cpuTimeAvailable();
+
+    private static boolean cpuTimeAvailable() {
+        try {
+            if (!THREADS.isThreadCpuTimeSupported()) {
+                return false;
+            }
+            if (!THREADS.isThreadCpuTimeEnabled()) {
+                THREADS.setThreadCpuTimeEnabled(true);
+            }
+            return THREADS.isThreadCpuTimeEnabled();
+        } catch (RuntimeException e) { // SecurityException, UnsupportedOperationException
+            return false;
+        }
     }
 
     /** The monitor's periodic timer entry: internal, re-arms itself until the timer shuts down. */
