@@ -20,15 +20,30 @@ public record ConsumerOptions(AckMode ackMode, FailurePolicy failurePolicy, int 
 
     /** Validates. */
     public ConsumerOptions {
+        checkAckMode(ackMode);
+        checkBatchSize(batchSize);
+        checkPollTimeout(pollTimeout);
+    }
+
+    private static AckMode checkAckMode(AckMode ackMode) {
         if (ackMode == null) {
             throw new IllegalArgumentException("ackMode must not be null");
         }
+        return ackMode;
+    }
+
+    private static int checkBatchSize(int batchSize) {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be >= 1 but was " + batchSize);
         }
+        return batchSize;
+    }
+
+    private static Duration checkPollTimeout(Duration pollTimeout) {
         if (pollTimeout == null || pollTimeout.isNegative() || pollTimeout.isZero()) {
             throw new IllegalArgumentException("pollTimeout must be > 0 but was " + pollTimeout);
         }
+        return pollTimeout;
     }
 
     /** @return a builder starting from {@link #DEFAULTS} */
@@ -48,10 +63,7 @@ public record ConsumerOptions(AckMode ackMode, FailurePolicy failurePolicy, int 
 
         /** @param ackMode see {@link AckMode} @return this */
         public Builder ackMode(AckMode ackMode) {
-            if (ackMode == null) {
-                throw new IllegalArgumentException("ackMode must not be null");
-            }
-            this.ackMode = ackMode;
+            this.ackMode = checkAckMode(ackMode);
             return this;
         }
 
@@ -66,19 +78,13 @@ public record ConsumerOptions(AckMode ackMode, FailurePolicy failurePolicy, int 
 
         /** @param batchSize most messages per pull (≥ 1) @return this */
         public Builder batchSize(int batchSize) {
-            if (batchSize < 1) {
-                throw new IllegalArgumentException("batchSize must be >= 1 but was " + batchSize);
-            }
-            this.batchSize = batchSize;
+            this.batchSize = checkBatchSize(batchSize);
             return this;
         }
 
         /** @param pollTimeout how long one pull waits (&gt; 0) @return this */
         public Builder pollTimeout(Duration pollTimeout) {
-            if (pollTimeout == null || pollTimeout.isNegative() || pollTimeout.isZero()) {
-                throw new IllegalArgumentException("pollTimeout must be > 0 but was " + pollTimeout);
-            }
-            this.pollTimeout = pollTimeout;
+            this.pollTimeout = checkPollTimeout(pollTimeout);
             return this;
         }
 

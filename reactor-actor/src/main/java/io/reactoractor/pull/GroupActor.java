@@ -146,9 +146,21 @@ final class GroupActor extends ActorCell {
         signal();
     }
 
-    /** The store appended to our subject: resume if we are waiting for data (coalesced). */
+    /**
+     * The store appended to our subject: resume if we are waiting for data (coalesced: only the
+     * caller that clears the flag resumes). Otherwise, if pulls wait, signal: the notification may be
+     * stale (its appender was descheduled between writing the end offset and notifying, and the
+     * actor already served that message, suspended again, and was resumed by this very stale call
+     * with nothing to do), so the actor can be idle, not suspended, with pulls waiting; a later
+     * append must still reach it. {@code signal()} is a volatile read when the actor is scheduled.
+     */
     void appended() {
-        wakeFromDataWait();
+        if (waitingForData && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
+            resumes.increment();
+            resume();
+        } else if (waitingCount > 0) {
+            signal();
+        }
     }
 
     private void wakeFromDataWait() {
@@ -208,17 +220,13 @@ final class GroupActor extends ActorCell {
                 turn.endTask();
             }
         }
-        // always: expiry, timer and suspension must follow every turn; serve() itself stops at the quota
-        turn.beginTask();
-        try {
-            now = System.nanoTime();
-            sweepAckTimeouts(now);
-            serve(turn, now);
-            commitIfAdvanced();
-            armTimer();
-        } finally {
-            turn.endTask();
-        }
+        // always: expiry, timer and suspension follow every turn; serve() answers each pull as a task of
+        // its own (answers run downstream code), so it stops at the quota like any message loop
+        now = System.nanoTime();
+        sweepAckTimeouts(now);
+        serve(turn, now);
+        commitIfAdvanced();
+        armTimer();
         maybeSuspend();
     }
 
@@ -327,9 +335,12 @@ final class GroupActor extends ActorCell {
                 if (p.cancelled) {
                     it.remove();
                 } else if (p.timeoutNanos > 0 && p.deadline <= now) {
+                    if (!turn.shouldContinue()) {
+                        break; // the rest next turn: hasWork() sees the passed deadline
+                    }
                     it.remove();
                     pullsTimedOut.increment();
-                    answer(p, PullResult.Status.TIMED_OUT, List.of(), null);
+                    answerAsTask(turn, p, PullResult.Status.TIMED_OUT, List.of(), null);
                 }
             }
             while (!waiting.isEmpty() && turn.shouldContinue()) {
@@ -345,7 +356,7 @@ final class GroupActor extends ActorCell {
                     messages.add(batch.get(i).message);
                     attempts[i] = batch.get(i).attempts;
                 }
-                answer(p, PullResult.Status.MESSAGES, messages, attempts);
+                answerAsTask(turn, p, PullResult.Status.MESSAGES, messages, attempts);
             }
             // pull-once requests that found nothing are answered at once
             if (!waiting.isEmpty()) {
@@ -353,7 +364,7 @@ final class GroupActor extends ActorCell {
                     Pull p = it.next();
                     if (p.timeoutNanos == 0 && !servable(now)) {
                         it.remove();
-                        answer(p, PullResult.Status.EMPTY, List.of(), null);
+                        answerAsTask(turn, p, PullResult.Status.EMPTY, List.of(), null);
                     }
                 }
             }
@@ -364,6 +375,17 @@ final class GroupActor extends ActorCell {
             earliest = Math.min(earliest, p.deadline);
         }
         earliestPullDeadline = earliest;
+    }
+
+    /** Answers as one task of the turn: the quota, hog detection and error accounting apply to it. */
+    private void answerAsTask(Turn turn, Pull p, PullResult.Status status, List<io.reactoractor.pull.Message> messages,
+            int[] attempts) {
+        turn.beginTask();
+        try {
+            answer(p, status, messages, attempts);
+        } finally {
+            turn.endTask();
+        }
     }
 
     private void answer(Pull p, PullResult.Status status, List<io.reactoractor.pull.Message> messages, int[] attempts) {
@@ -545,14 +567,12 @@ final class GroupActor extends ActorCell {
         }
     }
 
-    /** Acknowledges offsets; {@code done} receives the committed offset afterwards. */
-    static final class Ack extends Command {
-        final long[] offsets;
-        final java.util.function.LongConsumer done;
-        final java.util.function.Consumer<Throwable> failed;
+    /** A command answered with the group's committed offset once handled. */
+    abstract static class Settle extends Command {
+        private final java.util.function.LongConsumer done;
+        private final java.util.function.Consumer<Throwable> failed;
 
-        Ack(long[] offsets, java.util.function.LongConsumer done, java.util.function.Consumer<Throwable> failed) {
-            this.offsets = offsets;
+        Settle(java.util.function.LongConsumer done, java.util.function.Consumer<Throwable> failed) {
             this.done = done;
             this.failed = failed;
         }
@@ -567,28 +587,26 @@ final class GroupActor extends ActorCell {
         }
     }
 
+    /** Acknowledges offsets. */
+    static final class Ack extends Settle {
+        final long[] offsets;
+
+        Ack(long[] offsets, java.util.function.LongConsumer done, java.util.function.Consumer<Throwable> failed) {
+            super(done, failed);
+            this.offsets = offsets;
+        }
+    }
+
     /** Reports a failed message: the failure policy decides. */
-    static final class Nack extends Command {
+    static final class Nack extends Settle {
         final long offset;
         final FailurePolicy policy;
-        final java.util.function.LongConsumer done;
-        final java.util.function.Consumer<Throwable> failed;
 
         Nack(long offset, FailurePolicy policy, java.util.function.LongConsumer done,
                 java.util.function.Consumer<Throwable> failed) {
+            super(done, failed);
             this.offset = offset;
             this.policy = policy;
-            this.done = done;
-            this.failed = failed;
-        }
-
-        void done(long committed) {
-            done.accept(committed);
-        }
-
-        @Override
-        void fail(Throwable error) {
-            failed.accept(error);
         }
     }
 
