@@ -140,6 +140,7 @@ class PullServerEndToEndTest extends PullServerTestSupport {
         }
         // the bound is far above the typical milliseconds: it only rules out "answered at the timeout"
         long worst = worstNanos;
+        System.out.printf("append -> long poll answer, worst of 3: %.1f ms%n", worst / 1e6);
         assertTrue(worst < TimeUnit.SECONDS.toNanos(2),
                 () -> "append -> answer took " + TimeUnit.NANOSECONDS.toMillis(worst) + " ms");
 
@@ -150,6 +151,7 @@ class PullServerEndToEndTest extends PullServerTestSupport {
         assertEquals(PullResult.Status.TIMED_OUT, empty.status());
         assertEquals(List.of(), empty.messages());
         // never before the timeout (the server's deadline starts after our clock did), late by < 3 s
+        System.out.printf("a %d ms long poll answered TIMED_OUT after %d ms%n", timeoutMs, elapsedMs);
         assertTrue(elapsedMs >= timeoutMs && elapsedMs < timeoutMs + 3_000, () -> "timed out after " + elapsedMs + " ms");
     }
 
@@ -173,6 +175,7 @@ class PullServerEndToEndTest extends PullServerTestSupport {
                 () -> consumer.stats(subject, group).waitingPulls() == polls);
         int during = threads.getThreadCount();
         int peak = threads.getPeakThreadCount();
+        System.out.printf("JVM threads: %d before, %d while %d polls wait (peak %d)%n", before, during, polls, peak);
         // a thread per waiting poll would add 1,000; the event loops and the scheduler add none
         assertTrue(peak - before < 100, () -> "threads before " + before + ", while 1,000 polls wait " + during
                 + ", peak " + peak);
