@@ -1,0 +1,64 @@
+package io.reactoractor.samples.pull;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import io.reactoractor.pull.PullConsumer;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+
+/**
+ * The one application context the HTTP tests share (same annotations and properties, so Spring's test
+ * context cache starts the server once for all subclasses): the real app on a random port, 2 scheduler
+ * threads. Every test uses its own subject names, so tests do not see each other's messages.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "pull.threads=2")
+@AutoConfigureWebTestClient
+abstract class PullServerTestSupport {
+
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    PullConsumer consumer;
+
+    /** @return a subject or group name no other test uses */
+    static String unique(String prefix) {
+        return prefix + "-" + NAMES.incrementAndGet();
+    }
+
+    /** @return the base URL of the running server */
+    String baseUrl() {
+        return "http://localhost:" + port;
+    }
+
+    /**
+     * Waits for a condition that the code under test makes true eventually (no sleeping for a fixed time).
+     *
+     * @param what      described in the failure
+     * @param timeout   generous bound: the machine is small and shared
+     * @param condition the condition
+     */
+    static void await(Supplier<String> what, Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out after " + timeout + " waiting for: " + what.get());
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail("interrupted waiting for: " + what.get());
+            }
+        }
+    }
+}

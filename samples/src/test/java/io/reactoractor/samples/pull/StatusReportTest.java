@@ -1,0 +1,60 @@
+package io.reactoractor.samples.pull;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.reactoractor.SchedulerStats;
+import org.junit.jupiter.api.Test;
+import org.springframework.util.unit.DataSize;
+
+/** CPU shares and property validation, without a server. */
+class StatusReportTest {
+
+    @Test
+    void cpuSharesAreOverConsumerGroupsOnly() {
+        SchedulerStats stats = stats(
+                new SchedulerStats.GroupStats("default", 1, 3, 1_000_000, 10),
+                new SchedulerStats.GroupStats("cg.billing", 1, 2, 300, 7),
+                new SchedulerStats.GroupStats("cg.audit", 1, 1, 100, 3));
+        List<StatusReport.ConsumerGroupCpu> shares = StatusReport.cpuShares(stats);
+        assertEquals(List.of(
+                new StatusReport.ConsumerGroupCpu("audit", "cg.audit", 1, 3, 100, 0.25),
+                new StatusReport.ConsumerGroupCpu("billing", "cg.billing", 2, 7, 300, 0.75)), shares);
+    }
+
+    @Test
+    void sharesAreZeroBeforeAnyConsumerGroupRan() {
+        List<StatusReport.ConsumerGroupCpu> shares = StatusReport.cpuShares(stats(
+                new SchedulerStats.GroupStats("cg.idle", 1, 1, 0, 0)));
+        assertEquals(0.0, shares.get(0).cpuShare());
+        assertEquals(List.of(), StatusReport.cpuShares(stats(new SchedulerStats.GroupStats("default", 1, 0, 5, 1))));
+    }
+
+    @Test
+    void propertiesAreValidatedWithTheirNames() {
+        Duration s = Duration.ofSeconds(1);
+        DataSize mb = DataSize.ofMegabytes(1);
+        assertEquals(2, new PullServerProperties(2, s, 1, 1, s, mb).effectiveThreads());
+        assertEquals(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                new PullServerProperties(0, s, 1, 1, s, mb).effectiveThreads());
+        assertMessage("pull.threads", () -> new PullServerProperties(1, s, 1, 1, s, mb));
+        assertMessage("pull.threads", () -> new PullServerProperties(-1, s, 1, 1, s, mb));
+        assertMessage("pull.ack-timeout", () -> new PullServerProperties(2, Duration.ZERO, 1, 1, s, mb));
+        assertMessage("pull.retention", () -> new PullServerProperties(2, s, 0, 1, s, mb));
+        assertMessage("pull.max-waiting-pulls", () -> new PullServerProperties(2, s, 1, 0, s, mb));
+        assertMessage("pull.max-timeout", () -> new PullServerProperties(2, s, 1, 1, Duration.ofMillis(-1), mb));
+        assertMessage("pull.max-body-size", () -> new PullServerProperties(2, s, 1, 1, s, DataSize.ofBytes(0)));
+    }
+
+    private static void assertMessage(String property, Runnable r) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, r::run);
+        assertEquals(property, e.getMessage().substring(0, property.length()), e.getMessage());
+    }
+
+    private static SchedulerStats stats(SchedulerStats.GroupStats... groups) {
+        return new SchedulerStats("pull", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(groups));
+    }
+}
