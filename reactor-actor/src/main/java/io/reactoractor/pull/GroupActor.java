@@ -183,12 +183,27 @@ final class GroupActor extends ActorCell {
 
     /** Whether a waiting pull could be answered now (any thread; reads volatile state only). */
     private boolean servable(long now) {
-        return store.endOffset(subject) > nextOffset || nextRedeliveryDue <= now || earliestPullDeadline <= now;
+        return hasData(now) || earliestPullDeadline <= now;
+    }
+
+    /** Whether a message could be handed out now: a new one in the store or a redelivery that is due. */
+    private boolean hasData(long now) {
+        return store.endOffset(subject) > nextOffset || nextRedeliveryDue <= now;
     }
 
     @Override
     public int pendingWork() {
         return commands.size() + waitingCount;
+    }
+
+    /** A snapshot of the actor's scheduling state, for diagnostics (racy by nature). */
+    @Override
+    public String toString() {
+        return "GroupActor[" + subject + "/" + group + ", scheduled=" + isScheduled() + ", suspends="
+                + suspendCount() + ", waitingForData=" + waitingForData + ", waiting=" + waitingCount
+                + ", commands=" + commands.size() + ", nextOffset=" + nextOffset + ", end="
+                + store.endOffset(subject) + ", earliestDeadlineIn=" + (earliestPullDeadline == Long.MAX_VALUE
+                ? "none" : (earliestPullDeadline - System.nanoTime()) / 1000 + "us") + "]";
     }
 
     GroupStats stats() {
@@ -327,52 +342,67 @@ final class GroupActor extends ActorCell {
         }
     }
 
-    /** Answers expired pulls, then as many waiting pulls as there are messages for, in order. */
+    /**
+     * Answers the waiting pulls that can be answered: expired ones ({@code TIMED_OUT}), then as many
+     * as there are messages for, in FIFO order, then pull-once requests that found nothing
+     * ({@code EMPTY}). Each answer is a task of the turn; at least one answer per turn is given
+     * whatever the quota (progress), the rest stop at the quota and continue next turn
+     * ({@link #servable} keeps the actor scheduled while something is answerable).
+     */
     private void serve(Turn turn, long now) {
-        if (!waiting.isEmpty()) {
-            for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
-                Pull p = it.next();
-                if (p.cancelled) {
-                    it.remove();
-                } else if (p.timeoutNanos > 0 && p.deadline <= now) {
-                    if (!turn.shouldContinue()) {
-                        break; // the rest next turn: hasWork() sees the passed deadline
-                    }
-                    it.remove();
-                    pullsTimedOut.increment();
-                    answerAsTask(turn, p, PullResult.Status.TIMED_OUT, List.of(), null);
-                }
-            }
-            while (!waiting.isEmpty() && turn.shouldContinue()) {
-                Pull p = waiting.peekFirst();
-                List<InFlight> batch = take(p, now);
-                if (batch.isEmpty()) {
+        int answered = 0;
+        for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
+            Pull p = it.next();
+            if (p.cancelled) {
+                it.remove();
+            } else if (p.timeoutNanos > 0 && p.deadline <= now) {
+                if (answered > 0 && !turn.shouldContinue()) {
                     break;
                 }
-                waiting.pollFirst();
-                List<io.reactoractor.pull.Message> messages = new ArrayList<>(batch.size());
-                int[] attempts = new int[batch.size()];
-                for (int i = 0; i < batch.size(); i++) {
-                    messages.add(batch.get(i).message);
-                    attempts[i] = batch.get(i).attempts;
-                }
-                answerAsTask(turn, p, PullResult.Status.MESSAGES, messages, attempts);
+                it.remove();
+                pullsTimedOut.increment();
+                answerAsTask(turn, p, PullResult.Status.TIMED_OUT, List.of(), null);
+                answered++;
             }
-            // pull-once requests that found nothing are answered at once
-            if (!waiting.isEmpty()) {
-                for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
-                    Pull p = it.next();
-                    if (p.timeoutNanos == 0 && !servable(now)) {
-                        it.remove();
-                        answerAsTask(turn, p, PullResult.Status.EMPTY, List.of(), null);
-                    }
+        }
+        while (!waiting.isEmpty() && (answered == 0 || turn.shouldContinue())) {
+            Pull p = waiting.peekFirst();
+            if (p.cancelled) {
+                waiting.pollFirst();
+                continue;
+            }
+            List<InFlight> batch = take(p, now);
+            if (batch.isEmpty()) {
+                break;
+            }
+            waiting.pollFirst();
+            List<io.reactoractor.pull.Message> messages = new ArrayList<>(batch.size());
+            int[] attempts = new int[batch.size()];
+            for (int i = 0; i < batch.size(); i++) {
+                messages.add(batch.get(i).message);
+                attempts[i] = batch.get(i).attempts;
+            }
+            answerAsTask(turn, p, PullResult.Status.MESSAGES, messages, attempts);
+            answered++;
+        }
+        if (!waiting.isEmpty() && !hasData(now)) {
+            // pull-once requests never wait: nothing to give them now means EMPTY now
+            for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
+                Pull p = it.next();
+                if (p.timeoutNanos == 0) {
+                    it.remove();
+                    answerAsTask(turn, p, PullResult.Status.EMPTY, List.of(), null);
                 }
             }
         }
         waitingCount = waiting.size();
         long earliest = Long.MAX_VALUE;
         for (Pull p : waiting) {
-            earliest = Math.min(earliest, p.deadline);
+            if (p.timeoutNanos > 0) {
+                // a pull-once left here has data waiting for it (hasData), not a deadline: counting its
+                // creation time as a passed deadline would keep the actor spinning once the data is gone
+                earliest = Math.min(earliest, p.deadline);
+            }
         }
         earliestPullDeadline = earliest;
     }

@@ -302,6 +302,11 @@ public final class PullConsumer implements Disposable {
         return actor(subject, group).stats();
     }
 
+    /** @return the scheduling state of a group's actor, for diagnostics (not a stable format) */
+    String debugState(String subject, String group) {
+        return actor(subject, group).toString();
+    }
+
     /** @return the figures of every (subject, group) that has been used, sorted by subject then group */
     public List<GroupStats> stats() {
         List<GroupStats> out = new ArrayList<>();

@@ -194,6 +194,11 @@ public abstract class ActorCell extends SchedulingEntity {
         return status >>> 2;
     }
 
+    /** @return whether the actor is in the run queue or running (for diagnostics; changes at any time) */
+    public final boolean isScheduled() {
+        return (status & SCHEDULED) != 0;
+    }
+
     /** @return whether the actor is terminated */
     public final boolean isTerminated() {
         return (status & TERMINATED) != 0;

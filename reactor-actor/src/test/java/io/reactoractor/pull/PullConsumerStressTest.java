@@ -63,7 +63,15 @@ class PullConsumerStressTest {
                     while (received.get() < total && failure.get() == null) {
                         int max = 1 + rnd.nextInt(16);
                         Duration timeout = Duration.ofMillis(rnd.nextInt(20));
-                        PullResult r = c.pull("s", "g", max, timeout, true).block(Duration.ofSeconds(10));
+                        PullResult r;
+                        try {
+                            r = c.pull("s", "g", max, timeout, true).block(Duration.ofSeconds(10));
+                        } catch (IllegalStateException e) {
+                            throw new AssertionError("a pull with a " + timeout.toMillis()
+                                    + " ms timeout was not answered in 10 s: " + c.debugState("s", "g")
+                                    + " " + c.stats("s", "g") + " timers=" + scheduler.defaultGroup().engine()
+                                    .pendingTimers(), e);
+                        }
                         if (r == null) {
                             throw new AssertionError("a pull completed empty-handed without a result");
                         }
