@@ -22,6 +22,13 @@ public final class Turn {
     private long nextPreemptCheck;
     private int tasks;
     private long taskStart;
+    /**
+     * Set once a preemption was decided in this turn: {@link #shouldContinue()} is rate-limited (it
+     * consults the run queue at most every {@code preemptCheckInterval}), so without remembering the
+     * decision a second call right after the first would answer {@code true} and the decision would
+     * be lost (an actor loop that asks twice per message would then run to the quota).
+     */
+    private boolean preempted;
 
     Turn(SchedulerEngine engine, CarrierThread carrier) {
         this.engine = engine;
@@ -38,6 +45,7 @@ public final class Turn {
         this.now = start;
         this.nextPreemptCheck = start;
         this.tasks = 0;
+        this.preempted = false;
     }
 
     /** @return the clock reading at the end of the last task (or the turn's start) */
@@ -69,13 +77,19 @@ public final class Turn {
         if (tasks == 0) {
             return true;
         }
+        if (preempted) {
+            return false;
+        }
         long elapsed = now - turnStart;
         if (elapsed >= quota) {
             return false;
         }
         if (now >= nextPreemptCheck && runQueue.readyCount() > 0) {
             nextPreemptCheck = now + preemptCheckInterval;
-            return !runQueue.shouldPreempt(cell, elapsed, now);
+            if (runQueue.shouldPreempt(cell, elapsed, now)) {
+                preempted = true;
+                return false;
+            }
         }
         return true;
     }
