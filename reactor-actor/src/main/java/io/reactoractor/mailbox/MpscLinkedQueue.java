@@ -10,14 +10,24 @@ import java.util.Objects;
  * <h2>Algorithm</h2>
  * A singly linked list with a permanent "stub" at the head (the last consumed node). A producer
  * allocates a node, swaps it into {@code tail} with one atomic {@code getAndSet} (the only
- * contended instruction on the offer path) and then links the previous tail to it with a release
+ * contended instruction on the offer path) and then links the previous tail to it with a volatile
  * store. The consumer follows {@code head.next}.
  *
  * <h2>Memory ordering</h2>
  * <ul>
- *   <li>The node's value is written with a plain store (in its constructor) <em>before</em> the release
- *       store of {@code prev.next}; the consumer reads {@code next} with acquire, so it always sees
- *       a fully built node.</li>
+ *   <li>The node's value is written with a plain store (in its constructor) <em>before</em> the
+ *       store of {@code prev.next}; the consumer reads {@code next} with acquire (or stronger), so it
+ *       always sees a fully built node.</li>
+ *   <li><b>The link is a volatile store, and {@link #isEmpty()} reads it with a volatile load</b>,
+ *       because the actor protocol is a Dekker handshake across two variables: a producer links,
+ *       then reads the actor's status word ({@code ActorCell.signal}); the consumer clears
+ *       {@code SCHEDULED} with a CAS, then asks {@code isEmpty()}. With all four accesses volatile
+ *       (sequentially consistent), at least one side sees the other: either the producer sees the
+ *       cleared bit and schedules the actor, or the consumer sees the element and keeps it
+ *       scheduled. A release store followed by a volatile load may be reordered (store-load), which
+ *       would allow both to miss and the message to wait for an unrelated signal. (The counter
+ *       increment that follows the link happens to be a full fence on x86, but the Java memory
+ *       model gives no such guarantee.)</li>
  *   <li>Between a producer's {@code getAndSet} and its link store, the node is in the queue but not
  *       yet reachable: {@link #poll()} then returns {@code null} instead of spinning. This is safe
  *       for mailboxes because every producer signals the actor <em>after</em> {@code offer}
@@ -77,7 +87,7 @@ public final class MpscLinkedQueue<E> extends MpscLinkedQueueTailField<E> {
         Objects.requireNonNull(e, "e");
         Node<E> n = new Node<>(e);
         Node<E> prev = swapTail(n);
-        NEXT.setRelease(prev, n);
+        NEXT.setVolatile(prev, n); // volatile, not release: see "Memory ordering" (Dekker with the status word)
         countOffer();
     }
 
@@ -121,7 +131,7 @@ public final class MpscLinkedQueue<E> extends MpscLinkedQueueTailField<E> {
     public boolean isEmpty() {
         @SuppressWarnings("unchecked")
         Node<E> h = (Node<E>) HEAD.getAcquire(this);
-        Object next = NEXT.getAcquire(h);
+        Object next = NEXT.getVolatile(h); // volatile: the consumer's half of the Dekker handshake
         // a consumed node points to itself: the head moved on, treat as "maybe not empty"
         return next == null;
     }
