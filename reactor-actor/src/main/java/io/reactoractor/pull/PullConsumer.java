@@ -338,18 +338,53 @@ public final class PullConsumer implements Disposable {
         return disposed;
     }
 
-    // ================================================================== internals
-
-    PullMetrics metrics() {
-        return metrics;
+    /** @return how long a pulled message may stay unacknowledged before it is redelivered */
+    public Duration ackTimeout() {
+        return Duration.ofNanos(ackTimeoutNanos);
     }
+
+    /** @return the most long polls one group holds at once */
+    public int maxWaitingPulls() {
+        return maxWaitingPulls;
+    }
+
+    /** @return the largest {@code maxMessages} a pull may ask for */
+    public int maxMessagesPerPull() {
+        return maxMessagesPerPull;
+    }
+
+    /**
+     * Checks a subject name with the rule this consumer applies (1 to 128 characters out of letters,
+     * digits, {@code '.'}, {@code '_'}, {@code '-'}), e.g. to validate input at an API boundary.
+     *
+     * @param subject the name
+     * @return {@code subject}
+     * @throws IllegalArgumentException naming the problem, its message starting with {@code "subject"}
+     */
+    public static String requireValidSubject(String subject) {
+        return Names.subject(subject);
+    }
+
+    /**
+     * Checks a consumer group name (1 to 120 characters out of letters, digits, {@code '.'}, {@code '_'},
+     * {@code '-'}).
+     *
+     * @param group the name
+     * @return {@code group}
+     * @throws IllegalArgumentException naming the problem, its message starting with {@code "group"}
+     */
+    public static String requireValidGroup(String group) {
+        return Names.group(group);
+    }
+
+    // ================================================================== internals
 
     long ackTimeoutNanos() {
         return ackTimeoutNanos;
     }
 
-    int maxWaitingPulls() {
-        return maxWaitingPulls;
+    PullMetrics metrics() {
+        return metrics;
     }
 
     private GroupActor actor(String subject, String group) {

@@ -268,6 +268,12 @@ class PullConsumerTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> c.pull("s", "bad group", 1, Duration.ZERO));
         assertTrue(e.getMessage().startsWith("group"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> PullConsumer.requireValidSubject("a/b"));
+        assertThrows(IllegalArgumentException.class, () -> PullConsumer.requireValidGroup(""));
+        assertEquals("orders.eu-1_x", PullConsumer.requireValidSubject("orders.eu-1_x"));
+        assertEquals(1000, c.maxMessagesPerPull());
+        assertEquals(Duration.ofSeconds(30), c.ackTimeout());
+        assertEquals(100_000, c.maxWaitingPulls());
         assertThrows(IllegalArgumentException.class, () -> PullConsumer.builder(null));
         assertThrows(IllegalArgumentException.class, () -> PullConsumer.builder(scheduler).ackTimeout(Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> PullConsumer.builder(scheduler).maxWaitingPulls(0));
