@@ -21,7 +21,8 @@ import reactor.core.scheduler.Scheduler;
  * <p>CPU is divided between groups by weight first, then between the actors of a group: a group
  * with 1,000 busy workers gets the same share as a group with one, at equal weight.
  * {@link #createWorker()} creates an actor of this group; {@link #schedule(Runnable)} hands the task
- * to one of the group's <em>lanes</em> (one actor per scheduler thread, chosen round-robin, like
+ * to one of the group's <em>lanes</em> (one actor per scheduler thread: the submitting carrier's own
+ * lane when a task of this scheduler submits, otherwise chosen round-robin, like
  * {@code Schedulers.parallel()} picks a worker), so direct submissions are charged to the group and
  * compete by virtual time like everything else.
  *
@@ -90,7 +91,12 @@ public final class ActorGroup implements Scheduler, Scannable {
     }
 
     private ActorWorker lane() {
-        int i = Math.floorMod(roll.getAndIncrement(), lanes.length);
+        // From a carrier of this scheduler: that carrier's own lane. A task a running task submits then
+        // usually lands in the mailbox of the lane the carrier is running (or ran last), so it is
+        // picked up without a run-queue round trip or a wake-up of the other carrier; from any other
+        // thread: round-robin over the lanes, as Schedulers.parallel() picks a worker.
+        int c = engine.carrierIndex(Thread.currentThread());
+        int i = c >= 0 ? c % lanes.length : Math.floorMod(roll.getAndIncrement(), lanes.length);
         ActorWorker w = lanes[i];
         if (w == null) {
             synchronized (lanes) {

@@ -60,7 +60,7 @@ final class CarrierPool {
     void start() {
         String name = engine.config().name();
         for (int i = 0; i < threads; i++) {
-            CarrierThread t = new CarrierThread(engine, name + "-" + (i + 1), false);
+            CarrierThread t = new CarrierThread(engine, name + "-" + (i + 1), false, i);
             slots.set(i, t);
             engine.threadStarting();
             t.start();
@@ -159,7 +159,7 @@ final class CarrierPool {
                 return;
             }
             CarrierThread t = new CarrierThread(engine,
-                    engine.config().name() + "-comp-" + compensatorSeq.incrementAndGet(), true);
+                    engine.config().name() + "-comp-" + compensatorSeq.incrementAndGet(), true, slot);
             if (!slots.compareAndSet(slot, null, t)) {
                 compensators.decrementAndGet();
                 continue;

@@ -62,11 +62,20 @@ public final class CarrierThread extends Thread implements NonBlocking {
     /** Written only by this thread; read (racy but untorn, via opaque) by statistics. */
     private long tasksRun;
 
-    CarrierThread(SchedulerEngine engine, String name, boolean compensating) {
+    /** This carrier's slot in the pool (0..threads-1 for permanent carriers); a stable hint for lanes. */
+    private final int index;
+
+    CarrierThread(SchedulerEngine engine, String name, boolean compensating, int index) {
         super(name);
         this.engine = engine;
         this.compensating = compensating;
+        this.index = index;
         setDaemon(true);
+    }
+
+    /** @return this carrier's slot in its pool */
+    int index() {
+        return index;
     }
 
     @Override

@@ -500,4 +500,13 @@ public final class SchedulerEngine {
     public boolean isCarrier(Thread t) {
         return pool.isCarrier(t);
     }
+
+    /**
+     * @param t a thread
+     * @return its slot in this scheduler's pool (0..threads-1 for permanent carriers, higher for
+     *         compensating ones), or -1 if it is not a carrier of this scheduler
+     */
+    public int carrierIndex(Thread t) {
+        return pool.isCarrier(t) ? ((CarrierThread) t).index() : -1;
+    }
 }
