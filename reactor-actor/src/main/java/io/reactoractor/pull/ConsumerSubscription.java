@@ -1,6 +1,5 @@
 package io.reactoractor.pull;
 
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
@@ -128,8 +127,7 @@ final class ConsumerSubscription implements Subscription, GroupActor.PullCallbac
     /** One ack command for the whole batch handled by {@code onNext}, not one per message. */
     private void ackHandled(long[] handled, int n) {
         if (handled != null && n > 0) {
-            actor.post(new GroupActor.Ack(n == handled.length ? handled : java.util.Arrays.copyOf(handled, n),
-                    c -> { }, e -> { }));
+            actor.acknowledge(n == handled.length ? handled : java.util.Arrays.copyOf(handled, n));
         }
     }
 
@@ -151,14 +149,9 @@ final class ConsumerSubscription implements Subscription, GroupActor.PullCallbac
         actual.onError(t);
     }
 
-    /** @return the pull timeout in ms, for toString */
-    private long pollMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(options.pollTimeout().toNanos());
-    }
-
     @Override
     public String toString() {
         return "ConsumerSubscription[" + actor.subject + "/" + actor.group + ", consumer " + consumerId
-                + ", poll " + pollMillis() + " ms]";
+                + ", poll " + options.pollTimeout().toMillis() + " ms]";
     }
 }

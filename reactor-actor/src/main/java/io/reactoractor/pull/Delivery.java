@@ -45,7 +45,7 @@ public final class Delivery {
     /** Acknowledges the message: once every earlier message is acknowledged too, its offset is committed. */
     public void ack() {
         if (settled.compareAndSet(false, true)) {
-            actor.post(new GroupActor.Ack(new long[] {message.offset()}, c -> { }, e -> { }));
+            actor.acknowledge(message.offset());
         }
     }
 
@@ -57,7 +57,7 @@ public final class Delivery {
      */
     public void nack(Throwable cause) {
         if (settled.compareAndSet(false, true)) {
-            actor.post(new GroupActor.Nack(message.offset(), policy, c -> { }, e -> { }));
+            actor.reject(message.offset(), policy);
         }
     }
 

@@ -94,13 +94,13 @@ final class GroupActor extends ActorCell {
     private final PriorityQueue<InFlight> redeliver = new PriorityQueue<>(InFlight.BY_DUE);
     private final ArrayDeque<AckDeadline> ackOrder = new ArrayDeque<>();
     private long armedAt = Long.MAX_VALUE;
-    private long lastCommitted;
 
     // ---- written by the actor, read by any thread (hasWork, stats)
     private volatile long nextOffset;
     private volatile int waitingCount;
     private volatile long earliestPullDeadline = Long.MAX_VALUE;
     private volatile long nextRedeliveryDue = Long.MAX_VALUE;
+    /** Only the actor writes it (volatile for stats); commits are monotonic. */
     private volatile long committedOffset;
     private volatile int inFlight;
     private volatile boolean waitingForData;
@@ -131,12 +131,21 @@ final class GroupActor extends ActorCell {
         long committed = store.committedOffset(subject, group);
         long start = committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject);
         this.nextOffset = start;
-        this.lastCommitted = start;
         this.committedOffset = start;
         this.recorder = owner.metrics().bindGroup(subject, group, statsSupplier);
     }
 
     // ================================================================== any thread
+
+    /** Acknowledges offsets without waiting for the answer (a consumer's ack). */
+    void acknowledge(long... offsets) {
+        post(new Ack(offsets, committed -> { }, error -> { }));
+    }
+
+    /** Reports a failed offset without waiting for the answer (a consumer's nack). */
+    void reject(long offset, FailurePolicy policy) {
+        post(new Nack(offset, policy, committed -> { }, error -> { }));
+    }
 
     /** Hands a command to the actor; answers it with an error if the actor is terminated. */
     void post(Command c) {
@@ -155,19 +164,19 @@ final class GroupActor extends ActorCell {
      * append must still reach it. {@code signal()} is a volatile read when the actor is scheduled.
      */
     void appended() {
-        if (waitingForData && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
-            resumes.increment();
-            resume();
-        } else if (waitingCount > 0) {
+        if (!wakeFromDataWait() && waitingCount > 0) {
             signal();
         }
     }
 
-    private void wakeFromDataWait() {
+    /** @return {@code true} if this call ended the wait for data (and resumed the actor) */
+    private boolean wakeFromDataWait() {
         if (waitingForData && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
             resumes.increment();
             resume();
+            return true;
         }
+        return false;
     }
 
     @Override
@@ -276,14 +285,14 @@ final class GroupActor extends ActorCell {
                 }
             }
             commitIfAdvanced();
-            a.done(lastCommitted);
+            a.done(committedOffset);
         } else if (c instanceof Nack n) {
             InFlight f = pending.get(n.offset);
             if (f != null && f.state == InFlight.DELIVERED) {
                 applyFailurePolicy(f, n.policy, now);
             }
             commitIfAdvanced();
-            n.done(lastCommitted);
+            n.done(committedOffset);
         } else if (c instanceof Release r) {
             for (InFlight f : pending.values()) {
                 if (f.state == InFlight.DELIVERED && f.consumerId == r.consumerId) {
@@ -489,8 +498,7 @@ final class GroupActor extends ActorCell {
 
     private void commitIfAdvanced() {
         long committed = pending.isEmpty() ? nextOffset : Math.min(pending.firstKey(), nextOffset);
-        if (committed > lastCommitted) {
-            lastCommitted = committed;
+        if (committed > committedOffset) {
             committedOffset = committed;
             store.commit(subject, group, committed);
         }
