@@ -139,7 +139,9 @@ class ActorSuspendRaceTest {
             Thread.sleep(10);
         }
         assertEquals(1000, received.get(), "the second upstream was starved by the idle first one");
-        assertTrue(a.tell(-1L) || received.get() == 1000);
+        // the idle port holds at most one replenish window (64 / 4 = 16), the finished one returned its
+        // credits: tell() must find free space
+        assertTrue(a.tell(-1L), "tell() found no credit: the idle upstream holds them all");
     }
 
     /**
