@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import io.reactoractor.ActorScheduler;
 import io.reactoractor.actor.Actor;
@@ -31,10 +29,9 @@ import reactor.core.CoreSubscriber;
  * (see its Javadoc). The workloads' actors emit nothing, so each gets a sink that requests
  * {@code Long.MAX_VALUE}, turns {@code onError} into a failed run and records termination.
  */
-public final class OursRun {
+public final class OursRun extends WorkloadRun {
 
     private final ActorScheduler scheduler;
-    private final CompletableFuture<Long> result = new CompletableFuture<>();
     private final Queue<Actor<?, Void>> actors = new ConcurrentLinkedQueue<>();
     private final Queue<CompletableFuture<Void>> terminations = new ConcurrentLinkedQueue<>();
 
@@ -94,36 +91,13 @@ public final class OursRun {
         }
     }
 
-    /** @param value the workload's computed result; the first call wins */
-    public void complete(long value) {
-        result.complete(value);
-    }
-
-    /** @param error fails the run; the first call wins */
-    public void fail(Throwable error) {
-        result.completeExceptionally(error);
-    }
-
-    /**
-     * Waits for {@link #complete} or {@link #fail}.
-     *
-     * @param timeout the longest wait
-     * @return the result
-     * @throws Exception the failure, or a {@link TimeoutException} naming the waiting messages
-     */
-    public long await(Duration timeout) throws Exception {
-        try {
-            return result.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
-        } catch (TimeoutException e) {
-            long waiting = 0;
-            for (Actor<?, Void> a : actors) {
-                waiting += a.mailboxSize();
-            }
-            throw new TimeoutException("no result after " + timeout + "; " + actors.size() + " actors, "
-                    + waiting + " messages still in their mailboxes");
+    @Override
+    protected String progress() {
+        long waiting = 0;
+        for (Actor<?, Void> a : actors) {
+            waiting += a.mailboxSize();
         }
+        return actors.size() + " actors, " + waiting + " messages still in their mailboxes";
     }
 
     /**

@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.ActorSystem;
@@ -18,10 +16,9 @@ import org.apache.pekko.pattern.Patterns;
  * result, and stops the actors afterwards (outside the timed part). Pekko's default mailbox is
  * unbounded, so nothing here can drop a message.
  */
-public final class PekkoRun {
+public final class PekkoRun extends WorkloadRun {
 
     private final ActorSystem system;
-    private final CompletableFuture<Long> result = new CompletableFuture<>();
     private final Queue<ActorRef> actors = new ConcurrentLinkedQueue<>();
 
     /** @param system the actor system every actor of the run is created in */
@@ -41,31 +38,9 @@ public final class PekkoRun {
         return ref;
     }
 
-    /** @param value the workload's computed result; the first call wins */
-    public void complete(long value) {
-        result.complete(value);
-    }
-
-    /** @param error fails the run; the first call wins */
-    public void fail(Throwable error) {
-        result.completeExceptionally(error);
-    }
-
-    /**
-     * Waits for {@link #complete} or {@link #fail}.
-     *
-     * @param timeout the longest wait
-     * @return the result
-     * @throws Exception the failure, or a {@link TimeoutException}
-     */
-    public long await(Duration timeout) throws Exception {
-        try {
-            return result.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
-        } catch (TimeoutException e) {
-            throw new TimeoutException("no result after " + timeout + "; " + actors.size() + " actors");
-        }
+    @Override
+    protected String progress() {
+        return actors.size() + " actors";
     }
 
     /**
