@@ -1,0 +1,45 @@
+package io.reactoractor.blockhound;
+
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * Tells <a href="https://github.com/reactor/BlockHound">BlockHound</a> which of the library's own
+ * waits are by design, so that {@code BlockHound.install()} keeps the scheduler's carriers alive
+ * while still reporting every blocking call a <em>user task</em> makes on them.
+ *
+ * <p>Carrier threads implement Reactor's {@link reactor.core.scheduler.NonBlocking} marker, so Reactor's
+ * own integration makes BlockHound check them. The library blocks in exactly these places, none of
+ * which runs user code:
+ * <ul>
+ *   <li>{@code CarrierPool.idle}: a carrier with nothing to run spins ({@code Thread.onSpinWait}) and
+ *       then parks until work arrives;</li>
+ *   <li>the timer queue's lock ({@code TimerQueue}): arming or cancelling a delayed task from a carrier
+ *       may wait briefly for the lock the timer thread holds while it pops due entries.</li>
+ * </ul>
+ * Everything else stays reported: {@code Thread.sleep}, socket I/O or {@code Mono.block()} inside a task
+ * fail with BlockHound's {@code BlockingOperationError}, as on Reactor's {@code parallel()}.
+ *
+ * <p>Loaded by BlockHound through {@link java.util.ServiceLoader}
+ * ({@code META-INF/services/reactor.blockhound.integration.BlockHoundIntegration}); nothing to
+ * configure. BlockHound is an optional dependency: this class is the only one that needs it, and it
+ * is only loaded when BlockHound is present.
+ */
+public final class ActorBlockHoundIntegration implements BlockHoundIntegration {
+
+    private static final String CARRIER_POOL = "io.reactoractor.scheduling.CarrierPool";
+    private static final String TIMER_QUEUE = "io.reactoractor.scheduling.TimerQueue";
+
+    /** Instantiated by {@link java.util.ServiceLoader}. */
+    public ActorBlockHoundIntegration() {
+    }
+
+    @Override
+    public void applyTo(BlockHound.Builder builder) {
+        builder.allowBlockingCallsInside(CARRIER_POOL, "idle");
+        for (String method : new String[] {"schedule", "cancel", "removeNotAwaited", "owesNothing", "size",
+                "shutdown"}) {
+            builder.allowBlockingCallsInside(TIMER_QUEUE, method);
+        }
+    }
+}

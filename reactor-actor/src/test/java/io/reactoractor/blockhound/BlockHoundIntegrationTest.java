@@ -1,0 +1,94 @@
+package io.reactoractor.blockhound;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reactoractor.ActorScheduler;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The scheduler under {@code BlockHound.install()}, as Reactor users run their tests. Runs in its own
+ * JVM (surefire execution {@code blockhound}: BlockHound instruments the JDK for the whole JVM, and
+ * JDK 17 needs {@code -XX:+AllowRedefinitionToAddDeleteMethods}).
+ */
+class BlockHoundIntegrationTest {
+
+    private final List<Throwable> reported = new CopyOnWriteArrayList<>();
+    private ActorScheduler scheduler;
+
+    @BeforeAll
+    static void installBlockHound() {
+        BlockHound.install(); // loads ActorBlockHoundIntegration (and Reactor's) through ServiceLoader
+    }
+
+    @BeforeEach
+    void setUp() {
+        Schedulers.onHandleError("blockhound-test", (t, e) -> reported.add(e));
+        scheduler = ActorScheduler.builder().name("bh").threads(2).build();
+    }
+
+    @AfterEach
+    void tearDown() {
+        scheduler.dispose();
+        Schedulers.resetOnHandleError();
+    }
+
+    @Test
+    void carriersSurviveTheirOwnIdleLoopAndTimerLock() throws InterruptedException {
+        // Each round lets the carriers go idle (spin, then park) before the next task arrives: without
+        // the integration the first idle spin kills both carriers and the next task never runs.
+        for (int round = 0; round < 20; round++) {
+            String thread = Mono.fromCallable(() -> Thread.currentThread().getName())
+                    .subscribeOn(scheduler)
+                    .block(Duration.ofSeconds(30));
+            assertTrue(thread.startsWith("bh-"), thread);
+            Thread.sleep(2);
+        }
+        // Delays and timeouts arm and cancel timer entries from the carriers (the timer's lock).
+        Long delivered = Flux.range(0, 20_000)
+                .flatMap(i -> Mono.delay(Duration.ofMillis(1), scheduler)
+                        .timeout(Duration.ofSeconds(60), scheduler), 256)
+                .count()
+                .block(Duration.ofSeconds(120));
+        assertEquals(20_000L, delivered);
+        assertEquals(List.of(), reported, "errors reported by the scheduler");
+        assertEquals(0, scheduler.stats().failedTasks(), "failed tasks");
+    }
+
+    @Test
+    void blockingInsideAUserTaskIsStillReported() throws InterruptedException {
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        scheduler.schedule(() -> {
+            try {
+                Thread.sleep(1);
+            } catch (Throwable t) {
+                seen.set(t);
+            }
+            done.countDown();
+        });
+        assertTrue(done.await(30, TimeUnit.SECONDS), "the task ran");
+        assertInstanceOf(BlockingOperationError.class, seen.get(), "Thread.sleep on a carrier is reported");
+
+        // and the carrier that ran it is still serving
+        String thread = Mono.fromCallable(() -> Thread.currentThread().getName())
+                .subscribeOn(scheduler)
+                .block(Duration.ofSeconds(30));
+        assertTrue(thread.startsWith("bh-"), thread);
+    }
+}
