@@ -1,0 +1,107 @@
+package io.reactoractor;
+
+import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A one-line global switch: {@code Schedulers.setFactory(ActorSchedulers.factory())} makes Reactor's
+ * CPU-bound schedulers fair {@link ActorScheduler}s for the whole application.
+ *
+ * <table>
+ *   <caption>What the factory returns</caption>
+ *   <tr><th>Reactor asks for</th><th>the factory returns</th></tr>
+ *   <tr><td>{@code Schedulers.parallel()}, {@code newParallel(name, n)}</td>
+ *       <td>an {@code ActorScheduler} named after the thread factory's prefix ({@code "parallel"} for
+ *       {@code parallel()}) with {@code n} carrier threads</td></tr>
+ *   <tr><td>{@code Schedulers.single()}, {@code newSingle(name)}</td>
+ *       <td>an {@code ActorScheduler} with one carrier thread</td></tr>
+ *   <tr><td>{@code Schedulers.boundedElastic()}, {@code newBoundedElastic(..)} and the
+ *       thread-per-task variant</td>
+ *       <td>Reactor's own scheduler, unchanged: blocking work must not land on the
+ *       {@link reactor.core.scheduler.NonBlocking} carriers, where {@code block()} fails fast and a
+ *       blocked task holds a whole carrier</td></tr>
+ * </table>
+ *
+ * <p>Carrier threads are created by the scheduler itself (they must be {@code NonBlocking} carriers
+ * of the fair run queue), so of the {@link ThreadFactory} Reactor passes only the name prefix is used,
+ * when the factory exposes one as a {@code Supplier<String>} (Reactor's own thread factories do);
+ * Reactor's daemon flag does not apply: carriers are always daemon threads. Use
+ * {@link #factory(Consumer)} to set the quota, preemption granularity or metrics of every scheduler
+ * the factory builds.
+ *
+ * <p>Reset with {@link Schedulers#resetFactory()}; Reactor disposes the cached schedulers it replaced.
+ */
+public final class ActorSchedulers {
+
+    private ActorSchedulers() {
+    }
+
+    /**
+     * @return a {@link Schedulers.Factory} building fair {@link ActorScheduler}s with the defaults for
+     *         {@code parallel} and {@code single}, and Reactor's own {@code boundedElastic}
+     */
+    public static Schedulers.Factory factory() {
+        return new Factory(b -> { });
+    }
+
+    /**
+     * @param customizer applied to each builder after the name and thread count are set (it may
+     *                   override them); must not be null
+     * @return a {@link Schedulers.Factory} building customised fair {@link ActorScheduler}s
+     * @throws IllegalArgumentException if {@code customizer} is null
+     */
+    public static Schedulers.Factory factory(Consumer<ActorScheduler.Builder> customizer) {
+        if (customizer == null) {
+            throw new IllegalArgumentException("customizer must not be null");
+        }
+        return new Factory(customizer);
+    }
+
+    private static final class Factory implements Schedulers.Factory {
+        private final Consumer<ActorScheduler.Builder> customizer;
+
+        Factory(Consumer<ActorScheduler.Builder> customizer) {
+            this.customizer = Objects.requireNonNull(customizer);
+        }
+
+        @Override
+        public Scheduler newParallel(int parallelism, ThreadFactory threadFactory) {
+            return build(parallelism, threadFactory);
+        }
+
+        @Override
+        public Scheduler newSingle(ThreadFactory threadFactory) {
+            return build(1, threadFactory);
+        }
+
+        private ActorScheduler build(int threads, ThreadFactory threadFactory) {
+            ActorScheduler.Builder builder = ActorScheduler.builder().threads(threads);
+            String prefix = prefixOf(threadFactory);
+            if (prefix != null) {
+                builder.name(prefix);
+            }
+            customizer.accept(builder);
+            return builder.build();
+        }
+
+        /** Reactor's thread factories are {@code Supplier<String>} of their name prefix. */
+        private static String prefixOf(ThreadFactory threadFactory) {
+            if (threadFactory instanceof Supplier) {
+                Object name = ((Supplier<?>) threadFactory).get();
+                if (name instanceof String && !((String) name).isBlank() && ((String) name).length() <= 64) {
+                    return (String) name;
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public String toString() {
+            return "ActorSchedulers.factory()";
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.reactoractor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.NonBlocking;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+class ActorSchedulersFactoryTest {
+
+    @AfterEach
+    void reset() {
+        Schedulers.resetFactory();
+    }
+
+    private static Thread threadOf(Scheduler s) {
+        return Mono.fromCallable(Thread::currentThread).subscribeOn(s).block(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void parallelAndSingleBecomeFairActorSchedulersNamedLikeReactors() {
+        Schedulers.setFactory(ActorSchedulers.factory());
+
+        Thread parallel = threadOf(Schedulers.parallel());
+        assertTrue(parallel.getName().startsWith("parallel-"), parallel.getName());
+        assertInstanceOf(NonBlocking.class, parallel);
+
+        Thread single = threadOf(Schedulers.single());
+        assertEquals("single-1", single.getName());
+        assertInstanceOf(NonBlocking.class, single);
+
+        Scheduler custom = Schedulers.newParallel("tenants", 3);
+        try {
+            ActorScheduler actor = assertInstanceOf(ActorScheduler.class, custom);
+            assertEquals("tenants", actor.name());
+            assertEquals(3, actor.threads());
+            assertTrue(threadOf(custom).getName().startsWith("tenants-"));
+        } finally {
+            custom.dispose();
+        }
+        Scheduler one = Schedulers.newSingle("solo");
+        try {
+            assertEquals(1, assertInstanceOf(ActorScheduler.class, one).threads());
+            assertEquals("solo", ((ActorScheduler) one).name());
+        } finally {
+            one.dispose();
+        }
+    }
+
+    @Test
+    void boundedElasticStaysReactorsSoBlockingWorkNeverLandsOnCarriers() {
+        Schedulers.setFactory(ActorSchedulers.factory());
+        Thread elastic = threadOf(Schedulers.boundedElastic());
+        assertTrue(elastic.getName().startsWith("boundedElastic-"), elastic.getName());
+        assertFalse(elastic instanceof NonBlocking, "boundedElastic threads may block");
+        Scheduler own = Schedulers.newBoundedElastic(2, 10, "io");
+        try {
+            assertFalse(own instanceof ActorScheduler);
+        } finally {
+            own.dispose();
+        }
+    }
+
+    @Test
+    void customizerAppliesToEveryScheduler() {
+        Schedulers.setFactory(ActorSchedulers.factory(b -> b.quota(Duration.ofMillis(2))
+                .ordering(ActorScheduler.Ordering.FIFO)));
+        Scheduler s = Schedulers.newParallel("custom", 2);
+        try {
+            ActorScheduler actor = assertInstanceOf(ActorScheduler.class, s);
+            assertEquals(Duration.ofMillis(2), actor.quota());
+            assertEquals(ActorScheduler.Ordering.FIFO, actor.ordering());
+            assertEquals(2, actor.threads());
+        } finally {
+            s.dispose();
+        }
+    }
+
+    @Test
+    void nullCustomizerIsRejectedNamingTheParameter() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ActorSchedulers.factory(null));
+        assertTrue(e.getMessage().contains("customizer"), e.getMessage());
+    }
+}
