@@ -47,6 +47,25 @@ class SchedulerBenchmarksTest {
     }
 
     @ParameterizedTest
+    @MethodSource("readySetPeers")
+    @Timeout(120)
+    void readySet(String scheduler) throws Exception {
+        ReadySetBenchmark b = new ReadySetBenchmark();
+        b.scheduler = scheduler;
+        b.readyWorkers = 4096;
+        b.setUp();
+        try {
+            assertEquals(0, b.selfReschedulingWorkers()); // every chain ran to its end
+        } finally {
+            b.tearDown();
+        }
+    }
+
+    static Stream<String> readySetPeers() throws NoSuchFieldException {
+        return Stream.of(ReadySetBenchmark.class.getField("scheduler").getAnnotation(Param.class).value());
+    }
+
+    @ParameterizedTest
     @MethodSource("peers")
     @Timeout(60)
     void pipeline(String scheduler) {
