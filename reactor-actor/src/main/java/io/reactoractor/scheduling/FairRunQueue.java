@@ -15,10 +15,14 @@ package io.reactoractor.scheduling;
  *       newcomers cannot monopolise the pool); a waking entity gets
  *       {@code max(own, floor - credit)}: at most {@code credit} of advantage for having slept,
  *       never an unbounded one (QMQ's failure with raw cumulative totals).</li>
- *   <li><b>Preemption.</b> Between two tasks a running actor yields if the actor that would be
- *       picked next has a smaller virtual time (compared at the group level when it belongs to
- *       another group) and either it has waited {@code granularity} or the running turn has lasted
- *       {@code granularity}. The quota stays the hard backstop.</li>
+ *   <li><b>Preemption (run to parity).</b> Between two tasks a running actor yields if the actor
+ *       that would be picked next has a smaller virtual time (compared at the group level when it
+ *       belongs to another group) and either the running turn has used its minimum slice
+ *       ({@code granularity}) or the other actor is at least {@code granularity} of virtual time
+ *       behind (wake-up preemption: a sleeper or a light tenant cuts in at the next task boundary).
+ *       How long the other actor has <em>waited</em> does not matter: with thousands of ready actors
+ *       every one of them has waited, and cutting each turn after one task made every task pay for
+ *       a whole turn. The quota stays the hard backstop.</li>
  * </ol>
  *
  * <p>One lock guards the whole structure; every operation is {@code O(log n)}. A per-carrier queue
@@ -123,15 +127,19 @@ final class FairRunQueue implements RunQueue {
             if (g == null) {
                 return false;
             }
-            ActorCell candidate = g.ready.peek();
-            if (now - candidate.readyAt < granularity && turnElapsed < granularity) {
-                return false;
-            }
+            // How far the next pick is behind the running actor, in virtual time, compared where
+            // they differ: between groups, or between actors of the running actor's group.
             SchedulingGroup mine = current.group();
-            if (g != mine) {
-                return g.vtime < mine.vtime + turnElapsed / mine.weight();
+            long lead = g != mine
+                    ? mine.vtime + turnElapsed / mine.weight() - g.vtime
+                    : current.vtime + turnElapsed / current.weight() - g.ready.peek().vtime;
+            if (lead <= 0) {
+                return false; // the running actor is still the fairest choice
             }
-            return candidate.vtime < current.vtime + turnElapsed / current.weight();
+            // Run to parity: a turn has a minimum slice, so thousands of ready actors do not make
+            // every task pay for a whole turn; a waking actor far enough behind (a sleeper placed
+            // at floor - credit, a light tenant) cuts in at the next task boundary.
+            return turnElapsed >= granularity || lead >= granularity;
         }
     }
 

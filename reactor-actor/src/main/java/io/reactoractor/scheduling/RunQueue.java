@@ -30,8 +30,8 @@ interface RunQueue {
     ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now, boolean takeNext);
 
     /**
-     * Whether the running actor should end its turn early because a ready actor precedes it and
-     * has waited, or the turn has lasted, at least the preemption granularity.
+     * Whether the running actor should end its turn early because a ready actor precedes it (see
+     * the run-to-parity rule of {@link FairRunQueue}; FIFO never preempts before the quota).
      */
     boolean shouldPreempt(ActorCell running, long turnElapsed, long now);
 
