@@ -25,7 +25,9 @@ package io.reactoractor.scheduling;
  *       a whole turn. The quota stays the hard backstop.</li>
  * </ol>
  *
- * <p>One lock guards the whole structure; every operation is {@code O(log n)}. A per-carrier queue
+ * <p>One lock guards the whole structure; every operation is {@code O(log n)}: groups sit in a
+ * {@link VTimeHeap} (their virtual time changes while queued), the ready actors of a group in a
+ * cache-friendly {@link ReadyActorHeap}. A per-carrier queue
  * with stealing would scale further past a handful of threads; with the thread counts this
  * library targets the single lock is uncontended most of the time (measured in
  * {@code benchmarks/RESULTS.md}).
@@ -132,7 +134,7 @@ final class FairRunQueue implements RunQueue {
             SchedulingGroup mine = current.group();
             long lead = g != mine
                     ? mine.vtime + turnElapsed / mine.weight() - g.vtime
-                    : current.vtime + turnElapsed / current.weight() - g.ready.peek().vtime;
+                    : current.vtime + turnElapsed / current.weight() - g.ready.peekVtime();
             if (lead <= 0) {
                 return false; // the running actor is still the fairest choice
             }
