@@ -238,7 +238,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
         return new SchedulerStats(name(), threads(), engine.compensatingThreads(), engine.readyActors(),
                 engine.actors(), engine.suspendedActors(), engine.tasksRun(), engine.failedTasks(),
-                engine.rejectedTasks(), engine.quotaOverruns(), engine.hogsDetected(), gs);
+                engine.rejectedTasks(), engine.quotaOverruns(), engine.hogsDetected(), engine.internalErrors(), gs);
     }
 
     void forEachCell(SchedulingGroup g, Consumer<? super ActorCell> action) {

@@ -17,11 +17,14 @@ import java.util.List;
  * @param rejectedTasks       tasks rejected because their scheduler, group or worker was disposed
  * @param quotaOverruns       tasks that alone ran longer than the quota
  * @param hogsDetected        tasks detected running far longer than the quota
+ * @param internalErrors      errors caught by the scheduler's own threads (carrier loop, timer, hog
+ *                            monitor, or a failed report of a task's error): each thread went on; the
+ *                            first one is logged, all are counted
  * @param groups              per-group figures
  */
 public record SchedulerStats(String name, int threads, int compensatingThreads, int readyActors, int actors,
         int suspendedActors, long tasksRun, long failedTasks, long rejectedTasks, long quotaOverruns,
-        long hogsDetected, List<GroupStats> groups) {
+        long hogsDetected, long internalErrors, List<GroupStats> groups) {
 
     /**
      * Figures of one group.

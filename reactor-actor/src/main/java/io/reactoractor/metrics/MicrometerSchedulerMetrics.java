@@ -72,6 +72,9 @@ public final class MicrometerSchedulerMetrics implements SchedulerMetrics {
         meters.add(FunctionCounter.builder("reactor.actor.tasks.rejected", e, SchedulerEngine::rejectedTasks)
                 .description("Tasks rejected because the scheduler, group or worker was disposed")
                 .tags(tags).register(registry));
+        meters.add(FunctionCounter.builder("reactor.actor.internal.errors", e, SchedulerEngine::internalErrors)
+                .description("Errors caught by the scheduler's own threads (each thread went on)")
+                .tags(tags).register(registry));
         meters.add(FunctionCounter.builder("reactor.actor.quota.overruns", e, SchedulerEngine::quotaOverruns)
                 .description("Tasks that alone ran longer than the quota").tags(tags).register(registry));
         meters.add(FunctionCounter.builder("reactor.actor.mailbox.full", e, SchedulerEngine::mailboxFullRejections)

@@ -82,6 +82,10 @@ public final class CarrierThread extends Thread implements NonBlocking {
     public void run() {
         try {
             engine.runCarrier(this);
+        } catch (Throwable t) {
+            // runCarrier catches everything itself; this guards the guard (e.g. a StackOverflowError
+            // while reporting), so the exit below always runs and the pool can replace this carrier
+            engine.internalError("leaving a carrier loop", t);
         } finally {
             engine.carrierExited(this);
         }

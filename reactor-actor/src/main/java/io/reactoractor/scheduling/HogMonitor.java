@@ -56,7 +56,14 @@ final class HogMonitor {
         hogged.decrementAndGet();
     }
 
+    /** Test seam: runs at the start of every check, on the timer thread ({@code null} in production). */
+    volatile Runnable beforeCheck;
+
     void check() {
+        Runnable hook = beforeCheck;
+        if (hook != null) {
+            hook.run();
+        }
         long now = System.nanoTime();
         engine.pool().forEach(c -> inspect(c, now));
         int h = hogged.get();
@@ -171,9 +178,11 @@ final class HogMonitor {
         protected void fire() {
             try {
                 check();
-            } finally {
-                engine.timer().schedule(this, System.nanoTime() + intervalNanos);
+            } catch (Throwable t) {
+                engine.internalError("checking for hogs", t);
             }
+            // re-armed whatever check() did: a monitor that stops re-arming is dead for good
+            engine.timer().schedule(this, System.nanoTime() + intervalNanos);
         }
 
         @Override

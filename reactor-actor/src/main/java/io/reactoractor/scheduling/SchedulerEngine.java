@@ -70,10 +70,13 @@ public final class SchedulerEngine {
     static final int TERMINATED = 3;
 
     private static final VarHandle STATE;
+    private static final VarHandle INTERNAL_ERROR_LOGGED;
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(SchedulerEngine.class, "state", int.class);
+            INTERNAL_ERROR_LOGGED = MethodHandles.lookup().findVarHandle(SchedulerEngine.class, "internalErrorLogged",
+                    boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -96,6 +99,8 @@ public final class SchedulerEngine {
     private final LongAdder quotaOverruns = new LongAdder();
     private final LongAdder mailboxFull = new LongAdder();
     private final LongAdder exitedCarrierTasks = new LongAdder();
+    private final LongAdder internalErrors = new LongAdder();
+    private volatile boolean internalErrorLogged;
     private final AtomicLong quiescentSince = new AtomicLong();
     private final Sinks.Empty<Void> terminated = Sinks.empty();
 
@@ -323,67 +328,98 @@ public final class SchedulerEngine {
         boolean recordDelay = config.metrics().recordsSchedulingDelay();
         ActorCell next = null;
         for (;;) {
-            if (next == null) {
-                if (isStopping() || (self.compensating() && pool.shouldRetire(self))) {
-                    return;
-                }
-                next = runQueue.take(0L);
+            try {
                 if (next == null) {
-                    if (!pool.idle(self)) {
+                    if (isStopping() || (self.compensating() && pool.shouldRetire(self))) {
                         return;
                     }
-                    continue;
+                    next = runQueue.take(0L);
+                    if (next == null) {
+                        if (!pool.idle(self)) {
+                            return;
+                        }
+                        continue;
+                    }
                 }
-            }
-            pool.propagate();
-            ActorCell cell = next;
-            long start = System.nanoTime();
-            if (recordDelay) {
-                config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
-            }
-            turn.begin(cell, start);
-            if (cell.runnable()) {
-                try {
-                    cell.runTurn(turn);
-                } catch (Throwable t) {
-                    // runTurn implementations route task errors through Turn.run; this is a bug guard
-                    taskFailed(cell, t);
+                pool.propagate();
+                ActorCell cell = next;
+                next = null;
+                long start = System.nanoTime();
+                if (recordDelay) {
+                    config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
                 }
-            }
-            long end = turn.now();
-            boolean requeue = cell.keepScheduledAfterTurn();
-            boolean takeNext = !isStopping() && !(self.compensating() && pool.shouldRetire(self));
-            next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext);
-            if (!requeue) {
-                cell.releaseAfterTurn();
-            }
-            if (!takeNext && next == null) {
-                return;
+                turn.begin(cell, start);
+                if (cell.runnable()) {
+                    try {
+                        cell.runTurn(turn);
+                    } catch (Throwable t) {
+                        // runTurn implementations route task errors through Turn.run; this is a bug guard
+                        taskFailed(cell, t);
+                    }
+                }
+                long end = turn.now();
+                boolean requeue = cell.keepScheduledAfterTurn();
+                boolean takeNext = !isStopping() && !(self.compensating() && pool.shouldRetire(self));
+                next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext);
+                if (!requeue) {
+                    cell.releaseAfterTurn();
+                }
+                if (!takeNext && next == null) {
+                    return;
+                }
+            } catch (Throwable t) {
+                // Only the engine's own bookkeeping can get here (an allocation failure, a bug): the
+                // carrier survives; the actor it held, if any, may be stranded, and is counted here.
+                internalError("running a carrier loop", t);
             }
         }
     }
 
     // ------------------------------------------------------------------ errors and counters
 
-    /** Counts and reports a task failure; never rethrows. */
+    /**
+     * Counts and reports a task failure through Reactor's {@code Schedulers.handleError} (uncaught
+     * handler or logger, then {@code Schedulers.onHandleError} hooks); never throws, even when the
+     * reporting itself fails (then it is an {@linkplain #internalError internal error}).
+     */
     void taskFailed(ActorCell cell, Throwable t) {
         failedTasks.increment();
-        Thread th = Thread.currentThread();
         try {
-            Thread.UncaughtExceptionHandler h = th.getUncaughtExceptionHandler();
-            if (h != null) {
-                h.uncaughtException(th, t);
-            } else {
-                LOG.error("[" + config.name() + "] task of actor '" + cell.path() + "' failed", t);
-            }
-        } catch (Throwable handlerFailure) {
-            LOG.error("[" + config.name() + "] task of actor '" + cell.path()
-                    + "' failed and the uncaught-exception handler threw", handlerFailure);
+            TaskErrors.report(t);
+        } catch (Throwable reportFailure) {
+            internalError("reporting a failed task of actor '" + cell.path() + "'", reportFailure);
         }
     }
 
+    /**
+     * Counts an error that reached one of the scheduler's own loops (carriers, timer, hog monitor)
+     * and logs the first one; never throws. The loop then goes on: no internal thread dies from a
+     * Throwable, whether user code or an allocation failure threw it. Logging is guarded because it
+     * can fail again for the same reason (an {@code OutOfMemoryError}, a hostile {@code toString()}).
+     *
+     * @param where what the loop was doing
+     * @param t     the error
+     */
+    void internalError(String where, Throwable t) {
+        internalErrors.increment();
+        if (internalErrorLogged || !INTERNAL_ERROR_LOGGED.compareAndSet(this, false, true)) {
+            return;
+        }
+        try {
+            LOG.error("[" + config.name() + "] internal error while " + where
+                    + "; the thread goes on (further internal errors are only counted: reactor.actor.internal.errors)", t);
+        } catch (Throwable loggingFailed) {
+            // nothing left to report with; the counter has it
+        }
+    }
+
+    /** @return errors caught by the scheduler's own loops so far (see {@link #internalError}) */
+    public long internalErrors() {
+        return internalErrors.sum();
+    }
+
     void timerFailed(Throwable t) {
-        LOG.error("[" + config.name() + "] timer delivery failed", t);
+        internalError("delivering a timer", t);
     }
 
     void quotaOverrun(ActorCell cell, long nanos) {

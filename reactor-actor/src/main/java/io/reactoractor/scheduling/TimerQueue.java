@@ -154,61 +154,84 @@ final class TimerQueue implements Runnable {
         TimerEntry[] due = new TimerEntry[64];
         try {
             for (;;) {
-                int n = 0;
-                int awaited = 0;
-                lock.lock();
                 try {
-                    for (;;) {
-                        if (shutdown) {
-                            return;
-                        }
-                        if (size == 0) {
-                            changed.await();
-                            continue;
-                        }
-                        long wait = heap[0].deadline - System.nanoTime();
-                        if (wait <= 0) {
-                            break;
-                        }
-                        changed.awaitNanos(wait);
+                    if (!fireDue(due)) {
+                        return;
                     }
-                    long now = System.nanoTime();
-                    while (size > 0 && heap[0].deadline - now <= 0 && n < due.length) {
-                        TimerEntry e = heap[0];
-                        removeAt(0);
-                        if (e.awaitedOnShutdown()) {
-                            awaitedQueued--;
-                            awaited++;
-                        }
-                        due[n++] = e;
-                    }
-                    inFlight += awaited;
-                } finally {
-                    lock.unlock();
-                }
-                for (int i = 0; i < n; i++) {
-                    TimerEntry e = due[i];
-                    due[i] = null;
-                    try {
-                        e.fire();
-                    } catch (Throwable t) {
-                        engine.timerFailed(t);
-                    }
-                }
-                if (awaited > 0) {
-                    lock.lock();
-                    try {
-                        inFlight -= awaited;
-                    } finally {
-                        lock.unlock();
-                    }
+                } catch (InterruptedException e) {
+                    // only shutdown() ends this thread; a stray interrupt must not stop every timer
+                } catch (Throwable t) {
+                    // an allocation failure or a bug in the loop itself: report (guarded) and go on
+                    engine.internalError("running the timer loop", t);
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } finally {
             engine.timerExited();
         }
+    }
+
+    /**
+     * Waits for the earliest deadline and fires every due entry (at most {@code due.length}).
+     *
+     * @return {@code false} once the queue is shut down
+     */
+    private boolean fireDue(TimerEntry[] due) throws InterruptedException {
+        int n = 0;
+        int awaited = 0;
+        lock.lock();
+        try {
+            for (;;) {
+                if (shutdown) {
+                    return false;
+                }
+                if (size == 0) {
+                    changed.await();
+                    continue;
+                }
+                long wait = heap[0].deadline - System.nanoTime();
+                if (wait <= 0) {
+                    break;
+                }
+                changed.awaitNanos(wait);
+            }
+            long now = System.nanoTime();
+            while (size > 0 && heap[0].deadline - now <= 0 && n < due.length) {
+                TimerEntry e = heap[0];
+                removeAt(0);
+                if (e.awaitedOnShutdown()) {
+                    awaitedQueued--;
+                    awaited++;
+                }
+                due[n++] = e;
+            }
+            inFlight += awaited;
+        } finally {
+            lock.unlock();
+        }
+        try {
+            for (int i = 0; i < n; i++) {
+                TimerEntry e = due[i];
+                due[i] = null;
+                try {
+                    e.fire();
+                } catch (Throwable t) {
+                    engine.timerFailed(t);
+                }
+            }
+        } finally {
+            for (int i = 0; i < n; i++) {
+                due[i] = null;
+            }
+            if (awaited > 0) {
+                lock.lock();
+                try {
+                    inFlight -= awaited;
+                } finally {
+                    lock.unlock();
+                }
+            }
+        }
+        return true;
     }
 
     static long deadlineAfter(long delay, TimeUnit unit) {

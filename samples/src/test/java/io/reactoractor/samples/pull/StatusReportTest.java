@@ -55,6 +55,6 @@ class StatusReportTest {
     }
 
     private static SchedulerStats stats(SchedulerStats.GroupStats... groups) {
-        return new SchedulerStats("pull", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(groups));
+        return new SchedulerStats("pull", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(groups));
     }
 }
