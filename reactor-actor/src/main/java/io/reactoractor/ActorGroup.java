@@ -26,9 +26,22 @@ import reactor.core.scheduler.Scheduler;
  * {@code Schedulers.parallel()} picks a worker), so direct submissions are charged to the group and
  * compete by virtual time like everything else.
  *
- * <p>{@link #dispose()} disposes this group's workers and lanes (their pending tasks are cancelled)
- * and rejects further work; the parent scheduler keeps running. Groups are created, and looked up,
- * by {@link ActorScheduler#group(String, int)}; a disposed group stays disposed.
+ * <h2>Lifecycle</h2>
+ * <pre>
+ *   state    | event                                   | next
+ *   ---------+-----------------------------------------+------------------------------------------------
+ *   OPEN     | dispose()                               | DISPOSED: every actor of the group terminated
+ *            |                                         | (pending tasks cancelled; a running one finishes)
+ *   OPEN     | disposeGracefully() subscribed          | CLOSING: new tasks rejected, periodic tasks
+ *            |                                         | cancelled; queued and one-shot delayed tasks run
+ *   CLOSING  | every actor idle (checked each 1 ms     | DISPOSED, the Mono completes
+ *            | on the timer; suspended ones excepted)  |
+ *   CLOSING  | dispose()                               | DISPOSED, the Mono completes
+ *   DISPOSED | (entered)                               | the group leaves the scheduler's registries and
+ *            |                                         | its meters are removed; its name may be reused
+ * </pre>
+ * The parent scheduler keeps running. Groups are created, and looked up, by
+ * {@link ActorScheduler#group(String, int)}; after disposal that call creates a new group.
  */
 public final class ActorGroup implements Scheduler, Scannable {
 
@@ -38,7 +51,13 @@ public final class ActorGroup implements Scheduler, Scannable {
     private final AtomicLong workerSeq = new AtomicLong();
     private final AtomicInteger roll = new AtomicInteger();
     private final ActorWorker[] lanes;
+    /** Workers created by {@link #createWorker()} and not disposed yet (for a graceful shutdown). */
+    private final java.util.Set<ActorWorker> workers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Rejects new work: set by {@code dispose()} and by a graceful shutdown. */
     private volatile boolean disposed;
+    /** Every actor terminated and the group forgotten. */
+    private volatile boolean terminated;
+    private final reactor.core.publisher.Sinks.Empty<Void> onTerminated = reactor.core.publisher.Sinks.empty();
 
     ActorGroup(ActorScheduler scheduler, SchedulerEngine engine, SchedulingGroup group) {
         this.scheduler = scheduler;
@@ -86,8 +105,28 @@ public final class ActorGroup implements Scheduler, Scannable {
         ActorWorker w = new ActorWorker(this, engine, group.name() + "/worker-" + workerSeq.incrementAndGet());
         if (isDisposed()) {
             w.dispose(); // Reactor's convention: a worker of a disposed scheduler rejects its tasks
+            return w;
+        }
+        workers.add(w);
+        if (disposed) {
+            w.dispose(); // raced a dispose that did not see it
         }
         return w;
+    }
+
+    /** A worker of this group was disposed: it no longer counts for a graceful shutdown. */
+    void workerDisposed(ActorWorker w) {
+        workers.remove(w);
+    }
+
+    /** @return whether the group takes new tasks (not disposed, not closing gracefully) */
+    boolean isAccepting() {
+        return !disposed;
+    }
+
+    /** @return whether every actor was terminated and the group left the registries */
+    boolean isTerminated() {
+        return terminated;
     }
 
     private ActorWorker lane() {
@@ -173,12 +212,87 @@ public final class ActorGroup implements Scheduler, Scannable {
                 }
             }
         }
+        for (ActorWorker w : workers) {
+            w.dispose();
+        }
         scheduler.forEachCell(group, ActorCell::terminate);
+        terminated = true;
+        scheduler.forget(this);
+        onTerminated.tryEmitEmpty();
     }
 
+    /**
+     * Lazily disposes gracefully, like {@link ActorScheduler#disposeGracefully()} for this group only:
+     * on subscription new tasks are rejected and periodic tasks cancelled; tasks already queued and
+     * one-shot delayed tasks still run; when every actor of the group is idle the group is disposed and
+     * the {@code Mono} completes. Work of suspended workers is not waited for. Combine with
+     * {@code timeout(..)} and {@link #dispose()} to bound the wait.
+     *
+     * @return a Mono completing when the group is disposed
+     */
     @Override
     public Mono<Void> disposeGracefully() {
-        return Mono.fromRunnable(this::dispose);
+        return Mono.defer(() -> {
+            if (!disposed) {
+                disposed = true;
+                forEachWorker(ActorWorker::cancelPeriodic);
+                new QuiescenceCheck().arm();
+            }
+            return onTerminated.asMono();
+        });
+    }
+
+    private void forEachWorker(java.util.function.Consumer<ActorWorker> action) {
+        synchronized (lanes) {
+            for (ActorWorker lane : lanes) {
+                if (lane != null) {
+                    action.accept(lane);
+                }
+            }
+        }
+        workers.forEach(action);
+    }
+
+    /** Whether every actor of the group is idle or suspended (nothing left that will run). */
+    private boolean quiescent() {
+        boolean[] idle = {true};
+        scheduler.forEachCell(group, c -> {
+            if (!c.isIdle() && !c.isSuspended() && !c.isTerminated()) {
+                idle[0] = false;
+            }
+        });
+        return idle[0];
+    }
+
+    /** Polls the group's quiescence every millisecond on the scheduler's timer, then disposes it. */
+    private final class QuiescenceCheck extends io.reactoractor.scheduling.TimerEntry {
+        void arm() {
+            if (!engine.scheduleTimer(this, System.nanoTime() + 1_000_000L)) {
+                dispose(); // the scheduler stopped: nothing will run any more
+            }
+        }
+
+        @Override
+        protected void fire() {
+            if (terminated) {
+                return;
+            }
+            if (quiescent()) {
+                dispose();
+            } else {
+                arm();
+            }
+        }
+
+        @Override
+        protected boolean awaitedOnShutdown() {
+            return false;
+        }
+
+        @Override
+        protected boolean internal() {
+            return true;
+        }
     }
 
     @Override

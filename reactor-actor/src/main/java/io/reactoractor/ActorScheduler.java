@@ -110,7 +110,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
     /**
      * Returns the group named {@code name}, creating it with {@code weight} on first use. A larger
-     * weight gets a proportionally larger CPU share when groups compete.
+     * weight gets a proportionally larger CPU share when groups compete. A disposed group leaves the
+     * scheduler's registries (and its meters are removed), so the same name then creates a new group.
      *
      * @param name   the group's name: not empty, at most 128 characters, no {@code '/'}
      * @param weight the weight, at least 1
@@ -122,10 +123,18 @@ public final class ActorScheduler implements Scheduler, Scannable {
         if (weight < 1) {
             throw new IllegalArgumentException("weight must be >= 1 but was " + weight);
         }
-        ActorGroup g = groups.get(name);
-        if (g == null) {
-            SchedulingGroup sg = engine.group(name, weight);
-            g = groups.computeIfAbsent(name, n -> new ActorGroup(this, engine, sg));
+        ActorGroup g;
+        for (;;) {
+            g = groups.get(name);
+            if (g == null) {
+                SchedulingGroup sg = engine.group(name, weight);
+                g = groups.computeIfAbsent(name, n -> new ActorGroup(this, engine, sg));
+            }
+            if (!g.isTerminated()) {
+                break;
+            }
+            // a disposed group is forgotten (its dispose does the same); its name starts a new group
+            forget(g);
         }
         if (g.weight() != weight) {
             throw new IllegalArgumentException("weight: group '" + name + "' already exists with weight "
@@ -144,6 +153,12 @@ public final class ActorScheduler implements Scheduler, Scannable {
         if (name.indexOf('/') >= 0) {
             throw new IllegalArgumentException("name must not contain '/' but was '" + name + "'");
         }
+    }
+
+    /** Removes a disposed group from every registry (idempotent; a newer group of that name stays). */
+    void forget(ActorGroup g) {
+        engine.removeGroup(g.schedulingGroup());
+        groups.remove(g.name(), g);
     }
 
     /** @return the group of {@link #createWorker()} and direct {@code schedule} calls */

@@ -5,7 +5,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.reactoractor.scheduling.SchedulerEngine;
 import reactor.core.Disposable;
-import reactor.core.Disposables;
 import reactor.core.Scannable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -35,7 +34,7 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
     ActorWorker(ActorGroup group, SchedulerEngine engine, String path) {
         this.group = group;
         this.engine = engine;
-        this.cell = new WorkerCell(engine, group.schedulingGroup(), path, Disposables.composite());
+        this.cell = new WorkerCell(engine, group.schedulingGroup(), path, new TimedTasks());
     }
 
     /** @return the actor's path, {@code <group>/worker-<n>} */
@@ -51,10 +50,10 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
     @Override
     public Disposable schedule(Runnable task) {
         Objects.requireNonNull(task, "task");
-        if (!engine.isAccepting() || cell.isTerminated()) {
+        if (!engine.isAccepting() || cell.isTerminated() || !group.isAccepting()) {
             throw engine.reject();
         }
-        WorkerTask t = new WorkerTask(Schedulers.onSchedule(task));
+        WorkerTask t = new WorkerTask(Schedulers.onSchedule(task), cell);
         if (!cell.offer(t) && t.cancelIfPending()) {
             throw engine.reject();
         }
@@ -76,7 +75,7 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
     }
 
     private Disposable scheduleTimed(Runnable task, long delay, long periodNanos, TimeUnit unit) {
-        if (!engine.isAccepting() || cell.isTerminated()) {
+        if (!engine.isAccepting() || cell.isTerminated() || !group.isAccepting()) {
             throw engine.reject();
         }
         TimedTask t = new TimedTask(Schedulers.onSchedule(task), cell, periodNanos, cell.timed);
@@ -93,6 +92,16 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
             t.dispose();
         }
         return t;
+    }
+
+    /** Cancels this worker's periodic tasks (graceful shutdown of its group). */
+    void cancelPeriodic() {
+        cell.timed.cancelPeriodic();
+    }
+
+    /** @return whether nothing is queued, running or still due on this worker */
+    boolean isIdle() {
+        return cell.isIdle();
     }
 
     /** Suspends this worker (re-entrant); see the class documentation. */
@@ -127,6 +136,7 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
     @Override
     public void dispose() {
         cell.terminate();
+        group.workerDisposed(this);
     }
 
     @Override

@@ -23,6 +23,9 @@ import reactor.core.Disposable;
  *   any but  | dispose / worker terminated /  | CANCELLED (timer entry removed; a queued copy is
  *   DONE     | graceful shutdown (periodic)   |  skipped; a running one finishes, not re-armed)
  * </pre>
+ * A dispose racing the re-arm (RUNNING → WAITING, then arming) is settled by re-reading the state
+ * after arming: see {@code rearm()}. {@link #isDisposed()} is also true as soon as the worker is
+ * disposed, before the worker's drain reaches the task.
  * Fixed-rate periods: a late run does not shift later deadlines (as
  * {@code ScheduledExecutorService.scheduleAtFixedRate}); runs never overlap.
  */
@@ -47,10 +50,10 @@ final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
     private final Runnable task;
     private final WorkerCell cell;
     private final long periodNanos; // < 0: one-shot; 0: re-run at once; > 0: fixed rate
-    private final Disposable.Composite tracker; // may be null
+    private final TimedTasks tracker; // may be null
     private volatile int state;
 
-    TimedTask(Runnable task, WorkerCell cell, long periodNanos, Disposable.Composite tracker) {
+    TimedTask(Runnable task, WorkerCell cell, long periodNanos, TimedTasks tracker) {
         this.task = task;
         this.cell = cell;
         this.periodNanos = periodNanos;
@@ -78,6 +81,11 @@ final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
             // the worker was terminated in the meantime: the drain or we cancel it
             finish(CANCELLED);
         }
+    }
+
+    /** @return whether this task repeats */
+    boolean isPeriodic() {
+        return periodNanos >= 0;
     }
 
     @Override
@@ -122,6 +130,11 @@ final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
         if (STATE.compareAndSet(this, RUNNING, WAITING)) {
             if (!engine().scheduleTimer(this, deadline() + periodNanos)) {
                 finish(DONE);
+            } else if (state == CANCELLED) {
+                // dispose() ran between the CAS above and the arming: it saw WAITING and cancelled a
+                // timer entry that was not armed yet. Either it cancels after our arming (it reads
+                // WAITING later than we armed) or we see CANCELLED here: the entry never stays armed.
+                engine().cancelTimer(this);
             }
         }
     }
@@ -165,9 +178,10 @@ final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
         }
     }
 
+    /** Disposed once done or cancelled, or at once when its worker was disposed (see {@link WorkerTask}). */
     @Override
     public boolean isDisposed() {
         int s = state;
-        return s == DONE || s == CANCELLED;
+        return s == DONE || s == CANCELLED || cell.isTerminated();
     }
 }

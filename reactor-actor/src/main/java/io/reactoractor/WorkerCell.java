@@ -5,7 +5,6 @@ import io.reactoractor.scheduling.ActorCell;
 import io.reactoractor.scheduling.SchedulerEngine;
 import io.reactoractor.scheduling.SchedulingGroup;
 import io.reactoractor.scheduling.Turn;
-import reactor.core.Disposable;
 
 /**
  * The actor behind an {@link ActorWorker}: a FIFO mailbox of tasks run one at a time, in turns.
@@ -13,9 +12,9 @@ import reactor.core.Disposable;
 final class WorkerCell extends ActorCell {
 
     private final MpscLinkedQueue<MailboxTask> mailbox = new MpscLinkedQueue<>();
-    final Disposable.Composite timed;
+    final TimedTasks timed;
 
-    WorkerCell(SchedulerEngine engine, SchedulingGroup group, String path, Disposable.Composite timed) {
+    WorkerCell(SchedulerEngine engine, SchedulingGroup group, String path, TimedTasks timed) {
         super(engine, group, path, 1);
         this.timed = timed;
     }
@@ -39,6 +38,12 @@ final class WorkerCell extends ActorCell {
         return mailbox.size();
     }
 
+    /** Idle for a graceful group shutdown: no queued task and no delayed task still due. */
+    @Override
+    public boolean isIdle() {
+        return super.isIdle() && timed.isEmpty();
+    }
+
     @Override
     protected boolean hasWork() {
         return !mailbox.isEmpty();
@@ -58,6 +63,6 @@ final class WorkerCell extends ActorCell {
         while ((task = mailbox.poll()) != null) {
             task.cancelPending();
         }
-        timed.dispose();
+        timed.disposeAll();
     }
 }

@@ -32,10 +32,12 @@ final class WorkerTask implements MailboxTask, Disposable {
     }
 
     private final Runnable task;
+    private final WorkerCell cell;
     private volatile int state;
 
-    WorkerTask(Runnable task) {
+    WorkerTask(Runnable task, WorkerCell cell) {
         this.task = task;
+        this.cell = cell;
     }
 
     @Override
@@ -65,8 +67,13 @@ final class WorkerTask implements MailboxTask, Disposable {
         STATE.compareAndSet(this, PENDING, CANCELLED);
     }
 
+    /**
+     * Disposed once it ran, was cancelled, or its worker was disposed: a disposed worker's queued
+     * tasks report it at once (Reactor's contract), even before the carrier that holds the actor
+     * drains them, which waits for the task running now to end.
+     */
     @Override
     public boolean isDisposed() {
-        return state >= DONE;
+        return state >= DONE || cell.isTerminated();
     }
 }

@@ -46,6 +46,8 @@ public final class MicrometerSchedulerMetrics implements SchedulerMetrics {
 
     private final MeterRegistry registry;
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
+    /** Per-group meters, removed with their group ({@link #unbindGroup}). */
+    private final java.util.Map<SchedulingGroup, List<Meter>> groupMeters = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile Tags schedulerTags = Tags.empty();
 
     /** @param registry the registry to export to */
@@ -86,21 +88,34 @@ public final class MicrometerSchedulerMetrics implements SchedulerMetrics {
     @Override
     public void bindGroup(SchedulerEngine e, SchedulingGroup g) {
         Tags tags = Tags.of("scheduler", e.config().name(), "group", g.name());
-        meters.add(FunctionCounter.builder("reactor.actor.group.cpu", g, x -> x.cpuTimeNanos() / 1e9)
+        List<Meter> own = new java.util.ArrayList<>();
+        own.add(FunctionCounter.builder("reactor.actor.group.cpu", g, x -> x.cpuTimeNanos() / 1e9)
                 .description("CPU time used by the group's turns").baseUnit("seconds").tags(tags).register(registry));
-        meters.add(FunctionCounter.builder("reactor.actor.group.turns", g, SchedulingGroup::turns)
+        own.add(FunctionCounter.builder("reactor.actor.group.turns", g, SchedulingGroup::turns)
                 .description("Turns run by the group's actors").tags(tags).register(registry));
-        meters.add(Gauge.builder("reactor.actor.group.actors", g, SchedulingGroup::actors)
+        own.add(Gauge.builder("reactor.actor.group.actors", g, SchedulingGroup::actors)
                 .description("Live actors of the group").tags(tags).register(registry));
-        meters.add(Gauge.builder("reactor.actor.group.mailbox.size", g, MicrometerSchedulerMetrics::mailboxSize)
+        own.add(Gauge.builder("reactor.actor.group.mailbox.size", g, MicrometerSchedulerMetrics::mailboxSize)
                 .description("Messages and tasks waiting in the group's mailboxes").tags(tags).register(registry));
-        meters.add(Gauge.builder("reactor.actor.group.actors.suspended", g, MicrometerSchedulerMetrics::suspended)
+        own.add(Gauge.builder("reactor.actor.group.actors.suspended", g, MicrometerSchedulerMetrics::suspended)
                 .description("Suspended actors of the group").tags(tags).register(registry));
         Timer delay = Timer.builder("reactor.actor.scheduling.delay")
                 .description("Time an actor waited between becoming ready and running")
                 .tags(tags).register(registry);
-        meters.add(delay);
+        own.add(delay);
+        groupMeters.put(g, own);
         g.metricsHandle(delay);
+    }
+
+    @Override
+    public void unbindGroup(SchedulingGroup g) {
+        List<Meter> own = groupMeters.remove(g);
+        if (own != null) {
+            for (Meter m : own) {
+                registry.remove(m);
+            }
+        }
+        g.metricsHandle(null);
     }
 
     private static double mailboxSize(SchedulingGroup g) {
@@ -134,6 +149,9 @@ public final class MicrometerSchedulerMetrics implements SchedulerMetrics {
             registry.remove(m);
         }
         meters.clear();
+        for (SchedulingGroup g : List.copyOf(groupMeters.keySet())) {
+            unbindGroup(g);
+        }
     }
 
     @Override

@@ -114,6 +114,16 @@ public abstract class ActorCell extends SchedulingEntity {
      */
     protected abstract void drainTerminated();
 
+    /**
+     * Whether the actor is neither queued nor running and has no work: what a graceful group
+     * shutdown waits for. Any thread; a momentary answer.
+     *
+     * @return {@code true} if idle
+     */
+    public boolean isIdle() {
+        return (status & SCHEDULED) == 0 && !hasWork();
+    }
+
     /** @return how much work is waiting (approximate); used for {@code Scannable.Attr.BUFFERED} */
     public int pendingWork() {
         return hasWork() ? 1 : 0;

@@ -282,7 +282,19 @@ public final class SchedulerEngine {
         return g;
     }
 
-    /** @return the groups created so far */
+    /**
+     * Forgets a disposed group: it leaves the registry and its meters are removed, so its name can
+     * be used by a new group. Idempotent; a newer group of the same name is left alone.
+     *
+     * @param group the disposed group
+     */
+    public void removeGroup(SchedulingGroup group) {
+        if (groups.remove(group.name(), group)) {
+            config.metrics().unbindGroup(group);
+        }
+    }
+
+    /** @return the live groups */
     public Collection<SchedulingGroup> groups() {
         return groups.values();
     }
@@ -513,7 +525,11 @@ public final class SchedulerEngine {
         return pool.compensators();
     }
 
-    /** @return armed timers (including the scheduler's own) */
+    /**
+     * @return armed timers of delayed and periodic tasks and of the library's actors; the scheduler's
+     *         own internal entries (the hog monitor's tick, always armed) are not counted, so 0 means
+     *         no user timer is left armed
+     */
     public int pendingTimers() {
         return timer.size();
     }

@@ -22,6 +22,10 @@ public interface SchedulerMetrics {
     default void bindGroup(SchedulerEngine engine, SchedulingGroup group) {
     }
 
+    /** Removes the meters of a group that was disposed (its name may be reused by a new group). */
+    default void unbindGroup(SchedulingGroup group) {
+    }
+
     /** Whether {@link #schedulingDelay} wants to be called (saves a clock read per turn when not). */
     default boolean recordsSchedulingDelay() {
         return false;

@@ -28,6 +28,8 @@ final class TimerQueue implements Runnable {
     private int size;
     private long seq;
     private int awaitedQueued;
+    /** Queued {@linkplain TimerEntry#internal() internal} entries (the hog monitor's tick). */
+    private int internalQueued;
     private int inFlight;
     private boolean shutdown;
     private final SchedulerEngine engine;
@@ -127,10 +129,11 @@ final class TimerQueue implements Runnable {
         }
     }
 
+    /** @return armed user entries: the scheduler's own internal entries (the hog monitor) are not counted */
     int size() {
         lock.lock();
         try {
-            return size;
+            return size - internalQueued;
         } finally {
             lock.unlock();
         }
@@ -143,6 +146,7 @@ final class TimerQueue implements Runnable {
             Arrays.fill(heap, 0, size, null);
             size = 0;
             awaitedQueued = 0;
+            internalQueued = 0;
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -255,12 +259,18 @@ final class TimerQueue implements Runnable {
         heap[size] = e;
         e.heapIndex = size;
         size++;
+        if (e.internal()) {
+            internalQueued++;
+        }
         up(e.heapIndex);
     }
 
     private void removeAt(int i) {
         TimerEntry removed = heap[i];
         removed.heapIndex = -1;
+        if (removed.internal()) {
+            internalQueued--;
+        }
         int last = --size;
         if (i != last) {
             TimerEntry moved = heap[last];
