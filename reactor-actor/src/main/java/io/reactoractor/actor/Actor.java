@@ -136,6 +136,9 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
     private final OutboundSubscription outbound = new OutboundSubscription();
     private volatile boolean bpSuspended;
 
+    /** Suspensions by the user or the behaviour, counted apart from the actor's own (see {@link #resume()}). */
+    private final java.util.concurrent.atomic.AtomicInteger userSuspensions = new java.util.concurrent.atomic.AtomicInteger();
+
     // ---- actor-thread state
     private long emitted;
     private final ArrayDeque<O> outBuffer = new ArrayDeque<>();
@@ -239,14 +242,39 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
         return cell.isSuspended();
     }
 
-    /** Suspends the actor (re-entrant); see {@link io.reactoractor.ActorWorker#suspend()}. */
+    /**
+     * Suspends the actor (re-entrant); see {@link io.reactoractor.ActorWorker#suspend()}. A user
+     * suspension is counted apart from the actor's own ones (no downstream demand, an error policy's
+     * back-off): {@link #resume()} only ever lifts a user suspension.
+     */
     public void suspend() {
+        userSuspensions.incrementAndGet();
         cell.suspend();
     }
 
-    /** @return {@code true} if a user suspension was lifted */
+    /**
+     * Lifts one user suspension ({@link #suspend()}, {@link ActorContext#suspend()}, or a cancelled
+     * {@link ActorContext#resumeAfter}). The actor's own suspensions (waiting for downstream demand,
+     * an error policy's back-off) are never lifted here: they end when demand arrives or the back-off
+     * elapses.
+     *
+     * @return {@code true} if a user suspension was lifted, {@code false} if there was none
+     */
     public boolean resume() {
-        return cell.resume();
+        return resumeUser();
+    }
+
+    private boolean resumeUser() {
+        for (;;) {
+            int n = userSuspensions.get();
+            if (n == 0) {
+                return false;
+            }
+            if (userSuspensions.compareAndSet(n, n - 1)) {
+                cell.resume();
+                return true;
+            }
+        }
     }
 
     /** @return whether the actor terminated (completed, failed or cancelled) */
@@ -312,8 +340,18 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
                 return;
             }
             PendingSend p = new PendingSend(message, sink);
+            boolean queued;
             synchronized (this) {
-                pendingSends.addLast(p);
+                // terminate() sets 'done' and then drains pendingSends under this lock: re-checked
+                // here, under the same lock, a send either is drained by it or sees 'done' itself
+                queued = !done;
+                if (queued) {
+                    pendingSends.addLast(p);
+                }
+            }
+            if (!queued) {
+                sink.error(new IllegalStateException("actor " + path() + " is terminated"));
+                return;
             }
             sink.onCancel(() -> {
                 synchronized (this) {
@@ -815,12 +853,12 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
 
         @Override
         public void suspend() {
-            cell.suspend();
+            Actor.this.suspend();
         }
 
         @Override
         public boolean resume() {
-            return cell.resume();
+            return resumeUser();
         }
 
         @Override
@@ -862,13 +900,18 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
     }
 
     /** Resumes the actor when due (runs on the timer thread: resume is thread-safe). */
+    /**
+     * Resumes the actor when due (runs on the timer thread: resume is thread-safe). Exactly one of
+     * {@link #fire()} and {@link #dispose()} settles the suspension it holds: firing lifts it;
+     * disposing first hands it to the user, so {@link Actor#resume()} lifts it (as documented on
+     * {@link ActorContext#resumeAfter}).
+     */
     private final class ResumeTimer extends TimerEntry implements Disposable {
-        private volatile boolean disposed;
+        private final java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
 
         @Override
         protected void fire() {
-            if (!disposed) {
-                disposed = true;
+            if (settled.compareAndSet(false, true)) {
                 cell.resume();
             }
         }
@@ -880,17 +923,18 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
 
         @Override
         public void dispose() {
-            if (!disposed) {
-                disposed = true;
+            if (settled.compareAndSet(false, true)) {
                 engine.cancelTimer(this);
+                userSuspensions.incrementAndGet();
             }
         }
 
         @Override
         public boolean isDisposed() {
-            return disposed;
+            return settled.get();
         }
     }
+
 
     /** Delivers a task into the actor's control mailbox when due. */
     private final class ControlTimer extends TimerEntry implements Disposable {
