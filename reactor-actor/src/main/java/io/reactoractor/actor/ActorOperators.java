@@ -1,5 +1,7 @@
 package io.reactoractor.actor;
 
+import io.reactoractor.ActorGroup;
+
 import java.util.function.Function;
 
 import org.reactivestreams.Publisher;
@@ -14,9 +16,9 @@ import reactor.core.scheduler.Scheduler;
  * keep arriving. No scheduler can enforce a quota inside it: on any scheduler, two hot
  * {@code publishOn} streams can hold two threads for as long as they run, and a third stream pinned
  * to the same threads waits (reactor-core issue #3954). {@link #publishOn(Scheduler)} hands the items
- * to an identity {@link Actor} instead: each element is one message, and the actor's turn ends at
+ * to an actor instead: each element is one task of the actor's turn, and the turn ends at
  * the quota or at the preemption point like every other actor, so a hot stream shares the threads.
- * The cost is a mailbox hand-off per element (measured in {@code benchmarks/RESULTS.md}).
+ * The cost is a queue hand-off per element (measured in {@code benchmarks/RESULTS.md}).
  */
 public final class ActorOperators {
 
@@ -27,33 +29,41 @@ public final class ActorOperators {
     }
 
     /**
-     * A fair replacement for {@code Flux.publishOn}: {@code flux.transform(ActorOperators.publishOn(s))}.
-     * Signals are delivered on the actor scheduler's threads, in order; upstream is requested in batches
-     * of the mailbox capacity; the Reactor context propagates upstream.
+     * A fair replacement for {@code Flux.publishOn(scheduler)}:
+     * {@code flux.transform(ActorOperators.publishOn(s))}. It keeps Reactor's {@code publishOn}
+     * semantics: signals are delivered on the actor scheduler's threads, in order; upstream is
+     * requested {@value #DEFAULT_PREFETCH} at first, then replenished by Reactor's limit (three quarters
+     * of the prefetch) as elements are delivered; elements queued before an upstream error are all
+     * delivered before the error; on cancellation the queued elements go to the {@code doOnDiscard}
+     * hook; the downstream Reactor context is visible upstream. Only the drain differs: it is an
+     * actor's turn, which yields between elements at the preemption point or the quota.
      *
      * @param scheduler an {@code ActorScheduler} or one of its groups
      * @param <T>       the element type
      * @return a function for {@code Flux.transform}
+     * @throws IllegalArgumentException if {@code scheduler} is not an actor scheduler or group
      */
     public static <T> Function<Flux<T>, Publisher<T>> publishOn(Scheduler scheduler) {
         return publishOn(scheduler, DEFAULT_PREFETCH);
     }
 
     /**
+     * Like {@link #publishOn(Scheduler)} with a given prefetch, as {@code Flux.publishOn(scheduler,
+     * prefetch)}: upstream is requested {@code prefetch} at first and replenished by
+     * {@code prefetch - prefetch / 4}; {@code Integer.MAX_VALUE} requests an unbounded amount.
+     *
      * @param scheduler an {@code ActorScheduler} or one of its groups
-     * @param prefetch  the mailbox capacity, at least 1
+     * @param prefetch  the queue size and first request, at least 1
      * @param <T>       the element type
      * @return a function for {@code Flux.transform}
+     * @throws IllegalArgumentException if {@code scheduler} is not an actor scheduler or group, or
+     *                                  {@code prefetch < 1}
      */
     public static <T> Function<Flux<T>, Publisher<T>> publishOn(Scheduler scheduler, int prefetch) {
-        Actor.groupOf(scheduler);
+        ActorGroup group = Actor.groupOf(scheduler);
         if (prefetch < 1) {
             throw new IllegalArgumentException("prefetch must be >= 1 but was " + prefetch);
         }
-        return source -> Flux.deferContextual(ctx -> {
-            Actor<T, T> actor = Actor.identity(scheduler, prefetch);
-            source.subscribe(actor.newSubscriber(ctx));
-            return Flux.from(actor);
-        });
+        return source -> new FairPublishOn<>(source, group, prefetch);
     }
 }

@@ -102,6 +102,9 @@ public final class CarrierThread extends Thread implements NonBlocking {
 
     void taskEnded() {
         TASK_STARTED_AT.setOpaque(this, 0L);
+        // an idle carrier must not keep the last actor (and what it references: its subscribers)
+        // reachable; the hog monitor reads a null cell as '?' (rule 3.13 needs the subscriber collectable)
+        CURRENT_CELL.setOpaque(this, null);
         tasksRun++;
         if (hogStamp != 0) {
             clearHogStamp();

@@ -370,6 +370,7 @@ public final class SchedulerEngine {
                     }
                 }
                 long end = turn.now();
+                turn.end();
                 boolean requeue = cell.keepScheduledAfterTurn();
                 boolean takeNext = !isStopping() && !(self.compensating() && pool.shouldRetire(self));
                 next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext);

@@ -48,6 +48,11 @@ public final class Turn {
         this.preempted = false;
     }
 
+    /** Forgets the actor once its turn is over, so an idle carrier keeps nothing reachable. */
+    void end() {
+        this.cell = null;
+    }
+
     /** @return the clock reading at the end of the last task (or the turn's start) */
     long now() {
         return now;

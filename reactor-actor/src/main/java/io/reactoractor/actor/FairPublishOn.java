@@ -1,0 +1,376 @@
+package io.reactoractor.actor;
+
+import io.reactoractor.ActorGroup;
+import io.reactoractor.scheduling.ActorCell;
+import io.reactoractor.scheduling.Turn;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.atomic.AtomicLong;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import reactor.core.CorePublisher;
+import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
+import reactor.core.Scannable;
+import reactor.core.publisher.Operators;
+import reactor.util.annotation.Nullable;
+import reactor.util.concurrent.Queues;
+import reactor.util.context.Context;
+
+/**
+ * {@link ActorOperators#publishOn}: Reactor's {@code publishOn} semantics, drained by an actor.
+ *
+ * <p>Same observable behaviour as {@code Flux.publishOn(scheduler, prefetch)} (delay-error):
+ * <ul>
+ *   <li>upstream is requested {@code prefetch} at subscription, then replenished by Reactor's limit
+ *       ({@code prefetch - prefetch / 4}, as Reactor's {@code Operators.unboundedOrLimit}) each time that
+ *       many elements were delivered downstream;</li>
+ *   <li>elements queued before an upstream error are all delivered (as demand allows), then the
+ *       error;</li>
+ *   <li>on cancellation every element still queued, and any element arriving afterwards, goes to the
+ *       subscriber context's discard hook ({@code doOnDiscard});</li>
+ *   <li>{@code request(n <= 0)} cancels upstream and signals {@code onError(IllegalArgumentException)}
+ *       (rule 3.9).</li>
+ * </ul>
+ * The difference is the drain: Reactor drains the queue in one task that does not return while
+ * elements keep arriving; here the drain loop is the turn of an actor ({@link Drain}), which asks
+ * {@link Turn#shouldContinue()} before every element, so a hot stream yields at the preemption point
+ * or the quota like every other actor.
+ *
+ * <h2>Threads and ordering</h2>
+ * Upstream signals ({@code onNext/onError/onComplete}) are serialised by the upstream (rule 1.3) and
+ * are the single producer of the SPSC queue; the actor, holding its {@code SCHEDULED} bit, is the
+ * single consumer, also after termination ({@link ActorCell}'s drain). {@code error} is written before
+ * the volatile {@code done}, and the queue offer happens before the cell is signalled, so a turn that
+ * reads {@code done == true} sees the error and every element offered before it. {@code requested} only
+ * grows ({@link Operators#addCap}); {@code produced} and {@code sinceReplenish} are actor-confined.
+ *
+ * @param <T> the element type
+ */
+final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
+
+    private static final java.util.concurrent.atomic.AtomicLong SEQ = new java.util.concurrent.atomic.AtomicLong();
+
+    private final Publisher<? extends T> source;
+    private final ActorGroup group;
+    private final int prefetch;
+
+    FairPublishOn(Publisher<? extends T> source, ActorGroup group, int prefetch) {
+        this.source = source;
+        this.group = group;
+        this.prefetch = prefetch;
+    }
+
+    @Override
+    public void subscribe(CoreSubscriber<? super T> actual) {
+        Objects.requireNonNull(actual, "subscriber");
+        source.subscribe(new Drain<>(actual, group, prefetch));
+    }
+
+    @Override
+    public void subscribe(Subscriber<? super T> s) {
+        subscribe(Operators.toCoreSubscriber(Objects.requireNonNull(s, "subscriber")));
+    }
+
+    @Override
+    @Nullable
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.PARENT) {
+            return source;
+        }
+        if (key == Attr.PREFETCH) {
+            return prefetch;
+        }
+        if (key == Attr.RUN_ON) {
+            return group;
+        }
+        if (key == Attr.RUN_STYLE) {
+            return Attr.RunStyle.ASYNC;
+        }
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return "ActorOperators.publishOn(" + group.scheduler().name() + "/" + group.name() + ", " + prefetch + ")";
+    }
+
+    /** The subscriber to the upstream, the subscription of the downstream, and the actor in between. */
+    static final class Drain<T> extends ActorCell implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
+
+        private static final VarHandle DONE;
+
+        static {
+            try {
+                DONE = MethodHandles.lookup().findVarHandle(Drain.class, "done", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final CoreSubscriber<? super T> actual;
+        private final ActorGroup group;
+        private final int prefetch;
+        private final int limit;
+        private final Queue<T> queue;
+        private final AtomicLong requested = new AtomicLong();
+
+        private Subscription s;
+        private volatile boolean done;
+        private Throwable error;                // written before 'done'
+        private volatile boolean cancelled;
+        private volatile IllegalArgumentException badRequest;
+
+        // actor-confined
+        private long produced;
+        private int sinceReplenish;
+        private boolean finished;
+        private T current;
+
+        Drain(CoreSubscriber<? super T> actual, ActorGroup group, int prefetch) {
+            super(group.engine(), group.schedulingGroup(),
+                    group.name() + "/publishOn-" + SEQ.incrementAndGet(), 1);
+            this.actual = actual;
+            this.group = group;
+            this.prefetch = prefetch;
+            // Reactor's rule (Operators.unboundedOrLimit, package-private there): replenish after
+            // three quarters of the prefetch were consumed; never for an unbounded prefetch
+            this.limit = prefetch == Integer.MAX_VALUE ? Integer.MAX_VALUE : prefetch - (prefetch >> 2);
+            this.queue = Queues.<T>get(prefetch).get();
+        }
+
+        // ---------------------------------------------------------------- upstream side
+
+        @Override
+        public Context currentContext() {
+            return actual.currentContext();
+        }
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            if (Operators.validate(this.s, s)) {
+                this.s = s;
+                actual.onSubscribe(this);
+                s.request(prefetch == Integer.MAX_VALUE ? Long.MAX_VALUE : prefetch);
+            }
+        }
+
+        @Override
+        public void onNext(T t) {
+            if (done) {
+                Operators.onNextDropped(t, actual.currentContext());
+                return;
+            }
+            if (!queue.offer(t)) {
+                // upstream sent more than requested (rule 1.1): an error, never a silent drop
+                Operators.onDiscard(t, actual.currentContext());
+                error = Operators.onOperatorError(s, Exceptions.failWithOverflow(
+                        Exceptions.BACKPRESSURE_ERROR_QUEUE_FULL), t, actual.currentContext());
+                DONE.setVolatile(this, true);
+            }
+            if (!signal()) {
+                // the actor is gone (cancelled or its scheduler disposed): signal() drained the queue
+                // through drainTerminated, discarding this element too
+                return;
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            if (done) {
+                Operators.onErrorDropped(t, actual.currentContext());
+                return;
+            }
+            error = t;
+            DONE.setVolatile(this, true);
+            signal();
+        }
+
+        @Override
+        public void onComplete() {
+            if (done) {
+                return;
+            }
+            DONE.setVolatile(this, true);
+            signal();
+        }
+
+        // ---------------------------------------------------------------- downstream side
+
+        @Override
+        public void request(long n) {
+            if (n <= 0) {
+                badRequest = new IllegalArgumentException(
+                        "§3.9 violated: positive request amount required but it was " + n);
+            } else {
+                for (;;) {
+                    long r = requested.get();
+                    if (r == Long.MAX_VALUE || requested.compareAndSet(r, Operators.addCap(r, n))) {
+                        break;
+                    }
+                }
+            }
+            signal();
+        }
+
+        @Override
+        public void cancel() {
+            if (cancelled) {
+                return;
+            }
+            cancelled = true;
+            Subscription up = s;
+            if (up != null) {
+                up.cancel();
+            }
+            signal();
+        }
+
+        // ---------------------------------------------------------------- the actor
+
+        @Override
+        protected boolean hasWork() {
+            if (isTerminated()) {
+                return !queue.isEmpty();
+            }
+            if (finished) {
+                return false;
+            }
+            if (cancelled || badRequest != null) {
+                return true;
+            }
+            boolean empty = queue.isEmpty();
+            if (done && empty) {
+                return true;
+            }
+            return !empty && requested.get() != produced;
+        }
+
+        @Override
+        protected void runTurn(Turn turn) {
+            if (finished) {
+                return;
+            }
+            for (;;) {
+                if (cancelled) {
+                    finish(null, false);
+                    return;
+                }
+                IllegalArgumentException bad = badRequest;
+                if (bad != null) {
+                    s.cancel();
+                    finish(bad, true);
+                    return;
+                }
+                if (requested.get() == produced) {
+                    if (done && queue.isEmpty()) {
+                        finish(error, true);
+                    }
+                    return; // no demand: hasWork() is false until request(n) signals
+                }
+                if (!turn.shouldContinue()) {
+                    return; // quota or preemption: re-queued, since hasWork() is true
+                }
+                boolean d = done;
+                T v = queue.poll();
+                if (v == null) {
+                    if (d) {
+                        finish(error, true);
+                    }
+                    return;
+                }
+                current = v;
+                turn.run(this);
+                produced++;
+                if (limit != Integer.MAX_VALUE && ++sinceReplenish == limit) {
+                    sinceReplenish = 0;
+                    s.request(limit);
+                }
+            }
+        }
+
+        /** Delivers one element as a task of the turn (quota, hog detection, error accounting). */
+        @Override
+        public void run() {
+            T v = current;
+            current = null;
+            actual.onNext(v);
+        }
+
+        private void finish(@Nullable Throwable e, boolean signal) {
+            finished = true;
+            Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
+            if (signal) {
+                if (e != null) {
+                    actual.onError(e);
+                } else {
+                    actual.onComplete();
+                }
+            }
+            terminate();
+        }
+
+        @Override
+        protected void drainTerminated() {
+            if (!finished) {
+                // the scheduler (or group) was disposed under a live stream: Reactor's publishOn signals
+                // the rejection downstream; so do we, after cancelling upstream
+                finished = true;
+                Subscription up = s;
+                if (up != null) {
+                    up.cancel();
+                }
+                Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
+                if (!cancelled) {
+                    actual.onError(Operators.onRejectedExecution(engine().reject(), actual.currentContext()));
+                }
+                return;
+            }
+            Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
+        }
+
+        // ---------------------------------------------------------------- Scannable
+
+        @Override
+        @Nullable
+        public Object scanUnsafe(Attr key) {
+            if (key == Attr.PARENT) {
+                return s;
+            }
+            if (key == Attr.ACTUAL) {
+                return actual;
+            }
+            if (key == Attr.PREFETCH) {
+                return prefetch;
+            }
+            if (key == Attr.BUFFERED) {
+                return queue.size();
+            }
+            if (key == Attr.REQUESTED_FROM_DOWNSTREAM) {
+                return requested.get() - produced;
+            }
+            if (key == Attr.CANCELLED) {
+                return cancelled;
+            }
+            if (key == Attr.TERMINATED) {
+                return done && queue.isEmpty();
+            }
+            if (key == Attr.ERROR) {
+                return error;
+            }
+            if (key == Attr.DELAY_ERROR) {
+                return true;
+            }
+            if (key == Attr.RUN_ON) {
+                return group;
+            }
+            if (key == Attr.RUN_STYLE) {
+                return Attr.RunStyle.ASYNC;
+            }
+            return null;
+        }
+    }
+}
