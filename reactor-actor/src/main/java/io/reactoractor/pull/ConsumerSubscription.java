@@ -37,6 +37,7 @@ final class ConsumerSubscription implements Subscription, GroupActor.PullCallbac
     private volatile GroupActor.Pull current;
     private volatile boolean cancelled;
     private volatile boolean done;
+    private final java.util.concurrent.atomic.AtomicBoolean detached = new java.util.concurrent.atomic.AtomicBoolean();
 
     ConsumerSubscription(GroupActor actor, CoreSubscriber<? super Delivery> actual, ConsumerOptions options,
             FailurePolicy policy) {
@@ -68,6 +69,14 @@ final class ConsumerSubscription implements Subscription, GroupActor.PullCallbac
             p.cancelled = true;
         }
         actor.post(new GroupActor.Release(consumerId));
+        detach();
+    }
+
+    /** Lets the group's actor retire when idle once no consumer is attached (at most once). */
+    private void detach() {
+        if (detached.compareAndSet(false, true)) {
+            actor.detach();
+        }
     }
 
     private void drain() {
@@ -146,6 +155,7 @@ final class ConsumerSubscription implements Subscription, GroupActor.PullCallbac
             return;
         }
         done = true;
+        detach();
         actual.onError(t);
     }
 

@@ -61,15 +61,42 @@ import reactor.util.Loggers;
  * a release (consumer cancelled) or an ack timeout re-queues it in {@code redeliver} (by due time),
  * from where it is delivered ahead of new messages. The committed offset is the smallest pending
  * offset, or {@code nextOffset} when nothing is pending: everything before it was acknowledged.
+ *
+ * <h2>Idle retirement ({@code entry}: posts in progress, or {@code RETIRED}; changed by CAS)</h2>
+ * An actor with no waiting pull, nothing in flight, no attached reactive consumer and no command for
+ * the consumer's {@linkplain PullConsumer.Builder#idleTimeout idle timeout} retires: it leaves the
+ * consumer's registries and its meters are removed; the committed offset stays in the store (nothing
+ * is in flight, so it equals the delivery cursor), and the next call for the pair creates a new actor
+ * that starts there.
+ * <pre>
+ *   entry      | event (thread)                          | next / action
+ *   -----------+-----------------------------------------+-------------------------------------------
+ *   n &gt;= 0     | tryPost / tryAttach (any)               | n+1; offer the command (or count the
+ *              |                                         | consumer); n-1; signal
+ *   0          | idle timeout, idle (actor)              | RETIRED; then if a command or consumer
+ *              |                                         | slipped in before the CAS: back to 0, go on;
+ *              |                                         | else unbind meters, terminate, leave registries
+ *   n &gt; 0      | idle timeout (actor)                    | CAS fails: a post is in progress, its
+ *              |                                         | command will keep the actor busy
+ *   RETIRED    | tryPost / tryAttach (any)               | refused: the caller asks the consumer for the
+ *              |                                         | pair's actor again (a new one once removed)
+ * </pre>
+ * A post holds {@code entry} above zero from before its offer until after it, so the actor's CAS to
+ * {@code RETIRED} (which needs zero) is ordered after every completed offer: the emptiness check that
+ * follows the CAS sees each command posted before, and no post starts after it.
  */
 final class GroupActor extends ActorCell {
 
     private static final Logger LOG = Loggers.getLogger(GroupActor.class);
     private static final VarHandle WAITING_FOR_DATA;
+    private static final VarHandle ENTRY;
+    /** {@code entry} of a retired actor: no post or consumer may enter any more. */
+    private static final int RETIRED = Integer.MIN_VALUE;
 
     static {
         try {
             WAITING_FOR_DATA = MethodHandles.lookup().findVarHandle(GroupActor.class, "waitingForData", boolean.class);
+            ENTRY = MethodHandles.lookup().findVarHandle(GroupActor.class, "entry", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -78,9 +105,12 @@ final class GroupActor extends ActorCell {
     final String subject;
     final String group;
     private final PullConsumer owner;
+    private final ActorGroup schedulingGroupHandle;
     private final MessageStore store;
     private final long ackTimeoutNanos;
     private final int maxWaitingPulls;
+    private final long maxBytesPerPull;
+    private final long idleTimeoutNanos;
     private final PullMetrics.GroupRecorder recorder;
     /** Held here because Micrometer keeps only weak references to the objects its function meters read. */
     private final java.util.function.Supplier<GroupStats> statsSupplier = this::stats;
@@ -94,6 +124,9 @@ final class GroupActor extends ActorCell {
     private final PriorityQueue<InFlight> redeliver = new PriorityQueue<>(InFlight.BY_DUE);
     private final ArrayDeque<AckDeadline> ackOrder = new ArrayDeque<>();
     private long armedAt = Long.MAX_VALUE;
+    /** When the actor last handled a pull, an ack, a nack or a release (the idle clock). */
+    private long lastActive;
+    private boolean metricsUnbound;
 
     // ---- written by the actor, read by any thread (hasWork, stats)
     private volatile long nextOffset;
@@ -104,6 +137,12 @@ final class GroupActor extends ActorCell {
     private volatile long committedOffset;
     private volatile int inFlight;
     private volatile boolean waitingForData;
+    /** Posts in progress, or {@link #RETIRED} (see the retirement table). */
+    private volatile int entry;
+    /** Reactive consumers attached ({@link PullConsumer#consume}); an actor with one never retires. */
+    private final java.util.concurrent.atomic.AtomicInteger consumers = new java.util.concurrent.atomic.AtomicInteger();
+    /** Test seam: runs in {@link #maybeSuspend()} between the suspension and publishing the flag. */
+    static volatile Runnable afterSuspendForTest;
 
     // ---- counters
     final LongAdder pulls = new LongAdder();
@@ -119,14 +158,19 @@ final class GroupActor extends ActorCell {
     final LongAdder evicted = new LongAdder();
     final LongAdder queueTimeNanos = new LongAdder();
 
+
     GroupActor(PullConsumer owner, ActorGroup schedulingGroup, String subject, String group) {
         super(schedulingGroup.engine(), schedulingGroup.schedulingGroup(), schedulingGroup.name() + "/" + subject, 1);
         this.owner = owner;
+        this.schedulingGroupHandle = schedulingGroup;
         this.store = owner.store();
         this.subject = subject;
         this.group = group;
         this.ackTimeoutNanos = owner.ackTimeoutNanos();
         this.maxWaitingPulls = owner.maxWaitingPulls();
+        this.maxBytesPerPull = owner.maxBytesPerPull();
+        this.idleTimeoutNanos = owner.idleTimeoutNanos();
+        this.lastActive = System.nanoTime();
         store.ensureSubject(subject);
         long committed = store.committedOffset(subject, group);
         long start = committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject);
@@ -147,12 +191,77 @@ final class GroupActor extends ActorCell {
         post(new Nack(offset, policy, committed -> { }, error -> { }));
     }
 
-    /** Hands a command to the actor; answers it with an error if the actor is terminated. */
+    /**
+     * Hands a command to the actor; answers it with an error if the actor is terminated. Used where
+     * the caller holds the actor (a consumer's ack or release): a retired actor had nothing in flight
+     * and no consumer, so such a command has nothing left to act on and is answered "closed".
+     */
     void post(Command c) {
-        commands.offer(c);
+        if (!tryPost(c)) {
+            c.fail(new IllegalStateException("pull group " + subject + "/" + group + " retired (idle)"));
+        }
+    }
+
+    /**
+     * Hands a command to the actor unless it retired (see the retirement table).
+     *
+     * @return {@code false} if the actor retired: ask the consumer for the pair's actor again
+     */
+    boolean tryPost(Command c) {
+        if (!enter()) {
+            return false;
+        }
+        try {
+            commands.offer(c);
+        } finally {
+            exit();
+        }
         wakeFromDataWait();
         // if terminated, signal() drains: drainTerminated answers what is left, possibly this command
         signal();
+        return true;
+    }
+
+    /** Attaches a reactive consumer: the actor does not retire until it {@linkplain #detach detaches}. */
+    boolean tryAttach() {
+        if (!enter()) {
+            return false;
+        }
+        consumers.incrementAndGet();
+        exit();
+        return true;
+    }
+
+    /** A reactive consumer ended (cancelled or terminated); called once per {@link #tryAttach}. */
+    void detach() {
+        consumers.decrementAndGet();
+        signal(); // re-evaluates the idle timer
+    }
+
+    private boolean enter() {
+        for (;;) {
+            int e = entry;
+            if (e == RETIRED) {
+                return false;
+            }
+            if (ENTRY.compareAndSet(this, e, e + 1)) {
+                return true;
+            }
+        }
+    }
+
+    private void exit() {
+        ENTRY.getAndAdd(this, -1);
+    }
+
+    /** @return the scheduler group the actor runs in ({@code cg.<group>}) */
+    ActorGroup schedulingGroupHandle() {
+        return schedulingGroupHandle;
+    }
+
+    /** @return whether the actor retired (it is being, or has been, removed from its consumer) */
+    boolean isRetired() {
+        return entry == RETIRED;
     }
 
     /**
@@ -188,6 +297,11 @@ final class GroupActor extends ActorCell {
             return false;
         }
         return waitingCount > 0 && servable(System.nanoTime());
+    }
+
+    /** Whether nothing would be lost or kept waiting if the actor retired now (actor thread). */
+    private boolean idle() {
+        return waiting.isEmpty() && pending.isEmpty() && commands.isEmpty() && consumers.get() == 0;
     }
 
     /** Whether a waiting pull could be answered now (any thread; reads volatile state only). */
@@ -235,6 +349,9 @@ final class GroupActor extends ActorCell {
             turn.beginTask();
             try {
                 now = System.nanoTime();
+                if (c != TICK) {
+                    lastActive = now;
+                }
                 handle(c, now);
             } catch (Throwable t) {
                 Exceptions.throwIfJvmFatal(t);
@@ -250,8 +367,37 @@ final class GroupActor extends ActorCell {
         sweepAckTimeouts(now);
         serve(turn, now);
         commitIfAdvanced();
+        if (idleTimeoutNanos > 0 && idle() && now - lastActive >= idleTimeoutNanos && tryRetire()) {
+            return;
+        }
         armTimer();
         maybeSuspend();
+    }
+
+    /**
+     * Retires an idle actor (see the retirement table): refuses new posts, re-checks that none
+     * slipped in, removes the meters, terminates and leaves the consumer's registries.
+     *
+     * @return {@code true} if the actor retired
+     */
+    private boolean tryRetire() {
+        if (!ENTRY.compareAndSet(this, 0, RETIRED)) {
+            return false; // a post is in progress: its command keeps us busy
+        }
+        if (!idle()) {
+            ENTRY.setVolatile(this, 0); // a command or a consumer arrived before the CAS
+            return false;
+        }
+        if (armedAt != Long.MAX_VALUE) {
+            engine().cancelTimer(tick);
+            armedAt = Long.MAX_VALUE;
+        }
+        // the meters go before the registry entry, so a successor's meters are never removed by us
+        metricsUnbound = true;
+        owner.metrics().unbindGroup(subject, group);
+        terminate();
+        owner.retired(this);
+        return true;
     }
 
     private void handle(Command c, long now) {
@@ -309,6 +455,9 @@ final class GroupActor extends ActorCell {
         f.state = InFlight.DONE;
         inFlight = pending.size();
         acknowledged.increment();
+        if (pending.isEmpty()) {
+            ackOrder.clear(); // every deadline left is stale: it must not hold the timer (or the idle clock)
+        }
     }
 
     private void applyFailurePolicy(InFlight f, FailurePolicy policy, long now) {
@@ -429,22 +578,34 @@ final class GroupActor extends ActorCell {
 
     private void answer(Pull p, PullResult.Status status, List<io.reactoractor.pull.Message> messages, int[] attempts) {
         try {
-            p.answer(new PullResult(subject, group, status, messages), attempts);
+            p.answer(new PullResult(subject, group, status, messages, store.epoch(), p.skipped), attempts);
         } catch (Throwable t) {
             Exceptions.throwIfJvmFatal(t);
             LOG.error("pull group " + path() + ": answering a pull failed", t);
         }
     }
 
-    /** Takes up to {@code p.max} messages: due redeliveries first, then new ones from the store. */
+    /**
+     * Takes up to {@code p.max} messages and {@link #maxBytesPerPull} payload bytes: due redeliveries
+     * first, then new ones from the store. The first message is taken whatever its size, so every
+     * answer makes progress; a message that would exceed the budget stays for the next pull.
+     */
     private List<InFlight> take(Pull p, long now) {
         List<InFlight> out = new ArrayList<>();
+        long bytes = 0;
         InFlight f;
         while (out.size() < p.max && (f = redeliver.peek()) != null && f.due <= now) {
-            redeliver.poll();
             if (f.state != InFlight.QUEUED) {
+                redeliver.poll();
                 continue; // acknowledged meanwhile
             }
+            long size = f.message.payload().length;
+            if (!out.isEmpty() && bytes + size > maxBytesPerPull) {
+                updateRedeliveryDue();
+                return out;
+            }
+            redeliver.poll();
+            bytes += size;
             redelivered.increment();
             deliver(f, p, now);
             out.add(f);
@@ -453,17 +614,23 @@ final class GroupActor extends ActorCell {
         if (out.size() < p.max && store.endOffset(subject) > nextOffset) {
             long from = nextOffset;
             List<io.reactoractor.pull.Message> read = store.read(subject, from, p.max - out.size());
-            if (!read.isEmpty()) {
-                long first = read.get(0).offset();
-                if (first > from) {
-                    evicted.add(first - from); // dropped by retention before this group read them
+            long first = read.isEmpty() ? Math.max(from, store.startOffset(subject)) : read.get(0).offset();
+            if (first > from) {
+                // dropped by retention before this group read them: counted, and said in the answer
+                evicted.add(first - from);
+                p.skipped += first - from;
+                nextOffset = first;
+            }
+            for (io.reactoractor.pull.Message m : read) {
+                long size = m.payload().length;
+                if (!out.isEmpty() && bytes + size > maxBytesPerPull) {
+                    break;
                 }
-                for (io.reactoractor.pull.Message m : read) {
-                    InFlight n = new InFlight(m);
-                    deliver(n, p, now);
-                    out.add(n);
-                }
-                nextOffset = read.get(read.size() - 1).offset() + 1;
+                bytes += size;
+                InFlight n = new InFlight(m);
+                deliver(n, p, now);
+                out.add(n);
+                nextOffset = m.offset() + 1;
             }
         }
         return out;
@@ -514,6 +681,15 @@ final class GroupActor extends ActorCell {
         if (head != null) {
             deadline = Math.min(deadline, head.deadline);
         }
+        if (deadline == Long.MAX_VALUE && idleTimeoutNanos > 0 && idle()) {
+            long idleDeadline = lastActive + idleTimeoutNanos;
+            if (armedAt <= idleDeadline) {
+                // an earlier tick is armed: when it fires, the turn re-arms for the idle deadline; this
+                // saves re-arming the timer on every call of a busy pair that stays idle between calls
+                return;
+            }
+            deadline = idleDeadline;
+        }
         if (deadline == Long.MAX_VALUE) {
             if (armedAt != Long.MAX_VALUE) {
                 engine().cancelTimer(tick); // data arrived: the wait is over, so is its timer
@@ -531,6 +707,10 @@ final class GroupActor extends ActorCell {
             return;
         }
         suspend();
+        Runnable hook = afterSuspendForTest;
+        if (hook != null) {
+            hook.run();
+        }
         if (!WAITING_FOR_DATA.compareAndSet(this, false, true)) {
             resume();
             return;
@@ -538,6 +718,9 @@ final class GroupActor extends ActorCell {
         suspends.increment();
         if ((!commands.isEmpty() || servable(System.nanoTime()))
                 && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
+            // something arrived while we were suspending (an append that saw no flag yet signalled
+            // instead of resuming): the wait ends here, and counts as a resume like any other
+            resumes.increment();
             resume();
         }
     }
@@ -556,7 +739,10 @@ final class GroupActor extends ActorCell {
             p.fail(closed);
         }
         waitingCount = 0;
-        owner.metrics().unbindGroup(subject, group);
+        if (!metricsUnbound) {
+            metricsUnbound = true;
+            owner.metrics().unbindGroup(subject, group);
+        }
     }
 
     // ================================================================== commands
@@ -584,6 +770,8 @@ final class GroupActor extends ActorCell {
         final boolean ackOnDelivery;
         final PullCallback callback;
         volatile boolean cancelled;
+        /** Messages retention dropped before this group read them, passed over for this pull (actor). */
+        long skipped;
 
         Pull(int max, long timeoutNanos, long consumerId, boolean ackOnDelivery, PullCallback callback) {
             this.max = max;

@@ -35,6 +35,9 @@ public final class InMemoryMessageStore implements MessageStore {
     private final ConcurrentHashMap<String, AtomicLong> committed = new ConcurrentHashMap<>();
     private final CopyOnWriteArrayList<AppendListener> listeners = new CopyOnWriteArrayList<>();
 
+    /** Random per instance: offsets restart at 0 with every new store (a process restart). */
+    private final String epoch = java.util.UUID.randomUUID().toString();
+
     private InMemoryMessageStore(int retention) {
         this.retention = retention;
     }
@@ -52,6 +55,16 @@ public final class InMemoryMessageStore implements MessageStore {
     /** @return how many messages each subject keeps at most */
     public int retention() {
         return retention;
+    }
+
+    /**
+     * A random identifier per instance: everything this store held, messages and committed offsets,
+     * is lost with the process, and a new instance starts every subject again at offset 0, so an
+     * acknowledgement of an earlier instance's delivery must not settle this one's messages.
+     */
+    @Override
+    public String epoch() {
+        return epoch;
     }
 
     @Override

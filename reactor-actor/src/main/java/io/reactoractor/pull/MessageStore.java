@@ -34,6 +34,20 @@ public interface MessageStore {
      */
     long append(String subject, byte[] payload);
 
+    /**
+     * Identifies this store's offset space. Offsets name messages only within one epoch: a store
+     * whose offsets can be reused for other messages (the in-memory store after a restart starts again
+     * at 0) must return a new epoch each time that can happen. A {@link PullResult} carries the epoch
+     * of its delivery and an acknowledgement from another epoch is refused
+     * ({@link StaleDeliveryException}). A durable store that never reuses an offset may keep the
+     * default, a constant.
+     *
+     * @return the current epoch, not empty
+     */
+    default String epoch() {
+        return "durable";
+    }
+
     /** Creates {@code subject} (empty) unless it exists. */
     void ensureSubject(String subject);
 

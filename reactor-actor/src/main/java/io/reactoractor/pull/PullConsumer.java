@@ -45,6 +45,34 @@ import reactor.core.publisher.Operators;
  * consumer's unacknowledged messages are redelivered. {@link #nack} / {@link Delivery#nack} apply a
  * {@link FailurePolicy}: skip, retry forever, or retry then move to the dead-letter subject.
  *
+ * <h2>Bounded by construction</h2>
+ * <ul>
+ *   <li>An answer holds at most {@code maxMessages} messages and {@linkplain Builder#maxBytesPerPull
+ *       maxBytesPerPull} payload bytes (default 4 MiB); its first message is always included, however
+ *       large, so a pull always makes progress.</li>
+ *   <li>A {@code (subject, group)} actor with no waiting pull, nothing in flight, no attached
+ *       {@link #consume consumer} and no call for the {@linkplain Builder#idleTimeout idle timeout}
+ *       (default 5 min) is removed with its meters; its committed offset stays in the store, where
+ *       the next call for the pair starts. The scheduler group {@code cg.<group>} goes with the
+ *       group's last actor.</li>
+ *   <li>At most {@linkplain Builder#maxGroups maxGroups} actors (default 10,000) live at once; a call
+ *       that would create one more fails with {@link GroupLimitExceededException} (nothing is
+ *       created, nothing already running is affected).</li>
+ *   <li>{@link #stats(String, String)} and {@link #stats(int)} only read: they never create an
+ *       actor.</li>
+ * </ul>
+ *
+ * <h2>Epochs</h2>
+ * Offsets identify messages only within one {@linkplain MessageStore#epoch() store epoch}: the
+ * in-memory store starts again at offset 0 after a restart. Every {@link PullResult} carries the
+ * epoch it was delivered in; {@link #ack(String, String, String, Collection)} and
+ * {@link #nack(String, String, String, long)} take it back and fail with
+ * {@link StaleDeliveryException} when it is not the store's current one, so an acknowledgement from
+ * before a restart can never settle a message delivered after it. A consumer that gets that error
+ * pulls again (its messages are redelivered, or were lost with the in-memory store's contents).
+ * Messages the store dropped (retention) before a group read them are counted in
+ * {@link PullResult#skipped()} of the answer that passed over them.
+ *
  * <h2>Names and bad input</h2>
  * Subject names: 1-128, group names 1-120 characters out of letters, digits, {@code . _ -}. Subjects
  * are created on first use (append or pull), so a consumer may start before any producer. Invalid
@@ -61,18 +89,30 @@ import reactor.core.publisher.Operators;
  */
 public final class PullConsumer implements Disposable {
 
-    /** Prefix of the scheduler groups that hold the consumer groups' actors. */
+    /**
+     * Prefix of the scheduler groups that hold the consumer groups' actors (reserved: a consumer
+     * disposes {@code cg.<group>} when its last actor retires).
+     */
     public static final String SCHEDULING_GROUP_PREFIX = "cg.";
+
+    /** Default of {@link Builder#maxBytesPerPull}: 4 MiB. */
+    public static final long DEFAULT_MAX_BYTES_PER_PULL = 4L << 20;
 
     private final ActorScheduler scheduler;
     private final MessageStore store;
     private final long ackTimeoutNanos;
     private final int maxWaitingPulls;
     private final int maxMessagesPerPull;
+    private final long maxBytesPerPull;
+    private final long idleTimeoutNanos;
+    private final int maxGroups;
     private final FailurePolicy failurePolicy;
     private final PullMetrics metrics;
     private final Map<String, GroupActor> actors = new ConcurrentHashMap<>();
     private final Map<String, List<GroupActor>> bySubject = new ConcurrentHashMap<>();
+    /** Live actors per consumer group name, to dispose a scheduler group with its last actor. */
+    private final Map<String, Integer> actorsPerGroup = new java.util.HashMap<>();
+    private final java.util.concurrent.atomic.LongAdder retired = new java.util.concurrent.atomic.LongAdder();
     private final Disposable appendListener;
     private volatile boolean disposed;
 
@@ -82,6 +122,9 @@ public final class PullConsumer implements Disposable {
         this.ackTimeoutNanos = b.ackTimeout.toNanos();
         this.maxWaitingPulls = b.maxWaitingPulls;
         this.maxMessagesPerPull = b.maxMessagesPerPull;
+        this.maxBytesPerPull = b.maxBytesPerPull;
+        this.idleTimeoutNanos = b.idleTimeout.isZero() ? 0 : Math.min(saturatedNanos(b.idleTimeout), Long.MAX_VALUE / 4);
+        this.maxGroups = b.maxGroups;
         this.failurePolicy = b.failurePolicy;
         this.metrics = scheduler.meterRegistry().map(r -> MicrometerBinding.create(r, scheduler.name()))
                 .orElse(PullMetrics.NONE);
@@ -128,7 +171,8 @@ public final class PullConsumer implements Disposable {
      * @param group       the consumer group
      * @param maxMessages at most this many (1 to {@link Builder#maxMessagesPerPull})
      * @param timeout     how long to wait for a message ({@code 0} = pull once, never negative)
-     * @return the answer, on the group actor's thread
+     * @return the answer, on the group actor's thread; a {@link GroupLimitExceededException} if the
+     *         pair has no actor and {@link Builder#maxGroups} are live
      */
     public Mono<PullResult> pull(String subject, String group, int maxMessages, Duration timeout) {
         return pull(subject, group, maxMessages, timeout, false);
@@ -171,7 +215,7 @@ public final class PullConsumer implements Disposable {
                         }
                     });
             sink.onCancel(() -> p.cancelled = true);
-            actor(subject, group).post(p);
+            submit(subject, group, p);
         });
     }
 
@@ -188,7 +232,10 @@ public final class PullConsumer implements Disposable {
     }
 
     /**
-     * Acknowledges delivered messages of a group. Unknown or already settled offsets are ignored.
+     * Acknowledges delivered messages of a group, within this process: the offsets are trusted to
+     * come from answers of the store's current epoch. An acknowledgement that crosses a process
+     * boundary (HTTP, a queue) must use {@link #ack(String, String, String, Collection)}. Unknown or
+     * already settled offsets are ignored.
      *
      * @param subject the subject
      * @param group   the consumer group
@@ -198,6 +245,34 @@ public final class PullConsumer implements Disposable {
     public Mono<Long> ack(String subject, String group, Collection<Long> offsets) {
         Names.subject(subject);
         Names.group(group);
+        long[] os = offsets(offsets);
+        return Mono.create(sink -> submit(subject, group, new GroupActor.Ack(os, sink::success, sink::error)));
+    }
+
+    /**
+     * Acknowledges delivered messages of a group, checking that they were delivered in the store's
+     * current epoch ({@link PullResult#epoch()}). Unknown or already settled offsets are ignored.
+     *
+     * @param subject the subject
+     * @param group   the consumer group
+     * @param epoch   the epoch of the answer that delivered the messages
+     * @param offsets the offsets of the messages handled
+     * @return the group's committed offset after the ack; a {@link StaleDeliveryException} if
+     *         {@code epoch} is not the store's current epoch (nothing is settled then)
+     */
+    public Mono<Long> ack(String subject, String group, String epoch, Collection<Long> offsets) {
+        Names.subject(subject);
+        Names.group(group);
+        requireEpoch(epoch);
+        long[] os = offsets(offsets);
+        return Mono.defer(() -> {
+            StaleDeliveryException stale = checkEpoch(subject, group, epoch);
+            return stale != null ? Mono.error(stale) : Mono.create(sink ->
+                    submit(subject, group, new GroupActor.Ack(os, sink::success, sink::error)));
+        });
+    }
+
+    private static long[] offsets(Collection<Long> offsets) {
         if (offsets == null) {
             throw new IllegalArgumentException("offsets must not be null");
         }
@@ -209,7 +284,19 @@ public final class PullConsumer implements Disposable {
             }
             os[i++] = o;
         }
-        return Mono.create(sink -> actor(subject, group).post(new GroupActor.Ack(os, sink::success, sink::error)));
+        return os;
+    }
+
+    private static void requireEpoch(String epoch) {
+        if (epoch == null || epoch.isEmpty()) {
+            throw new IllegalArgumentException("epoch must not be null or empty");
+        }
+    }
+
+    @reactor.util.annotation.Nullable
+    private StaleDeliveryException checkEpoch(String subject, String group, String epoch) {
+        String current = store.epoch();
+        return current.equals(epoch) ? null : new StaleDeliveryException(subject, group, epoch, current);
     }
 
     /**
@@ -227,8 +314,32 @@ public final class PullConsumer implements Disposable {
         if (offset < 0) {
             throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
         }
-        return Mono.create(sink -> actor(subject, group).post(
+        return Mono.create(sink -> submit(subject, group,
                 new GroupActor.Nack(offset, failurePolicy, sink::success, sink::error)));
+    }
+
+    /**
+     * As {@link #nack(String, String, long)}, checking that the message was delivered in the store's
+     * current epoch.
+     *
+     * @param subject the subject
+     * @param group   the consumer group
+     * @param epoch   the epoch of the answer that delivered the message
+     * @param offset  the failed message's offset
+     * @return the group's committed offset afterwards; a {@link StaleDeliveryException} if
+     *         {@code epoch} is not the store's current epoch (nothing is settled then)
+     */
+    public Mono<Long> nack(String subject, String group, String epoch, long offset) {
+        Names.subject(subject);
+        Names.group(group);
+        requireEpoch(epoch);
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
+        }
+        return Mono.defer(() -> {
+            StaleDeliveryException stale = checkEpoch(subject, group, epoch);
+            return stale != null ? Mono.error(stale) : nack(subject, group, offset);
+        });
     }
 
     // ================================================================== reactive consumer
@@ -269,7 +380,9 @@ public final class PullConsumer implements Disposable {
                 Objects.requireNonNull(actual, "subscriber");
                 GroupActor actor;
                 try {
-                    actor = actor(subject, group);
+                    do {
+                        actor = actor(subject, group);
+                    } while (!actor.tryAttach() && retiring());
                 } catch (RuntimeException e) {
                     Operators.error(actual, e);
                     return;
@@ -292,33 +405,86 @@ public final class PullConsumer implements Disposable {
     }
 
     /**
+     * Reads a group's figures; never creates an actor. A pair without a live actor (never used, or
+     * retired when idle) reads its offsets from the store, with zero counters.
+     *
      * @param subject the subject
      * @param group   the consumer group
-     * @return the group's figures (creating its actor if it did not exist yet)
+     * @return the group's figures
      */
     public GroupStats stats(String subject, String group) {
         Names.subject(subject);
         Names.group(group);
-        return actor(subject, group).stats();
+        GroupActor a = actors.get(key(subject, group));
+        if (a != null && !a.isRetired()) {
+            return a.stats();
+        }
+        long end = store.endOffset(subject);
+        long committed = store.committedOffset(subject, group);
+        long start = committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject);
+        return new GroupStats(subject, group, SCHEDULING_GROUP_PREFIX + group, end, start, Math.max(0, end - start),
+                0, 0, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 
     /** @return the scheduling state of a group's actor, for diagnostics (not a stable format) */
     String debugState(String subject, String group) {
-        return actor(subject, group).toString();
+        GroupActor a = actors.get(key(subject, group));
+        return a == null ? "no actor for " + subject + "/" + group : a.toString();
     }
 
-    /** @return the figures of every (subject, group) that has been used, sorted by subject then group */
+    /**
+     * @return the figures of every live (subject, group) actor, sorted by subject then group; up to
+     *         {@link Builder#maxGroups} entries (prefer {@link #stats(int)} where output must be small)
+     */
     public List<GroupStats> stats() {
-        List<GroupStats> out = new ArrayList<>();
+        List<GroupStats> out = new ArrayList<>(actors.size());
         for (GroupActor a : actors.values()) {
             out.add(a.stats());
         }
-        out.sort((x, y) -> {
-            int c = x.subject().compareTo(y.subject());
-            return c != 0 ? c : x.group().compareTo(y.group());
-        });
+        out.sort(BY_NAME);
         return out;
     }
+
+    /**
+     * The {@code limit} live groups with the largest lag (ties: by subject, then group): a bounded
+     * report for a status page. Costs one pass over the live actors and a heap of {@code limit}.
+     *
+     * @param limit how many at most (≥ 1)
+     * @return the groups, largest lag first
+     * @throws IllegalArgumentException if {@code limit < 1}
+     */
+    public List<GroupStats> stats(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be >= 1 but was " + limit);
+        }
+        java.util.Comparator<GroupStats> worstFirst = java.util.Comparator.comparingLong(GroupStats::lag).reversed()
+                .thenComparing(BY_NAME);
+        java.util.PriorityQueue<GroupStats> best = new java.util.PriorityQueue<>(worstFirst.reversed());
+        for (GroupActor a : actors.values()) {
+            best.add(a.stats());
+            if (best.size() > limit) {
+                best.poll();
+            }
+        }
+        List<GroupStats> out = new ArrayList<>(best);
+        out.sort(worstFirst);
+        return out;
+    }
+
+    /** @return how many (subject, group) actors are live now */
+    public int liveGroups() {
+        return actors.size();
+    }
+
+    /** @return how many (subject, group) actors retired after their idle timeout so far */
+    public long retiredGroups() {
+        return retired.sum();
+    }
+
+    private static final java.util.Comparator<GroupStats> BY_NAME = (x, y) -> {
+        int c = x.subject().compareTo(y.subject());
+        return c != 0 ? c : x.group().compareTo(y.group());
+    };
 
     /** Stops every group actor: waiting pulls and consumers get an error; the store is left as is. */
     @Override
@@ -353,6 +519,21 @@ public final class PullConsumer implements Disposable {
         return maxMessagesPerPull;
     }
 
+    /** @return the payload bytes one answer holds at most (its first message excepted) */
+    public long maxBytesPerPull() {
+        return maxBytesPerPull;
+    }
+
+    /** @return how long an idle (subject, group) actor lives ({@link Duration#ZERO}: forever) */
+    public Duration idleTimeout() {
+        return Duration.ofNanos(idleTimeoutNanos);
+    }
+
+    /** @return the most (subject, group) actors live at once */
+    public int maxGroups() {
+        return maxGroups;
+    }
+
     /**
      * Checks a subject name with the rule this consumer applies (1 to 128 characters out of letters,
      * digits, {@code '.'}, {@code '_'}, {@code '-'}), e.g. to validate input at an API boundary.
@@ -383,26 +564,91 @@ public final class PullConsumer implements Disposable {
         return ackTimeoutNanos;
     }
 
+    long idleTimeoutNanos() {
+        return idleTimeoutNanos;
+    }
+
     PullMetrics metrics() {
         return metrics;
     }
 
+    private static String key(String subject, String group) {
+        return subject + '\u0000' + group;
+    }
+
+    /** Hands a command to the pair's actor, creating it if needed, and again if it just retired. */
+    private void submit(String subject, String group, GroupActor.Command c) {
+        while (!actor(subject, group).tryPost(c)) {
+            retiring();
+        }
+    }
+
+    /** An actor refused a post while it retires (a few instructions until it leaves the map). */
+    private static boolean retiring() {
+        Thread.onSpinWait();
+        return true;
+    }
+
+    /**
+     * The pair's live actor, created on first use. Creation and retirement hold {@link #LIFECYCLE}
+     * (rare: once per pair per idle period), so the count checked against {@code maxGroups} is
+     * exact and a scheduler group is disposed only when no consumer holds an actor in it.
+     */
     private GroupActor actor(String subject, String group) {
         if (disposed) {
             throw new RejectedExecutionException("pull consumer disposed");
         }
-        String key = subject + '\u0000' + group;
+        String key = key(subject, group);
         GroupActor a = actors.get(key);
         if (a != null) {
             return a;
         }
-        ActorGroup schedulingGroup = scheduler.group(SCHEDULING_GROUP_PREFIX + group, 1);
-        return actors.computeIfAbsent(key, k -> {
+        synchronized (LIFECYCLE) {
+            a = actors.get(key);
+            if (a != null) {
+                return a;
+            }
+            if (disposed) {
+                throw new RejectedExecutionException("pull consumer disposed");
+            }
+            if (actors.size() >= maxGroups) {
+                throw new GroupLimitExceededException(subject, group, maxGroups);
+            }
+            ActorGroup schedulingGroup = scheduler.group(SCHEDULING_GROUP_PREFIX + group, 1);
             GroupActor created = new GroupActor(this, schedulingGroup, subject, group);
+            actors.put(key, created);
             bySubject.computeIfAbsent(subject, s -> new CopyOnWriteArrayList<>()).add(created);
+            actorsPerGroup.merge(group, 1, Integer::sum);
             return created;
-        });
+        }
     }
+
+    /**
+     * Called by an actor that retired (terminated, refusing posts): removes it from the registries and
+     * disposes its scheduler group if no actor is left in it. Held under {@link #LIFECYCLE}, shared by
+     * every consumer of the JVM, because two consumers on one scheduler share {@code cg.<group>}.
+     */
+    void retired(GroupActor a) {
+        synchronized (LIFECYCLE) {
+            actors.remove(key(a.subject, a.group), a);
+            List<GroupActor> list = bySubject.get(a.subject);
+            if (list != null) {
+                list.remove(a);
+                if (list.isEmpty()) {
+                    bySubject.remove(a.subject, list);
+                }
+            }
+            Integer left = actorsPerGroup.merge(a.group, -1, (x, y) -> x + y == 0 ? null : x + y);
+            ActorGroup g = a.schedulingGroupHandle();
+            if (left == null && g.actors() == 0) {
+                g.dispose();
+            }
+            retired.increment();
+        }
+    }
+
+    /** Serialises actor creation and retirement across the JVM's consumers (see {@link #retired}). */
+    private static final Object LIFECYCLE = new Object();
 
     /** The store's append listener: wakes the subject's waiting groups (each resumes at most once). */
     private void appended(String subject, long endOffset) {
@@ -442,6 +688,9 @@ public final class PullConsumer implements Disposable {
         private Duration ackTimeout = Duration.ofSeconds(30);
         private int maxWaitingPulls = 100_000;
         private int maxMessagesPerPull = 1_000;
+        private long maxBytesPerPull = DEFAULT_MAX_BYTES_PER_PULL;
+        private Duration idleTimeout = Duration.ofMinutes(5);
+        private int maxGroups = 10_000;
         private FailurePolicy failurePolicy = FailurePolicy.retryThenDeadLetter(16, Duration.ofSeconds(1));
 
         private Builder(ActorScheduler scheduler) {
@@ -488,6 +737,48 @@ public final class PullConsumer implements Disposable {
                 throw new IllegalArgumentException("maxMessagesPerPull must be >= 1 but was " + maxMessagesPerPull);
             }
             this.maxMessagesPerPull = maxMessagesPerPull;
+            return this;
+        }
+
+        /**
+         * @param maxBytesPerPull the payload bytes one answer holds at most (≥ 1, default 4 MiB); the
+         *                        first message of an answer is always included, however large, so a
+         *                        pull always makes progress
+         * @return this
+         */
+        public Builder maxBytesPerPull(long maxBytesPerPull) {
+            if (maxBytesPerPull < 1) {
+                throw new IllegalArgumentException("maxBytesPerPull must be >= 1 but was " + maxBytesPerPull);
+            }
+            this.maxBytesPerPull = maxBytesPerPull;
+            return this;
+        }
+
+        /**
+         * @param idleTimeout how long a (subject, group) actor with no waiting pull, nothing in flight,
+         *                    no attached consumer and no call lives before it is removed with its meters
+         *                    (its committed offset stays in the store); ≥ 0, default 5 min,
+         *                    {@link Duration#ZERO}: never removed
+         * @return this
+         */
+        public Builder idleTimeout(Duration idleTimeout) {
+            if (idleTimeout == null || idleTimeout.isNegative()) {
+                throw new IllegalArgumentException("idleTimeout must be >= 0 but was " + idleTimeout);
+            }
+            this.idleTimeout = idleTimeout;
+            return this;
+        }
+
+        /**
+         * @param maxGroups the most (subject, group) actors live at once (≥ 1, default 10,000); a call
+         *                  that would create one more fails with {@link GroupLimitExceededException}
+         * @return this
+         */
+        public Builder maxGroups(int maxGroups) {
+            if (maxGroups < 1) {
+                throw new IllegalArgumentException("maxGroups must be >= 1 but was " + maxGroups);
+            }
+            this.maxGroups = maxGroups;
             return this;
         }
 

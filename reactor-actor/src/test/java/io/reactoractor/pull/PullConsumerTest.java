@@ -82,7 +82,8 @@ class PullConsumerTest {
 
     @Test
     void longPollIsAnsweredByAnAppendAndTheTimerIsCancelled() throws Exception {
-        PullConsumer c = consumer();
+        // no idle retirement: its timer would be armed once the pair is idle, and this checks the poll's
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).idleTimeout(Duration.ZERO));
         AtomicReference<PullResult> got = new AtomicReference<>();
         c.pull("s", "g", 10, Duration.ofSeconds(60), true).subscribe(got::set);
         await(() -> c.stats("s", "g").waitingPulls() == 1 && c.stats("s", "g").suspended(), "pull waiting, actor suspended");

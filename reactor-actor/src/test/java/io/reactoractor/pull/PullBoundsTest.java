@@ -1,0 +1,348 @@
+package io.reactoractor.pull;
+
+import static io.reactoractor.pull.PullConsumerTest.await;
+import static io.reactoractor.pull.PullConsumerTest.b;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactoractor.ActorGroup;
+import io.reactoractor.ActorScheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+
+/**
+ * Issue 10, items 1 (byte budget), 2 (idle retirement, the live-pair cap, read-only stats), 4 (epochs,
+ * retention reported) and 11 (resume counting) of the pull consumer.
+ */
+class PullBoundsTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("pull-bounds").threads(2)
+            .meterRegistry(registry).build();
+    private final List<PullConsumer> consumers = new ArrayList<>();
+
+    private PullConsumer consumer(PullConsumer.Builder b) {
+        PullConsumer c = b.build();
+        consumers.add(c);
+        return c;
+    }
+
+    @AfterEach
+    void tearDown() {
+        GroupActor.afterSuspendForTest = null;
+        consumers.forEach(PullConsumer::dispose);
+        scheduler.disposeGracefully().block(Duration.ofSeconds(10));
+    }
+
+    private static List<Long> offsets(PullResult r) {
+        return r.messages().stream().map(Message::offset).collect(Collectors.toList());
+    }
+
+    // ------------------------------------------------------------------ item 1: byte budget
+
+    @Test
+    void anAnswerStopsAtTheByteBudgetButAlwaysHoldsItsFirstMessage() {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).maxBytesPerPull(2_500));
+        c.append("big", new byte[1_000]);
+        c.append("big", new byte[1_000]);
+        c.append("big", new byte[1_000]);
+        c.append("big", new byte[10_000]); // alone larger than the budget
+        c.append("big", new byte[10]);
+
+        PullResult first = c.pullOnce("big", "g", 100).block(WAIT);
+        assertEquals(List.of(0L, 1L), offsets(first), "2 x 1000 fit in 2500, the third does not");
+        PullResult second = c.pullOnce("big", "g", 100).block(WAIT);
+        assertEquals(List.of(2L), offsets(second), "1000 + 10000 would exceed the budget");
+        PullResult third = c.pullOnce("big", "g", 100).block(WAIT);
+        assertEquals(List.of(3L), offsets(third), "a message larger than the budget still comes, alone");
+        PullResult fourth = c.pullOnce("big", "g", 100).block(WAIT);
+        assertEquals(List.of(4L), offsets(fourth));
+        assertEquals(PullConsumer.DEFAULT_MAX_BYTES_PER_PULL, PullConsumer.builder(scheduler).build().maxBytesPerPull());
+    }
+
+    @Test
+    void redeliveriesRespectTheByteBudgetToo() {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).maxBytesPerPull(1_500)
+                .failurePolicy(FailurePolicy.retryForever(Duration.ZERO)));
+        for (int i = 0; i < 3; i++) {
+            c.append("re", new byte[1_000]);
+        }
+        assertEquals(List.of(0L), offsets(c.pullOnce("re", "g", 10).block(WAIT)));
+        assertEquals(List.of(1L), offsets(c.pullOnce("re", "g", 10).block(WAIT)));
+        c.nack("re", "g", 0).block(WAIT);
+        c.nack("re", "g", 1).block(WAIT);
+        assertEquals(List.of(0L), offsets(c.pullOnce("re", "g", 10).block(WAIT)));
+        assertEquals(List.of(1L), offsets(c.pullOnce("re", "g", 10).block(WAIT)));
+        assertEquals(List.of(2L), offsets(c.pullOnce("re", "g", 10).block(WAIT)));
+    }
+
+    @Test
+    void invalidBoundsNameTheParameter() {
+        PullConsumer.Builder b = PullConsumer.builder(scheduler);
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> b.maxBytesPerPull(0)).getMessage()
+                .startsWith("maxBytesPerPull"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> b.idleTimeout(Duration.ofMillis(-1)))
+                .getMessage().startsWith("idleTimeout"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> b.idleTimeout(null)).getMessage()
+                .startsWith("idleTimeout"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> b.maxGroups(0)).getMessage()
+                .startsWith("maxGroups"));
+        PullConsumer c = consumer(b);
+        assertEquals(Duration.ofMinutes(5), c.idleTimeout());
+        assertEquals(10_000, c.maxGroups());
+        assertThrows(IllegalArgumentException.class, () -> c.ack("s", "g", null, List.of(0L)));
+        assertThrows(IllegalArgumentException.class, () -> c.stats(0));
+    }
+
+    // ------------------------------------------------------------------ item 2: idle retirement
+
+    @Test
+    void anIdlePairRetiresWithItsMetersAndSchedulerGroupAndItsOffsetSurvives() throws InterruptedException {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).idleTimeout(Duration.ofMillis(50)));
+        for (int i = 0; i < 5; i++) {
+            c.append("orders", b("m" + i));
+        }
+        PullResult r = c.pullOnce("orders", "billing", 3).block(WAIT);
+        assertEquals(List.of(0L, 1L, 2L), offsets(r));
+        assertFalse(registry.find("reactor.actor.pull.requests").tag("group", "billing").meters().isEmpty());
+        assertEquals(3L, c.ack("orders", "billing", r.epoch(), offsets(r)).block(WAIT));
+
+        await(() -> c.liveGroups() == 0, "the idle pair retires");
+        assertEquals(1, c.retiredGroups());
+        assertTrue(registry.find("reactor.actor.pull.requests").tag("group", "billing").meters().isEmpty(),
+                "its meters are removed");
+        await(() -> scheduler.groups().stream().noneMatch(g -> g.name().equals("cg.billing")),
+                "its scheduler group leaves the scheduler");
+
+        GroupStats read = c.stats("orders", "billing");
+        assertEquals(3, read.committedOffset());
+        assertEquals(0, c.liveGroups(), "stats only read");
+
+        PullResult next = c.pullOnce("orders", "billing", 10).block(WAIT);
+        assertEquals(List.of(3L, 4L), offsets(next), "a new actor starts at the committed offset");
+        assertEquals(1, c.liveGroups());
+    }
+
+    @Test
+    void aPairWithAWaitingPullInFlightMessagesOrAConsumerDoesNotRetire() throws InterruptedException {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).idleTimeout(Duration.ofMillis(20))
+                .ackTimeout(Duration.ofMinutes(5)));
+        // a waiting long poll
+        CountDownLatch answered = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<PullResult> waited = new java.util.concurrent.atomic.AtomicReference<>();
+        Disposable poll = c.pull("wait", "g", 1, Duration.ofMinutes(5)).subscribe(x -> {
+            waited.set(x);
+            answered.countDown();
+        });
+        // an unacknowledged delivery
+        c.append("held", b("x"));
+        PullResult held = c.pullOnce("held", "g", 1).block(WAIT);
+        assertEquals(1, held.messages().size());
+        // an attached consumer with no demand
+        Disposable consumer = c.consume("quiet", "g").subscribe(d -> { }, e -> { }, () -> { },
+                s -> { /* no request */ });
+        // an idle pair next to them, as the witness that retirement runs
+        c.stats("idle", "g");
+        c.pullOnce("idle", "g2", 1).block(WAIT);
+        await(() -> c.retiredGroups() == 1, "the idle witness retires");
+        Thread.sleep(200); // 10 idle timeouts
+        assertEquals(3, c.liveGroups(), "busy pairs stay: " + c.stats());
+
+        c.append("wait", b("y"));
+        assertTrue(answered.await(30, TimeUnit.SECONDS), "the long poll is answered by the same actor");
+        c.ack("wait", "g", waited.get().epoch(), offsets(waited.get())).block(WAIT);
+        c.ack("held", "g", held.epoch(), offsets(held)).block(WAIT);
+        consumer.dispose();
+        await(() -> c.liveGroups() == 0, "once idle, they all retire");
+        poll.dispose();
+    }
+
+    @Test
+    void callsRacingRetirementAreNeverLostNorAnsweredWithAnError() throws Exception {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).idleTimeout(Duration.ofNanos(1)));
+        int threads = 2;
+        int rounds = 3_000;
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        AtomicInteger ok = new AtomicInteger();
+        List<Thread> ts = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            String subject = "race" + t;
+            Thread th = new Thread(() -> {
+                for (int i = 0; i < rounds; i++) {
+                    try {
+                        c.append(subject, b("m"));
+                        PullResult r = c.pullOnce(subject, "g", 10).block(WAIT);
+                        if (!r.isEmpty()) {
+                            c.ack(subject, "g", r.epoch(), offsets(r)).block(WAIT);
+                        }
+                        ok.incrementAndGet();
+                    } catch (Throwable e) {
+                        errors.add(e);
+                        return;
+                    }
+                }
+            });
+            ts.add(th);
+            th.start();
+        }
+        for (Thread th : ts) {
+            th.join(TimeUnit.MINUTES.toMillis(2));
+        }
+        assertEquals(List.of(), errors);
+        assertEquals(threads * rounds, ok.get());
+        assertTrue(c.retiredGroups() > 0, "retirement raced the calls");
+        for (int t = 0; t < threads; t++) {
+            String subject = "race" + t;
+            await(() -> c.stats(subject, "g").committedOffset() == rounds, "every message of " + subject
+                    + " acknowledged exactly where it was: " + c.stats(subject, "g"));
+        }
+    }
+
+    // ------------------------------------------------------------------ item 2: the cap
+
+    @Test
+    void pairsBeyondTheCapAreRefusedClearlyAndTheOthersKeepWorking() throws InterruptedException {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).maxGroups(3).idleTimeout(Duration.ofMillis(50)));
+        for (int i = 0; i < 3; i++) {
+            c.pullOnce("s", "g" + i, 1).block(WAIT);
+        }
+        Throwable refused = assertThrows(RuntimeException.class, () -> c.pullOnce("s", "g3", 1).block(WAIT));
+        GroupLimitExceededException e = assertInstanceOf(GroupLimitExceededException.class, refused);
+        assertEquals(3, e.limit());
+        assertTrue(e.getMessage().contains("maxGroups"), e.getMessage());
+        assertThrows(GroupLimitExceededException.class, () -> c.consume("s", "g4").blockFirst(WAIT));
+        assertEquals(3, c.liveGroups());
+        assertEquals(PullResult.Status.EMPTY, c.pullOnce("s", "g0", 1).block(WAIT).status(), "live pairs work");
+
+        await(() -> c.liveGroups() == 0, "idle pairs retire");
+        assertEquals(PullResult.Status.EMPTY, c.pullOnce("s", "g3", 1).block(WAIT).status(), "room again");
+    }
+
+    @Test
+    void readOnlyCallsNeverCreateActors() {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).maxGroups(1));
+        for (int i = 0; i < 1_000; i++) {
+            GroupStats s = c.stats("subject" + i, "group" + i);
+            assertEquals(0, s.pulls());
+        }
+        assertEquals(0, c.liveGroups());
+        assertEquals(List.of(), c.stats());
+        assertEquals(List.of(), c.stats(10));
+        assertTrue(registry.find("reactor.actor.pull.requests").meters().isEmpty());
+        assertEquals(PullResult.Status.EMPTY, c.pullOnce("s", "g", 1).block(WAIT).status());
+    }
+
+    @Test
+    void boundedStatsListTheLargestLagFirst() {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler));
+        for (int i = 0; i < 5; i++) {
+            for (int m = 0; m < i; m++) {
+                c.append("lag" + i, b("m"));
+            }
+            c.pullOnce("lag" + i, "g", 1).block(WAIT);
+        }
+        List<GroupStats> top = c.stats(2);
+        assertEquals(List.of("lag4", "lag3"), top.stream().map(GroupStats::subject).collect(Collectors.toList()));
+        assertEquals(5, c.stats(100).size());
+    }
+
+    // ------------------------------------------------------------------ item 4: epochs, retention
+
+    @Test
+    void anAckFromBeforeARestartIsRefusedAndSettlesNothing() {
+        // before the restart: a consumer pulled 0..2 from the first in-memory store
+        PullConsumer before = consumer(PullConsumer.builder(scheduler));
+        for (int i = 0; i < 3; i++) {
+            before.append("orders", b("old" + i));
+        }
+        PullResult old = before.pull("orders", "billing", 3, Duration.ZERO).block(WAIT);
+        before.dispose();
+
+        // after the restart: a new store, offsets from 0 again; another consumer holds the new messages
+        PullConsumer after = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofMinutes(5)));
+        for (int i = 0; i < 3; i++) {
+            after.append("orders", b("new" + i));
+        }
+        PullResult held = after.pullOnce("orders", "billing", 3).block(WAIT);
+        assertEquals(List.of(0L, 1L, 2L), offsets(held));
+        assertFalse(old.epoch().equals(held.epoch()), "a new store is a new epoch");
+
+        Throwable stale = assertThrows(RuntimeException.class,
+                () -> after.ack("orders", "billing", old.epoch(), offsets(old)).block(WAIT));
+        StaleDeliveryException e = assertInstanceOf(StaleDeliveryException.class, stale);
+        assertEquals(old.epoch(), e.epoch());
+        assertEquals(held.epoch(), e.currentEpoch());
+        assertThrows(StaleDeliveryException.class,
+                () -> after.nack("orders", "billing", old.epoch(), 0).block(WAIT));
+        GroupStats s = after.stats("orders", "billing");
+        assertEquals(0, s.committedOffset(), "nothing was settled by the stale ack");
+        assertEquals(3, s.inFlight());
+
+        assertEquals(3L, after.ack("orders", "billing", held.epoch(), offsets(held)).block(WAIT));
+    }
+
+    @Test
+    void aPollThatPassesOverEvictedMessagesSaysSo() {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler)
+                .store(InMemoryMessageStore.builder().retention(5).build()));
+        c.pullOnce("r", "g", 1).block(WAIT); // the group starts at 0
+        for (int i = 0; i < 12; i++) {
+            c.append("r", b("m" + i));
+        }
+        PullResult r = c.pullOnce("r", "g", 100).block(WAIT);
+        assertEquals(List.of(7L, 8L, 9L, 10L, 11L), offsets(r));
+        assertEquals(7, r.skipped());
+        assertEquals(7, c.stats("r", "g").evicted());
+        PullResult next = c.pullOnce("r", "g", 100).block(WAIT);
+        assertEquals(0, next.skipped());
+    }
+
+    // ------------------------------------------------------------------ item 11: resume counting
+
+    @Test
+    void anAppendWhileTheActorSuspendsCountsAsAResume() throws InterruptedException {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler));
+        AtomicInteger injected = new AtomicInteger();
+        GroupActor.afterSuspendForTest = () -> {
+            // the actor suspended but has not published waitingForData yet: this append signals
+            if (injected.getAndIncrement() == 0) {
+                c.append("window", b("x"));
+            }
+        };
+        PullResult r = c.pull("window", "g", 1, Duration.ofSeconds(30)).block(WAIT);
+        assertEquals(1, r.messages().size());
+        GroupActor.afterSuspendForTest = null;
+        GroupStats s = c.stats("window", "g");
+        assertEquals(1, injected.get());
+        assertEquals(s.suspends(), s.resumes(), "every suspension for data ended by a counted resume: " + s);
+        assertFalse(s.suspended());
+    }
+
+    @Test
+    void idleRetirementDisposesOnlyTheSchedulerGroupsWithoutActors() throws InterruptedException {
+        PullConsumer one = consumer(PullConsumer.builder(scheduler).idleTimeout(Duration.ofMillis(30)));
+        PullConsumer two = consumer(PullConsumer.builder(scheduler).idleTimeout(Duration.ZERO));
+        one.pullOnce("a", "shared", 1).block(WAIT);
+        two.pullOnce("b", "shared", 1).block(WAIT);
+        await(() -> one.liveGroups() == 0, "one's pair retires");
+        ActorGroup shared = scheduler.groups().stream().filter(g -> g.name().equals("cg.shared")).findFirst()
+                .orElseThrow();
+        assertFalse(shared.isDisposed(), "the other consumer's actor still runs in it");
+        assertEquals(PullResult.Status.EMPTY, two.pullOnce("b", "shared", 1).block(WAIT).status());
+    }
+}
