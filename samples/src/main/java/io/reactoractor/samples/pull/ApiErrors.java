@@ -2,7 +2,18 @@ package io.reactoractor.samples.pull;
 
 import java.util.concurrent.RejectedExecutionException;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.netty.handler.timeout.ReadTimeoutException;
+import io.reactoractor.pull.GroupLimitExceededException;
+import io.reactoractor.pull.StaleDeliveryException;
+import reactor.core.publisher.Mono;
+import reactor.netty.channel.AbortedException;
+import io.netty.channel.ChannelException;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
 import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -23,8 +34,65 @@ public class ApiErrors {
      * @param error     its reason phrase
      * @param parameter the offending parameter, or {@code null} when the error is not about one
      * @param message   what went wrong
+     * @param limit     the setting whose limit was reached (e.g. {@code pull.max-groups}), absent otherwise
      */
-    public record ErrorBody(int status, String error, String parameter, String message) {
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record ErrorBody(int status, String error, String parameter, String message, String limit) {
+
+        /**
+         * @param status    the HTTP status code
+         * @param error     its reason phrase
+         * @param parameter the offending parameter, or {@code null}
+         * @param message   what went wrong
+         */
+        public ErrorBody(int status, String error, String parameter, String message) {
+            this(status, error, parameter, message, null);
+        }
+    }
+
+    private static final Logger LOG = Loggers.getLogger(ApiErrors.class);
+
+    /**
+     * A new (subject, group) while {@code pull.max-groups} pairs are live: nothing was created. Idle
+     * pairs retire after {@code pull.idle-timeout}, so the client may retry later.
+     *
+     * @param e the exception
+     * @return 503 with {@code Retry-After} and the limit's name
+     */
+    @ExceptionHandler(GroupLimitExceededException.class)
+    ResponseEntity<ErrorBody> tooManyGroups(GroupLimitExceededException e) {
+        HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
+        return ResponseEntity.status(status).header(HttpHeaders.RETRY_AFTER, "60")
+                .body(new ErrorBody(status.value(), status.getReasonPhrase(), null, e.getMessage(), "pull.max-groups"));
+    }
+
+    /**
+     * An ack of a delivery from another epoch (before a restart): nothing was settled.
+     *
+     * @param e the exception
+     * @return 409
+     */
+    @ExceptionHandler(StaleDeliveryException.class)
+    ResponseEntity<ErrorBody> staleDelivery(StaleDeliveryException e) {
+        return answer(HttpStatus.CONFLICT, "epoch", e.getMessage());
+    }
+
+    /**
+     * The client went away or stopped sending in the middle of its request (an aborted upload, a reset
+     * connection, a read or request timeout that closed the connection: Reactor Netty's
+     * {@code RequestTimeoutException} is a package-private {@code ChannelException}): there is nobody to answer, and it is the
+     * client's doing, so it is logged at debug level, without a stack trace, and not as a 500.
+     *
+     * @param e the exception
+     * @return nothing: the connection is closed
+     */
+    @ExceptionHandler({AbortedException.class, ReadTimeoutException.class, ChannelException.class,
+            java.io.IOException.class})
+    Mono<Void> clientGone(Exception e) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("request abandoned by the client: " + e);
+        }
+        return Mono.empty();
     }
 
     /**

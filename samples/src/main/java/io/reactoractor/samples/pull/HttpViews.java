@@ -1,5 +1,6 @@
 package io.reactoractor.samples.pull;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
 import io.reactoractor.pull.Message;
@@ -26,15 +27,27 @@ public final class HttpViews {
      * @param offset    its offset in the subject (what {@code /ack} takes)
      * @param payload   the payload decoded as UTF-8 (bytes that are not UTF-8 become U+FFFD)
      * @param timestamp wall-clock time of the append, epoch milliseconds
+     * @param epoch     in a stream's events, the delivery epoch {@code /ack} needs with the offset;
+     *                  {@code null} in a poll answer, which carries it once for all its messages
      */
-    public record MessageView(long offset, String payload, long timestamp) {
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record MessageView(long offset, String payload, long timestamp, String epoch) {
 
         /**
          * @param m a message
-         * @return its view
+         * @return its view in a poll answer
          */
         public static MessageView of(Message m) {
-            return new MessageView(m.offset(), m.payloadAsString(), m.timestampMillis());
+            return of(m, null);
+        }
+
+        /**
+         * @param m     a message
+         * @param epoch its delivery epoch (stream events) or {@code null}
+         * @return its view
+         */
+        public static MessageView of(Message m, String epoch) {
+            return new MessageView(m.offset(), m.payloadAsString(), m.timestampMillis(), epoch);
         }
     }
 
@@ -42,16 +55,19 @@ public final class HttpViews {
      * Answer to a long poll.
      *
      * @param status   {@code MESSAGES}, {@code EMPTY} (pull-once found nothing) or {@code TIMED_OUT}
+     * @param epoch    the delivery epoch: send it back with the ack ({@code {"epoch": .., "offsets": ..}})
+     * @param skipped  messages the store had dropped (retention) before the group read them, passed over
+     *                 by this answer: they will never be delivered to the group
      * @param messages the messages, empty unless {@code MESSAGES}
      */
-    public record Pulled(PullResult.Status status, List<MessageView> messages) {
+    public record Pulled(PullResult.Status status, String epoch, long skipped, List<MessageView> messages) {
 
         /**
          * @param r a pull result
          * @return its view
          */
         public static Pulled of(PullResult r) {
-            return new Pulled(r.status(), r.messages().stream().map(MessageView::of).toList());
+            return new Pulled(r.status(), r.epoch(), r.skipped(), r.messages().stream().map(MessageView::of).toList());
         }
     }
 

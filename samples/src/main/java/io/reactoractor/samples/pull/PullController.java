@@ -23,6 +23,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.ObjectMapper;
 
 /**
@@ -117,8 +118,10 @@ public class PullController {
     }
 
     /**
-     * Acknowledges messages of the group: {@code {"offsets": [3, 4, 5]}}. Unknown or already
-     * acknowledged offsets are ignored.
+     * Acknowledges messages of the group: {@code {"epoch": "<the poll answer's epoch>", "offsets": [3, 4,
+     * 5]}}. Unknown or already acknowledged offsets are ignored. An epoch other than the store's current
+     * one (the messages were delivered before a restart: their offsets may now name other messages) is
+     * refused with 409 and settles nothing; pull again.
      *
      * @param subject the subject
      * @param group   the consumer group
@@ -129,8 +132,12 @@ public class PullController {
     public Mono<Acked> ack(@PathVariable("subject") String subject, @PathVariable("group") String group,
             ServerHttpRequest request) {
         return body(request).flatMap(body -> {
+            // names first, then the body: each answer names the first bad parameter
+            RequestParams.validatedByLibrary(() -> PullConsumer.requireValidSubject(subject));
+            RequestParams.validatedByLibrary(() -> PullConsumer.requireValidGroup(group));
             List<Long> offsets = RequestParams.ackOffsets(body, mapper);
-            return RequestParams.validatedByLibrary(() -> consumer.ack(subject, group, offsets));
+            String epoch = RequestParams.ackEpoch(body, mapper);
+            return RequestParams.validatedByLibrary(() -> consumer.ack(subject, group, epoch, offsets));
         }).map(Acked::new);
     }
 
@@ -149,13 +156,14 @@ public class PullController {
             @PathVariable("group") String group, @RequestParam(name = "ack", required = false) String ack) {
         // the default differs from the long poll's: a stream client usually has no ack channel
         boolean explicit = ack != null && !RequestParams.autoAck(ack);
+        String epoch = consumer.store().epoch();
         ConsumerOptions options = ConsumerOptions.builder()
                 .ackMode(explicit ? AckMode.EXPLICIT : AckMode.AFTER_ON_NEXT)
                 .build();
         // no operator that buffers (merge, publishOn, ...) between the consumer and the response:
         // AFTER_ON_NEXT acknowledges when onNext returns, which must mean "handed to the response"
         return RequestParams.validatedByLibrary(() -> consumer.consume(subject, group, options))
-                .map(d -> ServerSentEvent.builder(MessageView.of(d.message()))
+                .map(d -> ServerSentEvent.builder(MessageView.of(d.message(), epoch))
                         .id(Long.toString(d.message().offset()))
                         .event("message")
                         .build())
@@ -179,9 +187,18 @@ public class PullController {
                 .defaultIfEmpty(new byte[0]);
     }
 
-    /** @return a snapshot of every (subject, group), the scheduler and the consumer groups' CPU shares */
+    /**
+     * A snapshot of the scheduler, the consumer groups' CPU shares and the (subject, group) pairs with
+     * the largest lag. Bounded (at most {@code pull.status-limit} pairs, fewer with {@code ?limit=}) and
+     * computed on a bounded-elastic thread, never on an event loop: with thousands of pairs it costs
+     * milliseconds that other clients' requests must not wait for.
+     *
+     * @param limit how many pairs at most (1 to {@code pull.status-limit}, default: that limit)
+     * @return the report
+     */
     @GetMapping(path = "/status", produces = MediaType.APPLICATION_JSON_VALUE)
-    public StatusReport status() {
-        return StatusReport.of(consumer);
+    public Mono<StatusReport> status(@RequestParam(name = "limit", required = false) String limit) {
+        int n = RequestParams.limit(limit, properties.statusLimit());
+        return Mono.fromCallable(() -> StatusReport.of(consumer, n)).subscribeOn(Schedulers.boundedElastic());
     }
 }

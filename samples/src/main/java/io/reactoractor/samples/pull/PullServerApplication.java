@@ -9,6 +9,7 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import reactor.core.publisher.Mono;
 
@@ -68,7 +69,29 @@ public class PullServerApplication {
                 .ackTimeout(properties.ackTimeout())
                 .maxWaitingPulls(properties.maxWaitingPulls())
                 .maxMessagesPerPull(PullController.MAX_MESSAGES_PER_PULL)
+                .maxBytesPerPull(properties.maxBytesPerPull().toBytes())
+                .idleTimeout(properties.idleTimeout())
+                .maxGroups(properties.maxGroups())
                 .build();
+    }
+
+    /**
+     * Bounds what a client can hold on the server without sending a request: a connection idle between
+     * requests ({@code pull.connection-idle-timeout}), a request whose headers or body stop arriving
+     * ({@code pull.request-read-timeout}), a request that takes too long to arrive in full
+     * ({@code pull.request-timeout}, e.g. {@code Content-Length: 10^12} and a trickle). Netty closes such
+     * connections. None of them applies while the server prepares an answer, so long polls and event
+     * streams are not cut.
+     *
+     * @param properties the settings
+     * @return the Reactor Netty customizer Boot applies to its server
+     */
+    @Bean
+    NettyServerCustomizer pullConnectionTimeouts(PullServerProperties properties) {
+        return server -> server
+                .idleTimeout(properties.connectionIdleTimeout())
+                .readTimeout(properties.requestReadTimeout())
+                .requestTimeout(properties.requestTimeout());
     }
 
     /**
@@ -104,6 +127,16 @@ public class PullServerApplication {
             @Override
             public boolean isRunning() {
                 return running;
+            }
+
+            /**
+             * Not pauseable: {@link #stop()} disposes the consumer and the scheduler for good, so a
+             * context {@code pause()} (Spring's test context cache pauses the contexts a test class does
+             * not use) must not call it; only the context's close does.
+             */
+            @Override
+            public boolean isPauseable() {
+                return false;
             }
 
             @Override

@@ -18,6 +18,21 @@ import org.springframework.util.unit.DataSize;
  * @param maxWaitingPulls long polls one (subject, group) holds at once; beyond it a pull gets 503
  * @param maxTimeout      the longest {@code timeoutMs} a long poll may ask for
  * @param maxBodySize     the largest request body (a message's payload, an ack); larger: 413
+ * @param maxBytesPerPull the payload bytes one long-poll answer holds at most (its first message is always
+ *                        included, however large)
+ * @param idleTimeout     a (subject, group) with no waiting poll, nothing in flight, no stream and no call
+ *                        for this long is removed (its committed offset stays); {@code 0}: never
+ * @param maxGroups       the most (subject, group) pairs live at once; a call for one more gets 503
+ * @param statusLimit     {@code GET /status} lists at most this many pairs (largest lag first) unless
+ *                        {@code ?limit=} asks for fewer
+ * @param connectionIdleTimeout a connection with no request in progress and nothing read for this long is
+ *                        closed (Reactor Netty's {@code idleTimeout}); long polls and streams in progress
+ *                        are not affected
+ * @param requestReadTimeout    a request whose headers or body stop arriving for this long is closed
+ *                        (Reactor Netty's {@code readTimeout}; a trickling client still ends at
+ *                        {@code requestTimeout})
+ * @param requestTimeout  the longest time to receive a whole request, headers and body (Reactor Netty's
+ *                        {@code requestTimeout}); the wait of a long poll for its answer is not part of it
  */
 @ConfigurationProperties("pull")
 public record PullServerProperties(
@@ -26,7 +41,14 @@ public record PullServerProperties(
         @DefaultValue("100000") int retention,
         @DefaultValue("100000") int maxWaitingPulls,
         @DefaultValue("5m") Duration maxTimeout,
-        @DefaultValue("1MB") DataSize maxBodySize) {
+        @DefaultValue("1MB") DataSize maxBodySize,
+        @DefaultValue("4MB") DataSize maxBytesPerPull,
+        @DefaultValue("5m") Duration idleTimeout,
+        @DefaultValue("10000") int maxGroups,
+        @DefaultValue("100") int statusLimit,
+        @DefaultValue("60s") Duration connectionIdleTimeout,
+        @DefaultValue("30s") Duration requestReadTimeout,
+        @DefaultValue("2m") Duration requestTimeout) {
 
     /** Validates; the messages name the property. */
     public PullServerProperties {
@@ -45,6 +67,39 @@ public record PullServerProperties(
         if (maxWaitingPulls < 1) {
             throw new IllegalArgumentException("pull.max-waiting-pulls must be >= 1 but was " + maxWaitingPulls);
         }
+        if (maxBytesPerPull == null || maxBytesPerPull.toBytes() < 1) {
+            throw new IllegalArgumentException("pull.max-bytes-per-pull must be >= 1B but was " + maxBytesPerPull);
+        }
+        if (idleTimeout == null || idleTimeout.isNegative()) {
+            throw new IllegalArgumentException("pull.idle-timeout must be >= 0 but was " + idleTimeout);
+        }
+        if (maxGroups < 1) {
+            throw new IllegalArgumentException("pull.max-groups must be >= 1 but was " + maxGroups);
+        }
+        if (statusLimit < 1) {
+            throw new IllegalArgumentException("pull.status-limit must be >= 1 but was " + statusLimit);
+        }
+        requirePositive("pull.connection-idle-timeout", connectionIdleTimeout);
+        requirePositive("pull.request-read-timeout", requestReadTimeout);
+        requirePositive("pull.request-timeout", requestTimeout);
+    }
+
+    /**
+     * The settings with every default but the six original ones (tests, programmatic use).
+     *
+     * @param threads         see the class comment
+     * @param ackTimeout      see the class comment
+     * @param retention       see the class comment
+     * @param maxWaitingPulls see the class comment
+     * @param maxTimeout      see the class comment
+     * @param maxBodySize     see the class comment
+     * @return the settings
+     */
+    public static PullServerProperties of(int threads, Duration ackTimeout, int retention, int maxWaitingPulls,
+            Duration maxTimeout, DataSize maxBodySize) {
+        return new PullServerProperties(threads, ackTimeout, retention, maxWaitingPulls, maxTimeout, maxBodySize,
+                DataSize.ofMegabytes(4), Duration.ofMinutes(5), 10_000, 100, Duration.ofSeconds(60),
+                Duration.ofSeconds(30), Duration.ofMinutes(2));
     }
 
     /** @return the scheduler's thread count: {@link #threads}, or one per core but at least 2 */

@@ -44,6 +44,22 @@ final class RequestParams {
     }
 
     /**
+     * @param raw        the {@code limit} query value of {@code /status}, or {@code null} when absent
+     * @param maxAllowed {@code pull.status-limit}
+     * @return the limit ({@code maxAllowed} when absent)
+     */
+    static int limit(String raw, int maxAllowed) {
+        if (raw == null) {
+            return maxAllowed;
+        }
+        long v = parseLong("limit", raw, "an integer between 1 and " + maxAllowed);
+        if (v < 1 || v > maxAllowed) {
+            throw new BadParameterException("limit", "limit must be between 1 and " + maxAllowed + " but was " + v);
+        }
+        return (int) v;
+    }
+
+    /**
      * @param raw        the query value, or {@code null} when absent
      * @param maxTimeout the longest allowed
      * @return the timeout ({@value #DEFAULT_TIMEOUT_MS} ms, capped to {@code maxTimeout}, when absent)
@@ -118,6 +134,28 @@ final class RequestParams {
             out.add(n.asLong());
         }
         return out;
+    }
+
+    /**
+     * The delivery epoch of an ack body {@code {"epoch": "...", "offsets": [..]}} (the {@code epoch} of
+     * the poll answer that delivered the messages). Required: offsets alone could name other messages
+     * after a restart of the in-memory store. Check {@link #ackOffsets} first, so a malformed body is
+     * reported for its offsets.
+     *
+     * @param body   the request body
+     * @param mapper the JSON mapper
+     * @return the epoch
+     * @throws BadParameterException naming {@code epoch} when it is missing, not a string, empty or
+     *                               longer than 128 characters
+     */
+    static String ackEpoch(byte[] body, ObjectMapper mapper) {
+        JsonNode epoch = mapper.readTree(body).get("epoch");
+        if (epoch == null || !epoch.isString() || epoch.asString().isEmpty() || epoch.asString().length() > 128) {
+            throw new BadParameterException("epoch", "epoch must be the non-empty string of the poll answer that "
+                    + "delivered the messages (1 to 128 characters) but was " + (epoch == null ? "missing"
+                    : abbreviate(epoch.toString())));
+        }
+        return epoch.asString();
     }
 
     /**

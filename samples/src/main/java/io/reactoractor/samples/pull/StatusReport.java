@@ -12,11 +12,14 @@ import io.reactoractor.pull.PullConsumer;
  * scheduler (per consumer group CPU time).
  *
  * @param scheduler      the scheduler's figures
- * @param groups         one entry per (subject, group) used so far, sorted by subject then group
- * @param consumerGroups one entry per consumer group (scheduler group {@code cg.<group>}): CPU time and
+ * @param liveGroups     (subject, group) pairs with a live actor now (idle ones retire)
+ * @param groups         the live pairs with the largest lag, largest first, at most the request's limit
+ * @param consumerGroups one entry per consumer group (scheduler group {@code cg.<group>}), at most the
+ *                       request's limit (those that used the most CPU), sorted by name: CPU time and
  *                       its share of the CPU time used by all consumer groups since start
  */
-public record StatusReport(SchedulerView scheduler, List<GroupView> groups, List<ConsumerGroupCpu> consumerGroups) {
+public record StatusReport(SchedulerView scheduler, int liveGroups, List<GroupView> groups,
+        List<ConsumerGroupCpu> consumerGroups) {
 
     /**
      * @param name            the scheduler's name
@@ -84,21 +87,30 @@ public record StatusReport(SchedulerView scheduler, List<GroupView> groups, List
 
     /**
      * @param consumer the consumer (its scheduler gives the CPU figures)
+     * @param limit    how many (subject, group) pairs at most: those with the largest lag
      * @return a snapshot
      */
-    public static StatusReport of(PullConsumer consumer) {
+    public static StatusReport of(PullConsumer consumer, int limit) {
         SchedulerStats s = consumer.scheduler().stats();
         SchedulerView scheduler = new SchedulerView(s.name(), s.threads(), s.actors(), s.suspendedActors(),
                 s.readyActors(), s.tasksRun(), s.failedTasks());
         List<GroupView> groups = new ArrayList<>();
-        for (GroupStats g : consumer.stats()) {
+        for (GroupStats g : consumer.stats(limit)) {
             groups.add(new GroupView(g.subject(), g.group(), g.endOffset(), g.committedOffset(), g.lag(),
                     g.waitingPulls(), g.inFlight(), g.suspended(), g.meanPullQueueTimeNanos() / 1000.0,
                     new Counters(g.pulls(), g.pullsTimedOut(), g.pullsExpired(), g.suspends(), g.resumes(),
                             g.delivered(), g.acknowledged(), g.redelivered(), g.skipped(), g.deadLettered(),
                             g.evicted())));
         }
-        return new StatusReport(scheduler, groups, cpuShares(s));
+        List<ConsumerGroupCpu> cpu = cpuShares(s);
+        if (cpu.size() > limit) {
+            // bounded like the pairs: the consumer groups that used the most CPU, still by name
+            cpu = new ArrayList<>(cpu);
+            cpu.sort((a, b) -> Long.compare(b.cpuTimeNanos(), a.cpuTimeNanos()));
+            cpu = new ArrayList<>(cpu.subList(0, limit));
+            cpu.sort((a, b) -> a.group().compareTo(b.group()));
+        }
+        return new StatusReport(scheduler, consumer.liveGroups(), groups, cpu);
     }
 
     /**

@@ -58,7 +58,7 @@ class AckTimeoutTest {
         assertEquals(first.messages(), second.messages(), "the same messages, payloads and timestamps");
 
         client.post().uri("/subjects/{s}/groups/g/ack", subject).contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"offsets\":[0,1,2]}").exchange()
+                .bodyValue("{\"epoch\":\"" + second.epoch() + "\",\"offsets\":[0,1,2]}").exchange()
                 .expectStatus().isOk().expectBody().jsonPath("$.committedOffset").isEqualTo(3);
         // acknowledged: nothing comes back, even well past the ack timeout
         assertEquals("TIMED_OUT", pull(subject, "g", "timeoutMs=2500").status().name());

@@ -231,7 +231,7 @@ class PullControllerTest extends PullServerTestSupport {
         append(subject, MediaType.TEXT_PLAIN, "x");
         pull(subject, "g", "timeoutMs=0");
         client.post().uri("/subjects/{s}/groups/g/ack", subject).contentType(MediaType.APPLICATION_FORM_URLENCODED)
-                .bodyValue("{\"offsets\":[0]}").exchange()
+                .bodyValue(withEpoch("{\"offsets\":[0]}")).exchange()
                 .expectStatus().isOk().expectBody().jsonPath("$.committedOffset").isEqualTo(1);
     }
 
@@ -251,8 +251,9 @@ class PullControllerTest extends PullServerTestSupport {
                 .expectHeader().contentTypeCompatibleWith(MediaType.TEXT_EVENT_STREAM)
                 .returnResult(String.class).getResponseBody();
         // the body decoded as String gives each event's data line
-        assertEquals("{\"offset\":0,\"payload\":\"first\",\"timestamp\":", events.blockFirst(Duration.ofSeconds(30))
-                .replaceAll("\\d{10,}}$", ""));
+        // the data line: the message, and the delivery epoch an explicit ack needs
+        assertEquals("{\"offset\":0,\"payload\":\"first\",\"timestamp\":,\"epoch\":\"" + consumer.store().epoch() + "\"}",
+                events.blockFirst(Duration.ofSeconds(30)).replaceAll("\\d{10,}", ""));
     }
 
     // ------------------------------------------------------------------ GET /status and /
@@ -312,9 +313,10 @@ class PullControllerTest extends PullServerTestSupport {
                 .exchange().expectStatus().isOk().expectBody();
     }
 
+    /** Acks with the store's current epoch, added to {@code body} ({@code {"offsets": ..}}). */
     private WebTestClient.BodyContentSpec ack(String subject, String group, String body) {
         return client.post().uri("/subjects/{s}/groups/{g}/ack", subject, group)
-                .contentType(MediaType.APPLICATION_JSON).bodyValue(body).exchange()
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(withEpoch(body)).exchange()
                 .expectStatus().isOk().expectBody();
     }
 

@@ -215,6 +215,6 @@ class PullServerEndToEndTest extends PullServerTestSupport {
 
     private Mono<Long> ack(String subject, String group, List<Long> offsets) {
         return web.post().uri("/subjects/{s}/groups/{g}/ack", subject, group).contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(Map.of("offsets", offsets)).retrieve().bodyToMono(Acked.class).map(Acked::committedOffset);
+                .bodyValue(Map.of("epoch", consumer.store().epoch(), "offsets", offsets)).retrieve().bodyToMono(Acked.class).map(Acked::committedOffset);
     }
 }

@@ -35,6 +35,14 @@ abstract class PullServerTestSupport {
         return prefix + "-" + NAMES.incrementAndGet();
     }
 
+    /**
+     * @param body an ack body {@code {"offsets": ..}}
+     * @return the same with the store's current epoch, as a client copies it from the poll answer
+     */
+    String withEpoch(String body) {
+        return body.replaceFirst("\\{", "{\"epoch\":\"" + consumer.store().epoch() + "\",");
+    }
+
     /** @return the base URL of the running server */
     String baseUrl() {
         return "http://localhost:" + port;

@@ -100,7 +100,8 @@ class PullStreamTest extends PullServerTestSupport {
                 again.messages().stream().map(MessageView::offset).toList());
         Long committed = web.post().uri("/subjects/{s}/groups/{g}/ack", subject, group)
                 .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"offsets\":" + LongStream.range(0, messages).boxed().toList() + "}").retrieve()
+                .bodyValue("{\"epoch\":\"" + again.epoch() + "\",\"offsets\":"
+                        + LongStream.range(0, messages).boxed().toList() + "}").retrieve()
                 .bodyToMono(HttpViews.Acked.class).map(HttpViews.Acked::committedOffset).block(Duration.ofSeconds(30));
         assertEquals(messages, committed);
         assertEquals(messages, consumer.stats(subject, group).redelivered());
