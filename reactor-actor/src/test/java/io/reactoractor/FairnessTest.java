@@ -39,7 +39,6 @@ class FairnessTest {
     private static final Duration WARM_UP = Duration.ofMillis(300);
     private static final Duration MEASURE = Duration.ofSeconds(2);
     private static final int FAIR_ATTEMPTS = 3;
-    private static final double FAIR_P99_BOUND_MS = 20.0;
 
     private final TestSupport.Resources resources = new TestSupport.Resources();
     private final AtomicBoolean running = new AtomicBoolean(true);
@@ -200,36 +199,40 @@ class FairnessTest {
     }
 
     /**
-     * The light actor's p99 delay under FAIR ordering stays below a generous bound and at most half
-     * of what FIFO ordering gives in the same scenario (typically ~1 ms vs ~10-15 ms on 2 cores).
+     * The light actor's p99 delay under FAIR ordering is at most half of what FIFO ordering gives in
+     * the same scenario, in the same run (typically ~1 ms vs ~10-15 ms on 2 cores). No absolute bound:
+     * on a shared machine another process can take both cores for tens of milliseconds, and latency
+     * figures belong in the benchmarks; the policy itself (wake-up preemption of a light actor at the
+     * next task boundary) is checked deterministically in {@code FairPolicyTest}.
      *
-     * <p>Another process can steal both cores for tens of milliseconds at a time, which inflates a
-     * p99 over 1,000 samples. Such noise is transient while a scheduling defect is systematic, so
-     * the FAIR scenario gets up to {@value #FAIR_ATTEMPTS} attempts and its best p99 is asserted.
-     * Noise can only make the FIFO side slower, i.e. the comparison easier, never harder.
+     * <p>Such noise is transient while a scheduling defect is systematic, so the FAIR scenario gets up
+     * to {@value #FAIR_ATTEMPTS} attempts and its best p99 is compared.
      */
     @Test
     void lightActorIsServedPromptlyNextToSaturatingHeavyActors() {
         double fairP99 = Double.MAX_VALUE;
+        double fifoP99 = Double.NaN;
+        String fifoSummary = "";
         List<String> attempts = new ArrayList<>();
         // fair first (cold JIT), so warm-up effects cannot favour it
-        for (int attempt = 1; attempt <= FAIR_ATTEMPTS && fairP99 >= FAIR_P99_BOUND_MS; attempt++) {
+        for (int attempt = 1; attempt <= FAIR_ATTEMPTS && !(fairP99 <= fifoP99 / 2); attempt++) {
             long[] fair = lightActorDelays(newScheduler(ActorScheduler.Ordering.FAIR));
             double p99 = percentileMillis(fair, 0.99);
             attempts.add(String.format("p50 %.3f ms p99 %.3f ms max %.3f ms",
                     percentileMillis(fair, 0.50), p99, fair[fair.length - 1] / 1e6));
             fairP99 = Math.min(fairP99, p99);
+            if (attempt == 1) {
+                long[] fifo = lightActorDelays(newScheduler(ActorScheduler.Ordering.FIFO));
+                fifoP99 = percentileMillis(fifo, 0.99);
+                fifoSummary = String.format("FIFO p50 %.3f ms p99 %.3f ms max %.3f ms",
+                        percentileMillis(fifo, 0.50), fifoP99, fifo[fifo.length - 1] / 1e6);
+            }
         }
-        long[] fifo = lightActorDelays(newScheduler(ActorScheduler.Ordering.FIFO));
-        double fifoP99 = percentileMillis(fifo, 0.99);
-        String summary = String.format("light actor delay: FAIR %s; FIFO p50 %.3f ms p99 %.3f ms max %.3f ms",
-                attempts, percentileMillis(fifo, 0.50), fifoP99, fifo[fifo.length - 1] / 1e6);
+        String summary = "light actor delay: FAIR " + attempts + "; " + fifoSummary;
         System.out.println(summary);
         double bestFairP99 = fairP99;
-        assertTrue(bestFairP99 < FAIR_P99_BOUND_MS,
-                () -> "FAIR p99 light-actor delay above " + FAIR_P99_BOUND_MS + " ms in every attempt: " + summary);
-        assertTrue(bestFairP99 <= fifoP99 / 2,
-                () -> "FAIR p99 is not at most half the FIFO p99: " + summary);
+        double fifo = fifoP99;
+        assertTrue(bestFairP99 <= fifo / 2, () -> "FAIR p99 is not at most half the FIFO p99: " + summary);
     }
 
     @Test
