@@ -143,6 +143,8 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
     private long emitted;
     private final ArrayDeque<O> outBuffer = new ArrayDeque<>();
     private volatile int outBuffered;
+    /** Whether the behaviour is running on the current message (actor-confined: the run-next hint). */
+    private boolean inBehaviour;
     private int unreturnedCredits;
     private int attempt;
 
@@ -680,6 +682,7 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
             }
             boolean consumed;
             turn.beginTask();
+            inBehaviour = true;
             try {
                 consumed = behaviour.onMessage(msg, context);
                 if (consumed) {
@@ -690,6 +693,7 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
                 Exceptions.throwIfJvmFatal(t);
                 consumed = onBehaviourError(msg, t);
             } finally {
+                inBehaviour = false;
                 turn.endTask();
             }
             if (!consumed) {
@@ -803,6 +807,16 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
                 return false;
             }
             return pendingError != null || !mailbox.isEmpty() || outBuffered > 0 || completeRequested;
+        }
+
+        /**
+         * The message in progress is still at the head of the mailbox (it leaves only once the
+         * behaviour consumed it), so it does not count as more work. {@code size()} read by the
+         * consumer is never above the truth (the producers' count may be stale, its own is not).
+         */
+        @Override
+        protected boolean hasWorkAfterCurrentTask() {
+            return !control.isEmpty() || outBuffered > 0 || mailbox.size() > (inBehaviour ? 1 : 0);
         }
 
         @Override

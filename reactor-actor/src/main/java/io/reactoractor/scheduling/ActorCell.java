@@ -99,6 +99,20 @@ public abstract class ActorCell extends SchedulingEntity {
     protected abstract boolean hasWork();
 
     /**
+     * A hint for the run-next slot ({@link RunNext}): whether this actor has work beyond the task in
+     * progress, i.e. whether its turn would go on after that task. Called only by the carrier running
+     * the actor, from inside one of its tasks. A wrong answer costs only speed: {@code false} when the
+     * turn goes on moves the woken actor to the run queue at the next task; {@code true} when it ends
+     * forgoes the hand-off. The default is {@link #hasWork()}, right for actors that take a task out
+     * of their mailbox before running it.
+     *
+     * @return {@code true} if the turn would go on after the current task
+     */
+    protected boolean hasWorkAfterCurrentTask() {
+        return hasWork();
+    }
+
+    /**
      * Runs one turn. Call {@link Turn#shouldContinue()} before each message and run each message
      * through {@link Turn#run(Runnable)} (or bracket it with {@link Turn#beginTask()} /
      * {@link Turn#endTask()}) so that the quota, preemption, hog detection and error accounting

@@ -48,6 +48,7 @@ final class CarrierPool {
     private final AtomicInteger parked = new AtomicInteger();
     private final AtomicInteger compensators = new AtomicInteger();
     private final AtomicInteger compensatorSeq = new AtomicInteger();
+    private final java.util.concurrent.atomic.LongAdder wakeUps = new java.util.concurrent.atomic.LongAdder();
 
     CarrierPool(SchedulerEngine engine, int threads, int maxCompensating) {
         this.engine = engine;
@@ -81,6 +82,7 @@ final class CarrierPool {
             CarrierThread c = slots.get(i);
             if (c != null && c.isParked() && c.tryUnmarkParked()) {
                 parked.decrementAndGet();
+                wakeUps.increment();
                 LockSupport.unpark(c);
                 return;
             }
@@ -113,6 +115,10 @@ final class CarrierPool {
             }
             Thread.onSpinWait();
         }
+        if (rescueRunNext(c)) {
+            spinning.decrementAndGet();
+            return true;
+        }
         c.markParked();
         parked.incrementAndGet();
         spinning.decrementAndGet();
@@ -131,6 +137,29 @@ final class CarrierPool {
             return false;
         }
         return !(c.compensating() && shouldRetire(c));
+    }
+
+    /**
+     * Before parking: moves actors that have waited too long in another carrier's run-next slot (woken
+     * by a task that then ran long) to the run queue, where this carrier takes them.
+     *
+     * @return whether one was moved
+     */
+    private boolean rescueRunNext(CarrierThread self) {
+        long now = System.nanoTime();
+        boolean moved = false;
+        for (int i = 0; i < slots.length(); i++) {
+            CarrierThread c = slots.get(i);
+            if (c != null && c != self && c.hasRunNext()) {
+                moved |= engine.runNext().rescue(c, now);
+            }
+        }
+        return moved;
+    }
+
+    /** @return carriers woken from their park so far */
+    long wakeUps() {
+        return wakeUps.sum();
     }
 
     /** After a take: if more actors are ready and nobody is spinning, fan out to a parked carrier. */

@@ -21,6 +21,8 @@ public final class CarrierThread extends Thread implements NonBlocking {
     private static final VarHandle CURRENT_CELL;
     private static final VarHandle HOG_STAMP;
     private static final VarHandle PARK_STATE;
+    private static final VarHandle RUN_NEXT;
+    private static final VarHandle RUN_NEXT_SINCE;
 
     static {
         try {
@@ -29,6 +31,8 @@ public final class CarrierThread extends Thread implements NonBlocking {
             CURRENT_CELL = l.findVarHandle(CarrierThread.class, "currentCell", ActorCell.class);
             HOG_STAMP = l.findVarHandle(CarrierThread.class, "hogStamp", long.class);
             PARK_STATE = l.findVarHandle(CarrierThread.class, "parkState", int.class);
+            RUN_NEXT = l.findVarHandle(CarrierThread.class, "runNext", ActorCell.class);
+            RUN_NEXT_SINCE = l.findVarHandle(CarrierThread.class, "runNextSince", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -58,6 +62,19 @@ public final class CarrierThread extends Thread implements NonBlocking {
     long suspectWall;
     /** {@link #RUNNING} or {@link #PARKED}; the thread that CASes PARKED→RUNNING owns the wake-up. */
     private volatile int parkState;
+
+    /**
+     * The run-next slot (see {@link RunNext}): an actor woken by this carrier's running task, to run
+     * right after the current turn on this carrier. The occupant holds its {@code SCHEDULED} bit; whoever
+     * removes it from the slot (this carrier with {@code getAndSet}, a rescuer with {@code compareAndSet})
+     * owns it and must run it or put it in the run queue. Placed and taken with volatile atomics, so
+     * the actor's fields written before placement are visible to whoever takes it.
+     */
+    private volatile ActorCell runNext;
+    /** When the occupant was placed ({@code System.nanoTime()}); opaque, read by rescuers. */
+    private long runNextSince;
+    /** Consecutive turns this carrier took from its slot (carrier-confined). */
+    int runNextStreak;
 
     /** Written only by this thread; read (racy but untorn, via opaque) by statistics. */
     private long tasksRun;
@@ -143,6 +160,46 @@ public final class CarrierThread extends Thread implements NonBlocking {
         if (s != 0 && HOG_STAMP.compareAndSet(this, s, 0L)) {
             engine.hogMonitor().hogEnded();
         }
+    }
+
+    // ------------------------------------------------------------------ run-next slot
+
+    /**
+     * Owner side: puts {@code cell} in the slot.
+     *
+     * @return the actor it displaced (now owned by the caller), or {@code null}
+     */
+    ActorCell putRunNext(ActorCell cell, long now) {
+        RUN_NEXT_SINCE.setOpaque(this, now);
+        return (ActorCell) RUN_NEXT.getAndSet(this, cell);
+    }
+
+    /** @return whether the slot is occupied (a volatile read of a field this carrier mostly owns) */
+    boolean hasRunNext() {
+        return runNext != null;
+    }
+
+    /** @return the occupant without taking it, or {@code null} */
+    ActorCell peekRunNext() {
+        return runNext;
+    }
+
+    /** Owner side: takes the occupant (now owned by the caller), or {@code null} if a rescuer took it. */
+    ActorCell takeRunNext() {
+        return runNext == null ? null : (ActorCell) RUN_NEXT.getAndSet(this, (ActorCell) null);
+    }
+
+    /**
+     * Rescuer side: takes the occupant if it has waited at least {@code minWaitNanos}.
+     *
+     * @return the occupant (now owned by the caller), or {@code null}
+     */
+    ActorCell rescueRunNext(long now, long minWaitNanos) {
+        ActorCell c = runNext;
+        if (c == null || now - (long) RUN_NEXT_SINCE.getOpaque(this) < minWaitNanos) {
+            return null;
+        }
+        return RUN_NEXT.compareAndSet(this, c, (ActorCell) null) ? c : null;
     }
 
     boolean markParked() {

@@ -40,6 +40,8 @@ final class FairRunQueue implements RunQueue {
     private long rootFloor;
     private long seq;
     private int running;
+    /** Lock acquisitions (written under the lock, read racily by {@link #lockAcquisitions()}). */
+    private long locks;
     private volatile int ready;
 
     FairRunQueue(long creditNanos, long granularityNanos) {
@@ -49,6 +51,7 @@ final class FairRunQueue implements RunQueue {
 
     @Override
     public synchronized void enqueue(ActorCell cell, long now) {
+        locks++;
         SchedulingGroup g = cell.group();
         place(cell, g.floor);
         addReady(cell, g, now);
@@ -78,6 +81,7 @@ final class FairRunQueue implements RunQueue {
 
     @Override
     public synchronized ActorCell take(long now) {
+        locks++;
         return takeLocked();
     }
 
@@ -103,8 +107,11 @@ final class FairRunQueue implements RunQueue {
 
     @Override
     public synchronized ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now,
-            boolean takeNext) {
-        running--;
+            boolean takeNext, boolean chained) {
+        locks++;
+        if (!chained) {
+            running--;
+        }
         SchedulingGroup g = cell.group();
         long e = Math.max(0L, elapsed);
         cell.vtime += e / cell.weight();
@@ -125,6 +132,7 @@ final class FairRunQueue implements RunQueue {
             return false;
         }
         synchronized (this) {
+            locks++;
             SchedulingGroup g = groups.peek();
             if (g == null) {
                 return false;
@@ -153,5 +161,10 @@ final class FairRunQueue implements RunQueue {
     @Override
     public synchronized boolean isQuiescent() {
         return ready == 0 && running == 0;
+    }
+
+    @Override
+    public long lockAcquisitions() {
+        return locks;
     }
 }

@@ -11,10 +11,13 @@ final class FifoRunQueue implements RunQueue {
 
     private final ArrayDeque<ActorCell> queue = new ArrayDeque<>();
     private int running;
+    /** Lock acquisitions (written under the lock, read racily by {@link #lockAcquisitions()}). */
+    private long locks;
     private volatile int ready;
 
     @Override
     public synchronized void enqueue(ActorCell cell, long now) {
+        locks++;
         cell.readyAt = now;
         queue.addLast(cell);
         ready = ready + 1;
@@ -22,6 +25,7 @@ final class FifoRunQueue implements RunQueue {
 
     @Override
     public synchronized ActorCell take(long now) {
+        locks++;
         return takeLocked();
     }
 
@@ -36,8 +40,11 @@ final class FifoRunQueue implements RunQueue {
 
     @Override
     public synchronized ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now,
-            boolean takeNext) {
-        running--;
+            boolean takeNext, boolean chained) {
+        locks++;
+        if (!chained) {
+            running--;
+        }
         cell.group().account(Math.max(0L, elapsed));
         if (requeue) {
             cell.readyAt = now;
@@ -60,5 +67,10 @@ final class FifoRunQueue implements RunQueue {
     @Override
     public synchronized boolean isQuiescent() {
         return ready == 0 && running == 0;
+    }
+
+    @Override
+    public long lockAcquisitions() {
+        return locks;
     }
 }

@@ -65,7 +65,12 @@ final class HogMonitor {
             hook.run();
         }
         long now = System.nanoTime();
-        engine.pool().forEach(c -> inspect(c, now));
+        engine.pool().forEach(c -> {
+            // an actor woken into a carrier's run-next slot by a task that then ran long: the bound
+            // on its wait when every other carrier is parked (RunNext, rescue)
+            engine.runNext().rescue(c, now);
+            inspect(c, now);
+        });
         int h = hogged.get();
         if (h > 0) {
             engine.pool().compensate(h);

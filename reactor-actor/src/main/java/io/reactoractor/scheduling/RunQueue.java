@@ -25,9 +25,12 @@ interface RunQueue {
      * critical section.
      *
      * @param takeNext whether to take the next actor as well
+     * @param chained  the carrier goes on with an actor from its run-next slot, which takes the
+     *                 finished actor's place among the running ones (then {@code takeNext} is false)
      * @return the next actor to run, or {@code null} (always {@code null} if {@code !takeNext})
      */
-    ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now, boolean takeNext);
+    ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now, boolean takeNext,
+            boolean chained);
 
     /**
      * Whether the running actor should end its turn early because a ready actor precedes it (see
@@ -40,4 +43,10 @@ interface RunQueue {
 
     /** Whether no actor is ready and no turn is running. */
     boolean isQuiescent();
+
+    /**
+     * @return how often the run queue's lock was taken so far (a plain counter bumped under the lock:
+     *         racy to read, exact when quiescent); the benchmarks' measure of shared-structure traffic
+     */
+    long lockAcquisitions();
 }

@@ -86,6 +86,7 @@ public final class SchedulerEngine {
 
     private final Config config;
     private final RunQueue runQueue;
+    private final RunNext runNext;
     private final CarrierPool pool;
     private final TimerQueue timer;
     private final HogMonitor hogMonitor;
@@ -114,6 +115,7 @@ public final class SchedulerEngine {
         this.runQueue = config.fair()
                 ? new FairRunQueue(config.quotaNanos(), config.granularityNanos())
                 : new FifoRunQueue();
+        this.runNext = new RunNext(this, runQueue, System::nanoTime);
         this.pool = new CarrierPool(this, config.threads(), config.maxCompensating());
         this.timer = new TimerQueue(this);
         this.hogMonitor = new HogMonitor(this, config.hogThresholdNanos());
@@ -199,7 +201,7 @@ public final class SchedulerEngine {
         if (state != SHUTTING_DOWN) {
             return;
         }
-        if (timer.owesNothing() && runQueue.isQuiescent()) {
+        if (timer.owesNothing() && runNext.isEmpty() && runQueue.isQuiescent()) {
             long now = System.nanoTime();
             long since = quiescentSince.get();
             if (since == 0) {
@@ -311,10 +313,28 @@ public final class SchedulerEngine {
         suspended.addAndGet(d);
     }
 
-    /** Puts an actor that just became {@code SCHEDULED} into the run queue and wakes a carrier. */
+    /**
+     * Makes an actor that just became {@code SCHEDULED} runnable: into the calling carrier's run-next
+     * slot when it was woken by a task about to end (see {@link RunNext}), else into the run queue,
+     * waking a carrier.
+     */
     void enqueue(ActorCell cell) {
-        runQueue.enqueue(cell, System.nanoTime());
-        pool.onWork();
+        Thread t = Thread.currentThread();
+        if (t instanceof CarrierThread c && c.engineIs(this) && runNext.tryPlace(c, cell)) {
+            return;
+        }
+        enqueueShared(cell, System.nanoTime(), true);
+    }
+
+    /**
+     * Puts a {@code SCHEDULED} actor into the run queue and, if {@code wake}, wakes a carrier if none
+     * is looking.
+     */
+    void enqueueShared(ActorCell cell, long now, boolean wake) {
+        runQueue.enqueue(cell, now);
+        if (wake) {
+            pool.onWork();
+        }
     }
 
     // ------------------------------------------------------------------ timers
@@ -339,6 +359,7 @@ public final class SchedulerEngine {
         Turn turn = new Turn(this, self);
         boolean recordDelay = config.metrics().recordsSchedulingDelay();
         ActorCell next = null;
+        boolean chained = false;
         for (;;) {
             try {
                 if (next == null) {
@@ -360,7 +381,11 @@ public final class SchedulerEngine {
                 if (recordDelay) {
                     config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
                 }
-                turn.begin(cell, start);
+                if (chained) {
+                    turn.beginChained(cell, start);
+                } else {
+                    turn.begin(cell, start);
+                }
                 if (cell.runnable()) {
                     try {
                         cell.runTurn(turn);
@@ -373,7 +398,23 @@ public final class SchedulerEngine {
                 turn.end();
                 boolean requeue = cell.keepScheduledAfterTurn();
                 boolean takeNext = !isStopping() && !(self.compensating() && pool.shouldRetire(self));
-                next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext);
+                ActorCell fromSlot = null;
+                if (takeNext) {
+                    fromSlot = runNext.next(self, end - turn.sliceStart(), end);
+                } else {
+                    runNext.flush(self, end); // this carrier leaves: its occupant must not be stranded
+                }
+                if (fromSlot != null) {
+                    // the slot's actor replaces this one as the carrier's running actor: one lock to
+                    // charge the turn, none to find the next actor, no wake-up
+                    runQueue.finishTurn(cell, end - start, requeue, end, false, true);
+                    runNext.chainedInto();
+                    next = fromSlot;
+                    chained = true;
+                } else {
+                    next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext, false);
+                    chained = false;
+                }
                 if (!requeue) {
                     cell.releaseAfterTurn();
                 }
@@ -462,6 +503,21 @@ public final class SchedulerEngine {
 
     RunQueue runQueue() {
         return runQueue;
+    }
+
+    RunNext runNext() {
+        return runNext;
+    }
+
+    /**
+     * Scheduler-internal counters for benchmarks (how much the shared structures are used), not a
+     * stable API.
+     *
+     * @return {@code [run-queue lock acquisitions, carrier wake-ups, turns chained through a run-next
+     *         slot, run-next occupants rescued by another thread]} so far
+     */
+    public long[] engineCounters() {
+        return new long[] {runQueue.lockAcquisitions(), pool.wakeUps(), runNext.chainedTurns(), runNext.rescues()};
     }
 
     CarrierPool pool() {

@@ -16,8 +16,15 @@ public final class Turn {
     private final long quota;
     private final long preemptCheckInterval;
 
+    private final RunNext runNext;
+
     private ActorCell cell;
-    private long turnStart;
+    /**
+     * Start of the slice this turn runs in: the turn's own start, or for an actor taken from the
+     * run-next slot the start of the chain it continues (it inherits the rest of the slice, so the
+     * quota and run-to-parity apply to the chain as to one turn).
+     */
+    private long sliceStart;
     private long now;
     private long nextPreemptCheck;
     private int tasks;
@@ -34,14 +41,20 @@ public final class Turn {
         this.engine = engine;
         this.carrier = carrier;
         this.runQueue = engine.runQueue();
+        this.runNext = engine.runNext();
         this.quota = engine.config().quotaNanos();
         // check the run queue at most ~8 times per granularity, not after every tiny task
         this.preemptCheckInterval = Math.max(1_000L, engine.config().granularityNanos() / 8);
     }
 
     void begin(ActorCell cell, long start) {
+        this.sliceStart = start;
+        beginChained(cell, start);
+    }
+
+    /** Begins a turn that continues the current slice (an actor taken from the run-next slot). */
+    void beginChained(ActorCell cell, long start) {
         this.cell = cell;
-        this.turnStart = start;
         this.now = start;
         this.nextPreemptCheck = start;
         this.tasks = 0;
@@ -56,6 +69,11 @@ public final class Turn {
     /** @return the clock reading at the end of the last task (or the turn's start) */
     long now() {
         return now;
+    }
+
+    /** @return the start of the slice this turn runs in (see {@link #beginChained}) */
+    long sliceStart() {
+        return sliceStart;
     }
 
     /** @return the actor this turn runs */
@@ -85,7 +103,7 @@ public final class Turn {
         if (preempted) {
             return false;
         }
-        long elapsed = now - turnStart;
+        long elapsed = now - sliceStart;
         if (elapsed >= quota) {
             return false;
         }
@@ -117,6 +135,10 @@ public final class Turn {
 
     /** Marks the start of a task (for hog detection) when a caller runs its own message loop. */
     public void beginTask() {
+        if (tasks > 0 && carrier.hasRunNext()) {
+            // the turn goes on: an actor a previous task woke must not wait for it (RunNext, flush)
+            runNext.flush(carrier, now);
+        }
         taskStart = now;
         carrier.taskStarted(now, cell);
     }

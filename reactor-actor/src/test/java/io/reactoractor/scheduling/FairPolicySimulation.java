@@ -170,7 +170,7 @@ final class FairPolicySimulation {
         if (more) {
             a.readySince = -1; // a preempted actor's wait is not a wake-up delay
         }
-        ActorCell next = queue.finishTurn(a, elapsed, more, now, true);
+        ActorCell next = queue.finishTurn(a, elapsed, more, now, true, false);
         running[c] = null;
         if (next != null) {
             begin(c, (SimActor) next);
