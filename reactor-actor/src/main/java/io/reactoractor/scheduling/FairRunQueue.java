@@ -25,7 +25,15 @@ package io.reactoractor.scheduling;
  *       a whole turn. The quota stays the hard backstop.</li>
  * </ol>
  *
- * <p>One lock guards the whole structure; every operation is {@code O(log n)}: groups sit in a
+ * <p>One lock guards the whole structure, except for one path: a turn that ends with its carrier
+ * going on with its run-next slot's actor ({@link RunNext}) is charged without the lock
+ * ({@link #finishChainedTurn}): the actor's virtual time is its carrier's while it runs, and the
+ * group's charge waits in {@code SchedulingGroup.pendingVtime} until {@code fold} adds it under the
+ * lock, before any read of that group's virtual time (enqueue, take, end of turn, preemption check).
+ * The deferral is bounded: a chain only goes on while nobody else is ready, or for a few turns within
+ * its slice, and its next end of chain folds the charge.
+ *
+ * <p>Every locked operation is {@code O(log n)}: groups sit in a
  * {@link VTimeHeap} (their virtual time changes while queued), the ready actors of a group in a
  * cache-friendly {@link ReadyActorHeap}. A per-carrier queue
  * with stealing would scale further past a handful of threads; with the thread counts this
@@ -53,6 +61,7 @@ final class FairRunQueue implements RunQueue {
     public synchronized void enqueue(ActorCell cell, long now) {
         locks++;
         SchedulingGroup g = cell.group();
+        fold(g);
         place(cell, g.floor);
         addReady(cell, g, now);
     }
@@ -90,6 +99,7 @@ final class FairRunQueue implements RunQueue {
         if (g == null) {
             return null;
         }
+        fold(g);
         ActorCell cell = g.ready.poll();
         if (cell.vtime > g.floor) {
             g.floor = cell.vtime;
@@ -113,6 +123,7 @@ final class FairRunQueue implements RunQueue {
             running--;
         }
         SchedulingGroup g = cell.group();
+        fold(g);
         long e = Math.max(0L, elapsed);
         cell.vtime += e / cell.weight();
         g.vtime += e / g.weight();
@@ -133,13 +144,16 @@ final class FairRunQueue implements RunQueue {
         }
         synchronized (this) {
             locks++;
+            SchedulingGroup mine = current.group();
+            fold(mine);
             SchedulingGroup g = groups.peek();
             if (g == null) {
                 return false;
             }
+            fold(g);
+            g = groups.peek();
             // How far the next pick is behind the running actor, in virtual time, compared where
             // they differ: between groups, or between actors of the running actor's group.
-            SchedulingGroup mine = current.group();
             long lead = g != mine
                     ? mine.vtime + turnElapsed / mine.weight() - g.vtime
                     : current.vtime + turnElapsed / current.weight() - g.ready.peekVtime();
@@ -150,6 +164,29 @@ final class FairRunQueue implements RunQueue {
             // every task pay for a whole turn; a waking actor far enough behind (a sleeper placed
             // at floor - credit, a light tenant) cuts in at the next task boundary.
             return turnElapsed >= granularity || lead >= granularity;
+        }
+    }
+
+    @Override
+    public void finishChainedTurn(ActorCell cell, long elapsed) {
+        SchedulingGroup g = cell.group();
+        long e = Math.max(0L, elapsed);
+        cell.vtime += e / cell.weight(); // the running actor is in no heap: its carrier owns its vtime
+        g.chargeLater(e / g.weight());
+        g.account(e);
+    }
+
+    /**
+     * Lock held: adds the group's lock-free charges to its virtual time (and re-sorts it if queued),
+     * so every comparison below sees them.
+     */
+    private void fold(SchedulingGroup g) {
+        long pending = g.takePendingVtime();
+        if (pending != 0) {
+            g.vtime += pending;
+            if (g.heapIndex >= 0) {
+                groups.update(g);
+            }
         }
     }
 

@@ -55,6 +55,11 @@ final class FifoRunQueue implements RunQueue {
     }
 
     @Override
+    public void finishChainedTurn(ActorCell cell, long elapsed) {
+        cell.group().account(Math.max(0L, elapsed));
+    }
+
+    @Override
     public boolean shouldPreempt(ActorCell running, long turnElapsed, long now) {
         return false;
     }

@@ -33,6 +33,14 @@ interface RunQueue {
             boolean chained);
 
     /**
+     * Ends a turn without the run queue's lock: the actor is not re-queued and its carrier goes on
+     * with an actor from its run-next slot, which takes its place among the running ones. Charges the
+     * actor (confined to its carrier while it runs) and, deferred, its group (folded in under the lock
+     * before the group's virtual time is next read: at most one chain late).
+     */
+    void finishChainedTurn(ActorCell cell, long elapsed);
+
+    /**
      * Whether the running actor should end its turn early because a ready actor precedes it (see
      * the run-to-parity rule of {@link FairRunQueue}; FIFO never preempts before the quota).
      */

@@ -360,6 +360,7 @@ public final class SchedulerEngine {
         boolean recordDelay = config.metrics().recordsSchedulingDelay();
         ActorCell next = null;
         boolean chained = false;
+        long lastEnd = 0L;
         for (;;) {
             try {
                 if (next == null) {
@@ -377,7 +378,8 @@ public final class SchedulerEngine {
                 pool.propagate();
                 ActorCell cell = next;
                 next = null;
-                long start = System.nanoTime();
+                // a chained turn starts where the previous one ended (same carrier, no gap)
+                long start = chained ? lastEnd : System.nanoTime();
                 if (recordDelay) {
                     config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
                 }
@@ -395,6 +397,7 @@ public final class SchedulerEngine {
                     }
                 }
                 long end = turn.now();
+                lastEnd = end;
                 turn.end();
                 boolean requeue = cell.keepScheduledAfterTurn();
                 boolean takeNext = !isStopping() && !(self.compensating() && pool.shouldRetire(self));
@@ -405,9 +408,13 @@ public final class SchedulerEngine {
                     runNext.flush(self, end); // this carrier leaves: its occupant must not be stranded
                 }
                 if (fromSlot != null) {
-                    // the slot's actor replaces this one as the carrier's running actor: one lock to
-                    // charge the turn, none to find the next actor, no wake-up
-                    runQueue.finishTurn(cell, end - start, requeue, end, false, true);
+                    // the slot's actor replaces this one as the carrier's running actor: no lock to
+                    // find the next actor, none to charge the turn unless this one is re-queued
+                    if (requeue) {
+                        runQueue.finishTurn(cell, end - start, true, end, false, true);
+                    } else {
+                        runQueue.finishChainedTurn(cell, end - start);
+                    }
                     runNext.chainedInto();
                     next = fromSlot;
                     chained = true;

@@ -1,5 +1,7 @@
 package io.reactoractor.scheduling;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,6 +16,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class SchedulingGroup extends SchedulingEntity {
 
+    private static final VarHandle PENDING_VTIME;
+    private static final VarHandle CPU_NANOS;
+    private static final VarHandle TURNS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            PENDING_VTIME = l.findVarHandle(SchedulingGroup.class, "pendingVtime", long.class);
+            CPU_NANOS = l.findVarHandle(SchedulingGroup.class, "cpuNanos", long.class);
+            TURNS = l.findVarHandle(SchedulingGroup.class, "turns", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final String name;
     private final int weight;
 
@@ -22,7 +39,15 @@ public final class SchedulingGroup extends SchedulingEntity {
     /** Monotonic floor of this group's actors' virtual times (guarded by the run queue lock). */
     long floor;
 
-    // statistics: written under the run queue lock, read by anyone
+    /**
+     * Virtual time charged by turns that ended without the run queue's lock (a carrier going on with
+     * its run-next slot's actor), not yet added to {@link #vtime}: added with an atomic
+     * {@code getAndAdd} by any carrier, moved into {@code vtime} by the run queue under its lock
+     * ({@link #takePendingVtime}) before it reads the group's virtual time.
+     */
+    private volatile long pendingVtime;
+
+    // statistics: atomic adds (turns end under the run queue lock or, chained, without it), read by anyone
     private volatile long cpuNanos;
     private volatile long turns;
 
@@ -77,10 +102,20 @@ public final class SchedulingGroup extends SchedulingEntity {
         cells.forEach(action);
     }
 
-    /** Called under the run queue lock at the end of every turn. */
+    /** Counts a turn's run time in the statistics (at the end of every turn, any carrier). */
     void account(long elapsedNanos) {
-        cpuNanos = cpuNanos + elapsedNanos;
-        turns = turns + 1;
+        CPU_NANOS.getAndAdd(this, elapsedNanos);
+        TURNS.getAndAdd(this, 1L);
+    }
+
+    /** Charges virtual time without the run queue's lock (see {@link #pendingVtime}). */
+    void chargeLater(long weightedNanos) {
+        PENDING_VTIME.getAndAdd(this, weightedNanos);
+    }
+
+    /** Run queue lock held: takes the charges made without it, to add them to {@link #vtime}. */
+    long takePendingVtime() {
+        return pendingVtime == 0 ? 0 : (long) PENDING_VTIME.getAndSet(this, 0L);
     }
 
     void register(ActorCell cell) {

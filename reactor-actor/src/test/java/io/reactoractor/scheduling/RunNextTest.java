@@ -186,11 +186,12 @@ class RunNextTest {
     /**
      * Two workers hand a task back and forth: each hand-off wakes the other worker from inside a task
      * that is the last of its turn, so it goes through the slot. Without the slot every hand-off takes
-     * the run-queue lock at least twice (enqueue, then end of turn with take); with it, once (the end
-     * of turn charges the CPU time). Counted, not timed: the bound holds on a busy machine.
+     * the run-queue lock at least twice (enqueue, then end of turn with take); with it, not at all (the
+     * turn is charged lock-free, {@code finishChainedTurn}). Counted, not timed: a rare rescue on a busy
+     * machine costs a lock or two, far below the bound.
      */
     @Test
-    void aMessageExchangeTakesTheRunQueueLockAboutOncePerHandOff() throws InterruptedException {
+    void aMessageExchangeTakesNoRunQueueLockOnTheLocalPath() throws InterruptedException {
         ActorScheduler scheduler = ActorScheduler.builder().name("pingpong").threads(2).build();
         try {
             int handOffs = 50_000;
@@ -223,7 +224,7 @@ class RunNextTest {
             System.out.printf("ping-pong: %.2f run-queue locks per hand-off, %d of %d turns chained, %d rescues,"
                     + " %d wake-ups%n", locksPerHandOff, chained, handOffs, after[3] - before[3], after[1] - before[1]);
             assertTrue(chained >= handOffs / 2, "most hand-offs went through the slot: " + chained);
-            assertTrue(locksPerHandOff < 1.5, "run-queue locks per hand-off: " + locksPerHandOff);
+            assertTrue(locksPerHandOff < 0.25, "run-queue locks per hand-off: " + locksPerHandOff);
         } finally {
             scheduler.disposeGracefully().block(Duration.ofSeconds(10));
         }
