@@ -526,6 +526,23 @@ public final class SchedulerEngine {
         return pool.compensators();
     }
 
+    /** @return live carriers, permanent and compensating (counted on demand: nothing to maintain per start) */
+    public int poolSize() {
+        int[] n = {0};
+        pool.forEach(c -> n[0]++);
+        return n[0];
+    }
+
+    /**
+     * @return carriers running a task now; approximate (each carrier's opaque task start is read once),
+     *         computed on demand so that turns pay nothing for it
+     */
+    public int activeThreads() {
+        int[] n = {0};
+        pool.forEach(c -> n[0] += c.taskStartedAt() != 0 ? 1 : 0);
+        return n[0];
+    }
+
     /**
      * @return armed timers of delayed and periodic tasks and of the library's actors; the scheduler's
      *         own internal entries (the hog monitor's tick, always armed) are not counted, so 0 means
