@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * A snapshot of an {@link ActorScheduler}'s counters, for tests, status pages and logs (the same
- * figures are exported to Micrometer when a registry is configured).
+ * figures are exported when the builder was given {@link ActorScheduler.Builder#metrics metrics}).
  *
  * @param name                the scheduler's name
  * @param threads             permanent carrier threads

@@ -1,9 +1,12 @@
 package io.reactoractor.scheduling;
 
 /**
- * Where a scheduler reports what it does. The default records nothing; the Micrometer binding
- * ({@code io.reactoractor.metrics.MicrometerSchedulerMetrics}) is used when the application passes
- * a {@code MeterRegistry}, so Micrometer stays an optional dependency.
+ * Where a scheduler reports what it does (an SPI, created by an {@code io.reactoractor.ActorMetrics}).
+ * The default records nothing; {@code io.reactoractor.micrometer.MicrometerActorMetrics} exports to
+ * Micrometer. This package names no metrics library, so Micrometer stays an optional dependency.
+ *
+ * <p>A binding keeps whatever per-group state it needs itself (keyed by the group, dropped in
+ * {@link #unbindGroup}): the engine's classes carry no metrics fields.
  *
  * <p>Counters and gauges are read from the engine on scrape (function counters/gauges), so the hot
  * path pays nothing for them; only the per-turn scheduling delay is pushed.
