@@ -691,7 +691,10 @@ public final class PullConsumer implements Disposable {
             this.scheduler = scheduler;
         }
 
-        /** @param store where messages and offsets live (default: a new {@link InMemoryMessageStore}) @return this */
+        /**
+         * @param store where messages and offsets live (default: a new {@link InMemoryMessageStore})
+         * @return this
+         */
         public Builder store(MessageStore store) {
             if (store == null) {
                 throw new IllegalArgumentException("store must not be null");
@@ -725,7 +728,10 @@ public final class PullConsumer implements Disposable {
             return this;
         }
 
-        /** @param maxMessagesPerPull the largest {@code maxMessages} a pull may ask for (≥ 1, default 1,000) @return this */
+        /**
+         * @param maxMessagesPerPull the largest {@code maxMessages} a pull may ask for (≥ 1, default 1,000)
+         * @return this
+         */
         public Builder maxMessagesPerPull(int maxMessagesPerPull) {
             if (maxMessagesPerPull < 1) {
                 throw new IllegalArgumentException("maxMessagesPerPull must be >= 1 but was " + maxMessagesPerPull);

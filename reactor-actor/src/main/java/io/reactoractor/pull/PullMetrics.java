@@ -52,7 +52,12 @@ public interface PullMetrics {
         return GroupRecorder.NONE;
     }
 
-    /** Removes the meters of a group whose actor terminated (idempotent). */
+    /**
+     * Removes the meters of a group whose actor terminated (idempotent).
+     *
+     * @param subject the subject
+     * @param group   the consumer group
+     */
     default void unbindGroup(String subject, String group) {
     }
 }

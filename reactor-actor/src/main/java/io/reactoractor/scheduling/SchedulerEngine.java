@@ -56,6 +56,18 @@ public final class SchedulerEngine {
      */
     public record Config(String name, int threads, long quotaNanos, long granularityNanos, boolean fair,
             long hogThresholdNanos, int maxCompensating, SchedulerMetrics metrics) {
+        /**
+         * Checks the references (values were validated by the builder).
+         *
+         * @param name              thread and metric name
+         * @param threads           permanent carriers
+         * @param quotaNanos        hard bound of a turn
+         * @param granularityNanos  preemption granularity
+         * @param fair              fair ordering (else FIFO)
+         * @param hogThresholdNanos a task running longer than this is a hog
+         * @param maxCompensating   at most this many compensating carriers
+         * @param metrics           metrics binding
+         */
         public Config {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(metrics, "metrics");
@@ -267,6 +279,9 @@ public final class SchedulerEngine {
     /**
      * Returns the group named {@code name}, creating it with {@code weight} on first use.
      *
+     * @param name   the group's name
+     * @param weight its weight, at least 1
+     * @return the group
      * @throws IllegalArgumentException if it exists with another weight
      */
     public SchedulingGroup group(String name, int weight) {
@@ -322,13 +337,20 @@ public final class SchedulerEngine {
     /**
      * Arms {@code entry} at {@code deadline} ({@code System.nanoTime()} terms).
      *
+     * @param entry    what to run
+     * @param deadline when
      * @return {@code false} if the timer no longer accepts entries
      */
     public boolean scheduleTimer(TimerEntry entry, long deadline) {
         return timer.schedule(entry, deadline);
     }
 
-    /** Disarms {@code entry}. @return whether it was still armed */
+    /**
+     * Disarms {@code entry}.
+     *
+     * @param entry an entry armed by {@link #scheduleTimer}
+     * @return whether it was still armed
+     */
     public boolean cancelTimer(TimerEntry entry) {
         return timer.cancel(entry);
     }
@@ -566,7 +588,10 @@ public final class SchedulerEngine {
         return names;
     }
 
-    /** @return whether {@code t} is one of this engine's carriers */
+    /**
+     * @param t a thread
+     * @return whether {@code t} is one of this engine's carriers
+     */
     public boolean isCarrier(Thread t) {
         return pool.isCarrier(t);
     }

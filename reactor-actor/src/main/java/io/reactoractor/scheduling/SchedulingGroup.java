@@ -59,7 +59,11 @@ public final class SchedulingGroup extends SchedulingEntity {
         return actorCount.get();
     }
 
-    /** Visits the live actors of this group. */
+    /**
+     * Visits the live actors of this group.
+     *
+     * @param action called with each live actor
+     */
     public void forEachCell(java.util.function.Consumer<? super ActorCell> action) {
         cells.forEach(action);
     }
