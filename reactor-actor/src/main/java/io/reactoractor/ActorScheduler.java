@@ -3,7 +3,6 @@ package io.reactoractor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -61,13 +60,12 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
     private final SchedulerEngine engine;
     private final Ordering ordering;
-    /** A {@code MeterRegistry} or {@code null}; typed {@code Object} so Micrometer stays optional. */
-    private final Object meterRegistry;
+    private final ActorMetrics metrics;
     private final ConcurrentHashMap<String, ActorGroup> groups = new ConcurrentHashMap<>();
     private final ActorGroup defaultGroup;
 
-    private ActorScheduler(SchedulerEngine engine, Ordering ordering, Object meterRegistry) {
-        this.meterRegistry = meterRegistry;
+    private ActorScheduler(SchedulerEngine engine, Ordering ordering, ActorMetrics metrics) {
+        this.metrics = metrics;
         this.engine = engine;
         this.ordering = ordering;
         this.defaultGroup = group(DEFAULT_GROUP, 1);
@@ -233,16 +231,13 @@ public final class ActorScheduler implements Scheduler, Scannable {
     }
 
     /**
-     * The Micrometer registry given to the builder, for components built on this scheduler (such as the
-     * pull consumer) to export their meters next to the scheduler's.
+     * The metrics binding given to the builder, for components built on this scheduler (such as the
+     * pull consumer) to report next to the scheduler.
      *
-     * @param <R> {@code io.micrometer.core.instrument.MeterRegistry}; the signature avoids naming it so
-     *            that Micrometer stays an optional dependency
-     * @return the registry, or empty when metrics are off
+     * @return the binding, {@link ActorMetrics#NONE} when metrics are off
      */
-    @SuppressWarnings("unchecked")
-    public <R> java.util.Optional<R> meterRegistry() {
-        return (java.util.Optional<R>) java.util.Optional.ofNullable(meterRegistry);
+    public ActorMetrics metrics() {
+        return metrics;
     }
 
     /** @return a snapshot of the scheduler's counters */
@@ -316,7 +311,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
         private Ordering ordering = Ordering.FAIR;
         private Duration hogThreshold;
         private Integer maxCompensating;
-        private Object meterRegistry;
+        private ActorMetrics metrics = ActorMetrics.NONE;
 
         private Builder() {
         }
@@ -407,17 +402,19 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
 
         /**
-         * Exports metrics to Micrometer ({@code reactor.actor.*}, tags {@code scheduler} and {@code group}).
-         * Micrometer is an optional dependency: only needed when this method is called.
+         * Reports the scheduler's figures, and those of the pull consumers built on it, to a metrics
+         * binding; for Micrometer ({@code reactor.actor.*}, tags {@code scheduler} and {@code group}):
+         * {@code metrics(MicrometerActorMetrics.of(meterRegistry))} from {@code io.reactoractor.micrometer}.
+         * Micrometer is an optional dependency, needed only by that package.
          *
-         * @param registry the registry
+         * @param metrics the binding (default {@link ActorMetrics#NONE})
          * @return this
          */
-        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
-            if (registry == null) {
-                throw new IllegalArgumentException("meterRegistry must not be null");
+        public Builder metrics(ActorMetrics metrics) {
+            if (metrics == null) {
+                throw new IllegalArgumentException("metrics must not be null");
             }
-            this.meterRegistry = registry;
+            this.metrics = metrics;
             return this;
         }
 
@@ -450,21 +447,15 @@ public final class ActorScheduler implements Scheduler, Scannable {
                         + ") must be at least the quota (" + quota + ")");
             }
             int maxComp = maxCompensating != null ? maxCompensating : threads;
-            SchedulerMetrics metrics = meterRegistry == null ? SchedulerMetrics.NONE
-                    : MicrometerBinding.create(meterRegistry);
+            SchedulerMetrics schedulerMetrics = metrics.schedulerMetrics(name);
+            if (schedulerMetrics == null) {
+                throw new IllegalArgumentException("metrics (" + metrics + ") returned no SchedulerMetrics");
+            }
             SchedulerEngine engine = new SchedulerEngine(new SchedulerEngine.Config(name, threads, quotaNanos,
-                    granularityNanos, ordering == Ordering.FAIR, hogNanos, maxComp, metrics));
-            ActorScheduler scheduler = new ActorScheduler(engine, ordering, meterRegistry);
+                    granularityNanos, ordering == Ordering.FAIR, hogNanos, maxComp, schedulerMetrics));
+            ActorScheduler scheduler = new ActorScheduler(engine, ordering, metrics);
             scheduler.init();
             return scheduler;
-        }
-    }
-
-    /** Keeps Micrometer classes out of the builder's own code, so the dependency stays optional. */
-    private static final class MicrometerBinding {
-        static SchedulerMetrics create(Object registry) {
-            return new io.reactoractor.metrics.MicrometerSchedulerMetrics(
-                    (io.micrometer.core.instrument.MeterRegistry) Objects.requireNonNull(registry));
         }
     }
 }

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * A snapshot of an {@link ActorScheduler}'s counters, for tests, status pages and logs (the same
- * figures are exported to Micrometer when a registry is configured).
+ * figures are exported when the builder was given {@link ActorScheduler.Builder#metrics metrics}).
  *
  * @param name                the scheduler's name
  * @param threads             permanent carrier threads
@@ -38,7 +38,23 @@ public record SchedulerStats(String name, int threads, int compensatingThreads, 
     public record GroupStats(String name, int weight, int actors, long cpuTimeNanos, long turns) {
     }
 
-    /** Creates a snapshot; the group list is copied. */
+    /**
+     * Creates a snapshot; the group list is copied.
+     *
+     * @param name                the scheduler's name
+     * @param threads             permanent carrier threads
+     * @param compensatingThreads compensating threads running now
+     * @param readyActors         actors waiting in the run queue
+     * @param actors              live actors
+     * @param suspendedActors     live actors currently suspended
+     * @param tasksRun            tasks run so far
+     * @param failedTasks         tasks that threw
+     * @param rejectedTasks       tasks rejected after a dispose
+     * @param quotaOverruns       tasks that alone ran longer than the quota
+     * @param hogsDetected        tasks detected running far longer than the quota
+     * @param internalErrors      errors caught by the scheduler's own threads
+     * @param groups              per-group figures
+     */
     public SchedulerStats {
         groups = List.copyOf(groups);
     }

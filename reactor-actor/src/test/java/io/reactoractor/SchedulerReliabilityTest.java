@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactoractor.micrometer.MicrometerActorMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +30,7 @@ class SchedulerReliabilityTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final ActorScheduler scheduler = ActorScheduler.builder().name("reliability").threads(2)
-            .meterRegistry(registry).build();
+            .metrics(MicrometerActorMetrics.of(registry)).build();
 
     @AfterEach
     void tearDown() {

@@ -18,7 +18,15 @@ public record ConsumerOptions(AckMode ackMode, FailurePolicy failurePolicy, int 
     public static final ConsumerOptions DEFAULTS = new ConsumerOptions(AckMode.AFTER_ON_NEXT, null, 64,
             Duration.ofSeconds(30));
 
-    /** Validates. */
+    /**
+     * Validates.
+     *
+     * @param ackMode       when a delivered message counts as acknowledged, not {@code null}
+     * @param failurePolicy what a nack does; {@code null} for the consumer's
+     * @param batchSize     most messages per pull, at least 1
+     * @param pollTimeout   how long one pull waits, positive
+     * @throws IllegalArgumentException if a value is invalid (named in the message)
+     */
     public ConsumerOptions {
         checkAckMode(ackMode);
         checkBatchSize(batchSize);
@@ -61,13 +69,19 @@ public record ConsumerOptions(AckMode ackMode, FailurePolicy failurePolicy, int 
         private Builder() {
         }
 
-        /** @param ackMode see {@link AckMode} @return this */
+        /**
+         * @param ackMode see {@link AckMode}
+         * @return this
+         */
         public Builder ackMode(AckMode ackMode) {
             this.ackMode = checkAckMode(ackMode);
             return this;
         }
 
-        /** @param failurePolicy applied to nacked messages @return this */
+        /**
+         * @param failurePolicy applied to nacked messages
+         * @return this
+         */
         public Builder failurePolicy(FailurePolicy failurePolicy) {
             if (failurePolicy == null) {
                 throw new IllegalArgumentException("failurePolicy must not be null");
@@ -76,13 +90,19 @@ public record ConsumerOptions(AckMode ackMode, FailurePolicy failurePolicy, int 
             return this;
         }
 
-        /** @param batchSize most messages per pull (≥ 1) @return this */
+        /**
+         * @param batchSize most messages per pull (≥ 1)
+         * @return this
+         */
         public Builder batchSize(int batchSize) {
             this.batchSize = checkBatchSize(batchSize);
             return this;
         }
 
-        /** @param pollTimeout how long one pull waits (&gt; 0) @return this */
+        /**
+         * @param pollTimeout how long one pull waits (&gt; 0)
+         * @return this
+         */
         public Builder pollTimeout(Duration pollTimeout) {
             this.pollTimeout = checkPollTimeout(pollTimeout);
             return this;

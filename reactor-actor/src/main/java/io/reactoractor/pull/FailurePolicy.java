@@ -19,7 +19,14 @@ import java.util.Objects;
 public final class FailurePolicy {
 
     /** The kinds of policy. */
-    public enum Kind { SKIP, RETRY_FOREVER, RETRY_THEN_DEAD_LETTER }
+    public enum Kind {
+        /** Failed messages are dropped (counted as skipped). */
+        SKIP,
+        /** Failed messages are redelivered after the backoff, without limit. */
+        RETRY_FOREVER,
+        /** Failed messages are redelivered up to a number of deliveries, then moved to {@code dlq.<group>}. */
+        RETRY_THEN_DEAD_LETTER
+    }
 
     private static final FailurePolicy SKIP = new FailurePolicy(Kind.SKIP, 0, Duration.ZERO);
 
@@ -65,7 +72,10 @@ public final class FailurePolicy {
         return backoff;
     }
 
-    /** @return the dead-letter subject of {@code group}: {@code dlq.<group>} */
+    /**
+     * @param group a consumer group
+     * @return the dead-letter subject of {@code group}: {@code dlq.<group>}
+     */
     public static String deadLetterSubject(String group) {
         return "dlq." + Names.group(group);
     }

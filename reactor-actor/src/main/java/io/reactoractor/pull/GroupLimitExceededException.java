@@ -12,6 +12,7 @@ public final class GroupLimitExceededException extends RejectedExecutionExceptio
 
     private static final long serialVersionUID = 1L;
 
+    /** The configured maximum of live pairs (part of the serialized form). */
     private final int limit;
 
     /**

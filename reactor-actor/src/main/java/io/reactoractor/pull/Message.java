@@ -17,6 +17,12 @@ import java.util.Objects;
 public record Message(String subject, long offset, long timestampMillis, byte[] payload) {
 
     /**
+     * Validates.
+     *
+     * @param subject         the subject it was appended to
+     * @param offset          its position in the subject, at least 0
+     * @param timestampMillis wall-clock time of the append
+     * @param payload         the bytes appended (shared, not copied)
      * @throws NullPointerException     if {@code subject} or {@code payload} is {@code null}
      * @throws IllegalArgumentException if {@code offset} is negative
      */

@@ -48,7 +48,11 @@ public interface MessageStore {
         return "durable";
     }
 
-    /** Creates {@code subject} (empty) unless it exists. */
+    /**
+     * Creates {@code subject} (empty) unless it exists.
+     *
+     * @param subject the subject
+     */
     void ensureSubject(String subject);
 
     /** @return the subjects that exist */
@@ -65,13 +69,21 @@ public interface MessageStore {
      */
     List<Message> read(String subject, long fromOffset, int maxMessages);
 
-    /** @return the oldest offset still readable (0 for a new or unknown subject) */
+    /**
+     * @param subject the subject
+     * @return the oldest offset still readable (0 for a new or unknown subject)
+     */
     long startOffset(String subject);
 
-    /** @return the offset the next append will get (0 for a new or unknown subject) */
+    /**
+     * @param subject the subject
+     * @return the offset the next append will get (0 for a new or unknown subject)
+     */
     long endOffset(String subject);
 
     /**
+     * @param subject the subject
+     * @param group   the consumer group
      * @return the group's committed offset: every message before it was acknowledged by the group;
      *         {@code -1} if the group never committed on this subject
      */

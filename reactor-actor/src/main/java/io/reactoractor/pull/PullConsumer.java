@@ -126,8 +126,10 @@ public final class PullConsumer implements Disposable {
         this.idleTimeoutNanos = b.idleTimeout.isZero() ? 0 : Math.min(saturatedNanos(b.idleTimeout), Long.MAX_VALUE / 4);
         this.maxGroups = b.maxGroups;
         this.failurePolicy = b.failurePolicy;
-        this.metrics = scheduler.meterRegistry().map(r -> MicrometerBinding.create(r, scheduler.name()))
-                .orElse(PullMetrics.NONE);
+        // a binding that does not know pull consumers (or none at all) leaves them unmetered
+        this.metrics = scheduler.metrics() instanceof PullMetrics.Provider p
+                ? Objects.requireNonNull(p.pullMetrics(scheduler.name()), "pullMetrics")
+                : PullMetrics.NONE;
         this.appendListener = store.addAppendListener(this::appended);
     }
 
@@ -673,14 +675,6 @@ public final class PullConsumer implements Disposable {
         return "PullConsumer[" + scheduler.name() + ", " + store + ", groups=" + actors.size() + "]";
     }
 
-    /** Keeps Micrometer classes out of this class's code, so the dependency stays optional. */
-    private static final class MicrometerBinding {
-        static PullMetrics create(Object registry, String scheduler) {
-            return new io.reactoractor.metrics.MicrometerPullMetrics(
-                    (io.micrometer.core.instrument.MeterRegistry) registry, scheduler);
-        }
-    }
-
     /** Builds a {@link PullConsumer}; every parameter validated when set. */
     public static final class Builder {
         private final ActorScheduler scheduler;
@@ -697,7 +691,10 @@ public final class PullConsumer implements Disposable {
             this.scheduler = scheduler;
         }
 
-        /** @param store where messages and offsets live (default: a new {@link InMemoryMessageStore}) @return this */
+        /**
+         * @param store where messages and offsets live (default: a new {@link InMemoryMessageStore})
+         * @return this
+         */
         public Builder store(MessageStore store) {
             if (store == null) {
                 throw new IllegalArgumentException("store must not be null");
@@ -731,7 +728,10 @@ public final class PullConsumer implements Disposable {
             return this;
         }
 
-        /** @param maxMessagesPerPull the largest {@code maxMessages} a pull may ask for (≥ 1, default 1,000) @return this */
+        /**
+         * @param maxMessagesPerPull the largest {@code maxMessages} a pull may ask for (≥ 1, default 1,000)
+         * @return this
+         */
         public Builder maxMessagesPerPull(int maxMessagesPerPull) {
             if (maxMessagesPerPull < 1) {
                 throw new IllegalArgumentException("maxMessagesPerPull must be >= 1 but was " + maxMessagesPerPull);

@@ -30,7 +30,16 @@ public record PullResult(String subject, String group, Status status, List<Messa
         TIMED_OUT
     }
 
-    /** Copies {@code messages} defensively. */
+    /**
+     * Copies {@code messages} defensively.
+     *
+     * @param subject  the subject pulled
+     * @param group    the consumer group
+     * @param status   why the pull was answered
+     * @param messages the messages delivered
+     * @param epoch    the store epoch the messages were delivered in
+     * @param skipped  messages dropped by retention before this group read them, at least 0
+     */
     public PullResult {
         Objects.requireNonNull(subject, "subject");
         Objects.requireNonNull(group, "group");

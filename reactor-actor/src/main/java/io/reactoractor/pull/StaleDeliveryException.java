@@ -9,7 +9,9 @@ public final class StaleDeliveryException extends IllegalStateException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The epoch the caller named (part of the serialized form). */
     private final String epoch;
+    /** The store's epoch when the call was refused (part of the serialized form). */
     private final String currentEpoch;
 
     /**

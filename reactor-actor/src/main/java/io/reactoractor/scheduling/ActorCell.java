@@ -95,7 +95,11 @@ public abstract class ActorCell extends SchedulingEntity {
 
     // ------------------------------------------------------------------ hooks
 
-    /** Whether the mailbox holds work. Any thread; a spurious {@code true} is allowed. */
+    /**
+     * Whether the mailbox holds work. Any thread; a spurious {@code true} is allowed.
+     *
+     * @return {@code true} if the mailbox may hold work
+     */
     protected abstract boolean hasWork();
 
     /**

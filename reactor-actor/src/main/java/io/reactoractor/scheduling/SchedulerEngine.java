@@ -56,6 +56,18 @@ public final class SchedulerEngine {
      */
     public record Config(String name, int threads, long quotaNanos, long granularityNanos, boolean fair,
             long hogThresholdNanos, int maxCompensating, SchedulerMetrics metrics) {
+        /**
+         * Checks the references (values were validated by the builder).
+         *
+         * @param name              thread and metric name
+         * @param threads           permanent carriers
+         * @param quotaNanos        hard bound of a turn
+         * @param granularityNanos  preemption granularity
+         * @param fair              fair ordering (else FIFO)
+         * @param hogThresholdNanos a task running longer than this is a hog
+         * @param maxCompensating   at most this many compensating carriers
+         * @param metrics           metrics binding
+         */
         public Config {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(metrics, "metrics");
@@ -269,6 +281,9 @@ public final class SchedulerEngine {
     /**
      * Returns the group named {@code name}, creating it with {@code weight} on first use.
      *
+     * @param name   the group's name
+     * @param weight its weight, at least 1
+     * @return the group
      * @throws IllegalArgumentException if it exists with another weight
      */
     public SchedulingGroup group(String name, int weight) {
@@ -342,13 +357,20 @@ public final class SchedulerEngine {
     /**
      * Arms {@code entry} at {@code deadline} ({@code System.nanoTime()} terms).
      *
+     * @param entry    what to run
+     * @param deadline when
      * @return {@code false} if the timer no longer accepts entries
      */
     public boolean scheduleTimer(TimerEntry entry, long deadline) {
         return timer.schedule(entry, deadline);
     }
 
-    /** Disarms {@code entry}. @return whether it was still armed */
+    /**
+     * Disarms {@code entry}.
+     *
+     * @param entry an entry armed by {@link #scheduleTimer}
+     * @return whether it was still armed
+     */
     public boolean cancelTimer(TimerEntry entry) {
         return timer.cancel(entry);
     }
@@ -589,6 +611,23 @@ public final class SchedulerEngine {
         return pool.compensators();
     }
 
+    /** @return live carriers, permanent and compensating (counted on demand: nothing to maintain per start) */
+    public int poolSize() {
+        int[] n = {0};
+        pool.forEach(c -> n[0]++);
+        return n[0];
+    }
+
+    /**
+     * @return carriers running a task now; approximate (each carrier's opaque task start is read once),
+     *         computed on demand so that turns pay nothing for it
+     */
+    public int activeThreads() {
+        int[] n = {0};
+        pool.forEach(c -> n[0] += c.taskStartedAt() != 0 ? 1 : 0);
+        return n[0];
+    }
+
     /**
      * @return armed timers of delayed and periodic tasks and of the library's actors; the scheduler's
      *         own internal entries (the hog monitor's tick, always armed) are not counted, so 0 means
@@ -612,7 +651,10 @@ public final class SchedulerEngine {
         return names;
     }
 
-    /** @return whether {@code t} is one of this engine's carriers */
+    /**
+     * @param t a thread
+     * @return whether {@code t} is one of this engine's carriers
+     */
     public boolean isCarrier(Thread t) {
         return pool.isCarrier(t);
     }

@@ -22,6 +22,10 @@ public abstract class SchedulingEntity {
     SchedulingEntity() {
     }
 
-    /** The weight: a larger weight means a larger CPU share (virtual time advances more slowly). */
+    /**
+     * The weight: a larger weight means a larger CPU share (virtual time advances more slowly).
+     *
+     * @return the weight, at least 1
+     */
     public abstract int weight();
 }

@@ -54,9 +54,6 @@ public final class SchedulingGroup extends SchedulingEntity {
     final Set<ActorCell> cells = ConcurrentHashMap.newKeySet();
     private final AtomicInteger actorCount = new AtomicInteger();
 
-    /** Metrics handle owned by the metrics binding (e.g. a Micrometer timer), or {@code null}. */
-    volatile Object metricsHandle;
-
     SchedulingGroup(String name, int weight) {
         this.name = name;
         this.weight = weight;
@@ -87,17 +84,11 @@ public final class SchedulingGroup extends SchedulingEntity {
         return actorCount.get();
     }
 
-    /** @return the metrics handle attached by the metrics binding, or {@code null} */
-    public Object metricsHandle() {
-        return metricsHandle;
-    }
-
-    /** @param handle the metrics binding's per-group state */
-    public void metricsHandle(Object handle) {
-        this.metricsHandle = handle;
-    }
-
-    /** Visits the live actors of this group. */
+    /**
+     * Visits the live actors of this group.
+     *
+     * @param action called with each live actor
+     */
     public void forEachCell(java.util.function.Consumer<? super ActorCell> action) {
         cells.forEach(action);
     }

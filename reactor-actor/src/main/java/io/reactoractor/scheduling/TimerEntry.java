@@ -17,10 +17,16 @@ public abstract class TimerEntry {
     /**
      * Whether this entry is user work that a graceful shutdown waits for ({@code true}), or
      * periodic work that a graceful shutdown cancels ({@code false}).
+     *
+     * @return whether a graceful shutdown waits for this entry
      */
     protected abstract boolean awaitedOnShutdown();
 
-    /** Whether this is the scheduler's own bookkeeping (never cancelled by a graceful shutdown). */
+    /**
+     * Whether this is the scheduler's own bookkeeping (never cancelled by a graceful shutdown).
+     *
+     * @return {@code true} for the scheduler's own entries
+     */
     protected boolean internal() {
         return false;
     }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactoractor.micrometer.MicrometerActorMetrics;
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
 import java.time.Duration;
@@ -33,7 +34,7 @@ class PullBoundsTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final ActorScheduler scheduler = ActorScheduler.builder().name("pull-bounds").threads(2)
-            .meterRegistry(registry).build();
+            .metrics(MicrometerActorMetrics.of(registry)).build();
     private final List<PullConsumer> consumers = new ArrayList<>();
 
     private PullConsumer consumer(PullConsumer.Builder b) {

@@ -18,6 +18,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactoractor.micrometer.MicrometerActorMetrics;
 import io.reactoractor.ActorScheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -336,7 +337,7 @@ class PullConsumerTest {
     @Test
     void metricsAreExportedThroughTheSchedulersRegistry() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        ActorScheduler metered = ActorScheduler.builder().name("pull-metered").threads(2).meterRegistry(registry).build();
+        ActorScheduler metered = ActorScheduler.builder().name("pull-metered").threads(2).metrics(MicrometerActorMetrics.of(registry)).build();
         try {
             PullConsumer c = PullConsumer.builder(metered).build();
             c.append("s", b("1"));

@@ -1,0 +1,66 @@
+package io.reactoractor.micrometer;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.ToDoubleFunction;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * The meters of one owner (a scheduler, a group, a pull pair) registered with the same tags, so that
+ * they are removed together when the owner goes away: a disposed group's name may come back as a new
+ * group, and its old gauges must not keep reading (and keeping reachable) the dead one.
+ *
+ * <p>Every meter gets a base unit: Micrometer's naming conventions append it to the exported name
+ * (Prometheus {@code reactor_actor_completed_tasks_total}), and a meter without one exports ambiguously.
+ */
+final class MeterSet {
+
+    private final MeterRegistry registry;
+    private final Tags tags;
+    private final List<Meter> meters = new CopyOnWriteArrayList<>();
+
+    MeterSet(MeterRegistry registry, Tags tags) {
+        this.registry = registry;
+        this.tags = tags;
+    }
+
+    /** A monotonic count read on scrape from {@code source} (no work on the hot path). */
+    <T> MeterSet counter(String name, String baseUnit, String description, T source, ToDoubleFunction<T> f) {
+        meters.add(FunctionCounter.builder(name, source, f)
+                .baseUnit(baseUnit).description(description).tags(tags).register(registry));
+        return this;
+    }
+
+    /** A current value read on scrape from {@code source}. */
+    <T> MeterSet gauge(String name, String baseUnit, String description, T source, ToDoubleFunction<T> f) {
+        meters.add(Gauge.builder(name, source, f)
+                .baseUnit(baseUnit).description(description).tags(tags).register(registry));
+        return this;
+    }
+
+    /** A timer; its base unit is the registry's time unit (seconds for most). */
+    Timer timer(String name, String description) {
+        Timer timer = Timer.builder(name).description(description).tags(tags).register(registry);
+        meters.add(timer);
+        return timer;
+    }
+
+    /** Removes every meter of this set from the registry (idempotent). */
+    void removeAll() {
+        for (Meter m : meters) {
+            registry.remove(m);
+        }
+        meters.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "MeterSet" + tags + "(" + meters.size() + " meters)";
+    }
+}

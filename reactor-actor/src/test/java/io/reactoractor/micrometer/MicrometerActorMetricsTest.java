@@ -1,0 +1,146 @@
+package io.reactoractor.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.binder.BaseUnits;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactoractor.ActorGroup;
+import io.reactoractor.ActorScheduler;
+import io.reactoractor.pull.PullConsumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class MicrometerActorMetricsTest {
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("metered").threads(2)
+            .metrics(MicrometerActorMetrics.of(registry)).build();
+
+    @AfterEach
+    void dispose() {
+        scheduler.dispose();
+    }
+
+    @Test
+    void nullIsRejectedNamingTheParameter() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MicrometerActorMetrics.of(null));
+        assertTrue(e.getMessage().startsWith("registry"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> ActorScheduler.builder().metrics(null));
+        assertTrue(e.getMessage().startsWith("metrics"), e.getMessage());
+    }
+
+    @Test
+    void everyMeterHasABaseUnitAndTheExecutorStyleMetersReadTheScheduler() throws Exception {
+        CountDownLatch ran = new CountDownLatch(1);
+        scheduler.group("tenant-a", 1).schedule(ran::countDown);
+        assertTrue(ran.await(5, TimeUnit.SECONDS));
+        PullConsumer consumer = PullConsumer.builder(scheduler).build();
+        consumer.append("orders", new byte[] {1});
+        consumer.pull("orders", "billing", 1, Duration.ofSeconds(1)).block(Duration.ofSeconds(5));
+
+        Map<String, String> units = new TreeMap<>();
+        for (Meter m : registry.getMeters()) {
+            units.put(m.getId().getName(), m.getId().getBaseUnit());
+        }
+        for (Map.Entry<String, String> e : units.entrySet()) {
+            assertTrue(e.getKey().startsWith("reactor.actor."), e.getKey());
+            assertNotNull(e.getValue(), () -> e.getKey() + " has no base unit: " + units);
+        }
+        assertEquals(BaseUnits.TASKS, units.get("reactor.actor.completed"));
+        assertEquals(BaseUnits.THREADS, units.get("reactor.actor.active"));
+        assertEquals(BaseUnits.TASKS, units.get("reactor.actor.queued"));
+        assertEquals(BaseUnits.THREADS, units.get("reactor.actor.pool.size"));
+        assertEquals("seconds", units.get("reactor.actor.group.cpu"));
+        assertEquals("seconds", units.get("reactor.actor.scheduling.delay"), "a timer's unit is the registry's");
+        assertEquals(BaseUnits.MESSAGES, units.get("reactor.actor.pull.lag"));
+
+        await(() -> registry.get("reactor.actor.completed").functionCounter().count() >= 1, "completed counts the task");
+        assertEquals(2.0, registry.get("reactor.actor.pool.size").gauge().value());
+        assertEquals(2.0, registry.get("reactor.actor.pool.core").gauge().value());
+        assertEquals(4.0, registry.get("reactor.actor.pool.max").gauge().value(), "2 threads + 2 compensating");
+        assertTrue(registry.get("reactor.actor.scheduling.delay").tag("group", "tenant-a").timer().count() >= 1);
+        assertEquals(1.0, registry.get("reactor.actor.pull.requests").tag("subject", "orders")
+                .tag("group", "billing").functionCounter().count());
+        consumer.dispose();
+    }
+
+    @Test
+    void onlyTheDocumentedTagsAreUsed() {
+        scheduler.group("tenant-a", 1);
+        PullConsumer consumer = PullConsumer.builder(scheduler).build();
+        consumer.pullOnce("orders", "billing", 1).block(Duration.ofSeconds(5));
+        Set<String> keys = registry.getMeters().stream().flatMap(m -> m.getId().getTags().stream())
+                .map(Tag::getKey).collect(Collectors.toSet());
+        assertEquals(Set.of("scheduler", "group", "subject"), keys);
+        consumer.dispose();
+    }
+
+    @Test
+    void aGroupsMetersLeaveWithTheGroupAndAllLeaveWithTheScheduler() {
+        int baseline = registry.getMeters().size();
+        ActorGroup g = scheduler.group("short-lived", 1);
+        assertEquals(6, meters("short-lived").size(), () -> "5 group.* meters and the delay timer: " + names());
+        assertEquals(baseline + 6, registry.getMeters().size());
+        g.dispose();
+        assertEquals(baseline, registry.getMeters().size());
+        assertEquals(List.of(), meters("short-lived"));
+
+        scheduler.dispose();
+        await(() -> registry.getMeters().isEmpty(), "a terminated scheduler removes its meters: " + names());
+    }
+
+    @Test
+    void oneBindingServesSeveralSchedulersEachWithItsOwnMeters() {
+        MicrometerActorMetrics metrics = MicrometerActorMetrics.of(registry);
+        ActorScheduler a = ActorScheduler.builder().name("a").threads(1).metrics(metrics).build();
+        ActorScheduler b = ActorScheduler.builder().name("b").threads(1).metrics(metrics).build();
+        try {
+            assertNotNull(registry.find("reactor.actor.completed").tag("scheduler", "a").functionCounter());
+            assertNotNull(registry.find("reactor.actor.completed").tag("scheduler", "b").functionCounter());
+            a.dispose();
+            await(() -> registry.find("reactor.actor.completed").tag("scheduler", "a").meters().isEmpty(),
+                    "a's meters removed");
+            assertNotNull(registry.find("reactor.actor.completed").tag("scheduler", "b").functionCounter(),
+                    "b's meters stay");
+        } finally {
+            a.dispose();
+            b.dispose();
+        }
+    }
+
+    private List<Meter> meters(String group) {
+        return registry.getMeters().stream().filter(m -> group.equals(m.getId().getTag("group"))).toList();
+    }
+
+    private List<String> names() {
+        return registry.getMeters().stream().map(m -> m.getId().toString()).toList();
+    }
+
+    private static void await(BooleanSupplier condition, String message) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, message);
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+}
