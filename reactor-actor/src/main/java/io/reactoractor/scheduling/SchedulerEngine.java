@@ -390,6 +390,7 @@ public final class SchedulerEngine {
                         return;
                     }
                     next = runQueue.take(0L);
+                    chained = false; // also after the catch below interrupted a chain
                     if (next == null) {
                         if (!pool.idle(self)) {
                             return;
