@@ -50,6 +50,9 @@ public abstract class ActorCell extends SchedulingEntity {
 
     private volatile int status;
 
+    /** The next actor in the same bucket of its group's {@link ReadyActorQueue} (run queue lock). */
+    ActorCell readyNext;
+
     private final SchedulerEngine engine;
     private final SchedulingGroup group;
     private final String path;

@@ -33,12 +33,12 @@ package io.reactoractor.scheduling;
  * The deferral is bounded: a chain only goes on while nobody else is ready, or for a few turns within
  * its slice, and its next end of chain folds the charge.
  *
- * <p>Every locked operation is {@code O(log n)}: groups sit in a
- * {@link VTimeHeap} (their virtual time changes while queued), the ready actors of a group in a
- * cache-friendly {@link ReadyActorHeap}. A per-carrier queue
- * with stealing would scale further past a handful of threads; with the thread counts this
- * library targets the single lock is uncontended most of the time (measured in
- * {@code benchmarks/RESULTS.md}).
+ * <p>Groups sit in a {@link VTimeHeap} (their virtual time changes while queued; there are few), the
+ * ready actors of a group in a {@link ReadyActorQueue}: an exact heap while small, a calendar of
+ * virtual-time buckets whose cost does not grow with the ready set when large. A per-carrier queue
+ * with stealing would scale further past a handful of threads; with the thread counts this library
+ * targets the lock is uncontended most of the time, and a message exchange between actors does not
+ * take it at all (the run-next slot).
  */
 final class FairRunQueue implements RunQueue {
 

@@ -35,7 +35,7 @@ public final class SchedulingGroup extends SchedulingEntity {
     private final int weight;
 
     /** Ready actors of this group, ordered by their virtual time (guarded by the run queue lock). */
-    final ReadyActorHeap ready = new ReadyActorHeap();
+    final ReadyActorQueue ready = new ReadyActorQueue();
     /** Monotonic floor of this group's actors' virtual times (guarded by the run queue lock). */
     long floor;
 
