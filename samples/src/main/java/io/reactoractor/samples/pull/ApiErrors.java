@@ -34,7 +34,7 @@ public class ApiErrors {
      * @param error     its reason phrase
      * @param parameter the offending parameter, or {@code null} when the error is not about one
      * @param message   what went wrong
-     * @param limit     the setting whose limit was reached (e.g. {@code pull.max-groups}), absent otherwise
+     * @param limit     the setting whose limit was reached (e.g. {@code reactor.actor.pull.max-groups}), absent otherwise
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record ErrorBody(int status, String error, String parameter, String message, String limit) {
@@ -53,8 +53,8 @@ public class ApiErrors {
     private static final Logger LOG = Loggers.getLogger(ApiErrors.class);
 
     /**
-     * A new (subject, group) while {@code pull.max-groups} pairs are live: nothing was created. Idle
-     * pairs retire after {@code pull.idle-timeout}, so the client may retry later.
+     * A new (subject, group) while {@code reactor.actor.pull.max-groups} pairs are live: nothing was created. Idle
+     * pairs retire after {@code reactor.actor.pull.idle-timeout}, so the client may retry later.
      *
      * @param e the exception
      * @return 503 with {@code Retry-After} and the limit's name
@@ -63,7 +63,7 @@ public class ApiErrors {
     ResponseEntity<ErrorBody> tooManyGroups(GroupLimitExceededException e) {
         HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
         return ResponseEntity.status(status).header(HttpHeaders.RETRY_AFTER, "60")
-                .body(new ErrorBody(status.value(), status.getReasonPhrase(), null, e.getMessage(), "pull.max-groups"));
+                .body(new ErrorBody(status.value(), status.getReasonPhrase(), null, e.getMessage(), "reactor.actor.pull.max-groups"));
     }
 
     /**

@@ -34,7 +34,7 @@ import tools.jackson.databind.ObjectMapper;
  * <ul>
  *   <li>{@code GET .../messages?ack=explicit} (default): at least once. Messages stay in flight until
  *       {@code POST .../ack} names their offsets; those not acknowledged within the ack timeout
- *       ({@code pull.ack-timeout}, 30 s) are delivered again, to this or another poll of the group.
+ *       ({@code reactor.actor.pull.ack-timeout}, 30 s) are delivered again, to this or another poll of the group.
  *       A poll whose client went away before the answer was written is redelivered the same way.</li>
  *   <li>{@code GET .../messages?ack=auto}: at most once; messages count as acknowledged when the poll
  *       is answered.</li>
@@ -58,9 +58,6 @@ import tools.jackson.databind.ObjectMapper;
  */
 @RestController
 public class PullController {
-
-    /** The largest {@code max} of a long poll (also set on the consumer). */
-    public static final int MAX_MESSAGES_PER_PULL = 1_000;
 
     private final PullConsumer consumer;
     private final PullServerProperties properties;
@@ -100,7 +97,8 @@ public class PullController {
      *
      * @param subject   the subject
      * @param group     the consumer group
-     * @param max       most messages (1 to {@value #MAX_MESSAGES_PER_PULL}, default 100)
+     * @param max       most messages (1 to the consumer's {@code reactor.actor.pull.max-messages-per-pull}, 1000;
+     *                  default 100)
      * @param timeoutMs how long to wait, ms (0 to {@code pull.max-timeout}, default 30000)
      * @param ack       {@code explicit} (default: acknowledge with {@code POST .../ack}) or {@code auto}
      * @return the answer
@@ -110,7 +108,7 @@ public class PullController {
             @RequestParam(name = "max", required = false) String max,
             @RequestParam(name = "timeoutMs", required = false) String timeoutMs,
             @RequestParam(name = "ack", required = false) String ack) {
-        int maxMessages = RequestParams.max(max, MAX_MESSAGES_PER_PULL);
+        int maxMessages = RequestParams.max(max, consumer.maxMessagesPerPull());
         Duration timeout = RequestParams.timeout(timeoutMs, properties.maxTimeout());
         boolean autoAck = RequestParams.autoAck(ack);
         return RequestParams.validatedByLibrary(() -> consumer.pull(subject, group, maxMessages, timeout, autoAck))

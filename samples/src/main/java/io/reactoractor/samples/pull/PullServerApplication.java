@@ -1,17 +1,13 @@
 package io.reactoractor.samples.pull;
 
-import java.time.Duration;
-
 import io.reactoractor.ActorScheduler;
 import io.reactoractor.pull.InMemoryMessageStore;
 import io.reactoractor.pull.PullConsumer;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
-import reactor.core.publisher.Mono;
 
 /**
  * The long-polling pull consumer over HTTP: a Spring Boot WebFlux app on the embedded in-memory store,
@@ -27,52 +23,25 @@ import reactor.core.publisher.Mono;
  * {@code GET /subjects/{s}/groups/{g}/stream} (server-sent events), {@code GET /status}, and a status
  * page at {@code /}. Port 8080 unless {@code -Dserver.port=..}.
  *
- * <p>Beans: one {@link ActorScheduler} (each consumer group's actors run in its scheduler group
- * {@code cg.<group>}, so groups share the CPU fairly) and one {@link PullConsumer} on an
- * {@link InMemoryMessageStore}. No Micrometer registry: Boot only provides one with the actuator,
- * which this sample does not use; {@code GET /status} shows the same figures.
+ * <p>Beans: the {@link ActorScheduler} and the {@link PullConsumer} (on an {@link InMemoryMessageStore})
+ * come from reactor-actor's Spring Boot auto-configuration ({@code reactor-actor-spring-boot}), set by
+ * {@code reactor.actor.*} in {@code application.properties}: each consumer group's actors run in the
+ * scheduler group {@code cg.<group>}, so groups share the CPU fairly, and the consumer and the scheduler
+ * are disposed before the web server's graceful shutdown, so open long polls and streams do not hold it
+ * up. This class adds only the HTTP settings ({@code pull.*}). No Micrometer registry: Boot only provides
+ * one with the actuator, which this sample does not use; {@code GET /status} shows the same figures.
  */
 @SpringBootApplication
 @EnableConfigurationProperties(PullServerProperties.class)
 public class PullServerApplication {
 
-    /** Name of the scheduler: its threads are {@code pull-1}, {@code pull-2}, ... */
-    public static final String SCHEDULER_NAME = "pull";
-
     /**
      * Starts the server.
      *
-     * @param args Spring Boot arguments, e.g. {@code --server.port=9090 --pull.ack-timeout=10s}
+     * @param args Spring Boot arguments, e.g. {@code --server.port=9090 --reactor.actor.pull.ack-timeout=10s}
      */
     public static void main(String[] args) {
         SpringApplication.run(PullServerApplication.class, args);
-    }
-
-    /**
-     * @param properties the settings
-     * @return the scheduler running the consumer groups' actors (disposed by {@link #pullShutdown})
-     */
-    @Bean(destroyMethod = "dispose")
-    ActorScheduler pullScheduler(PullServerProperties properties) {
-        return ActorScheduler.builder().name(SCHEDULER_NAME).threads(properties.effectiveThreads()).build();
-    }
-
-    /**
-     * @param scheduler  the scheduler
-     * @param properties the settings
-     * @return the consumer on a fresh embedded store
-     */
-    @Bean(destroyMethod = "dispose")
-    PullConsumer pullConsumer(ActorScheduler scheduler, PullServerProperties properties) {
-        return PullConsumer.builder(scheduler)
-                .store(InMemoryMessageStore.builder().retention(properties.retention()).build())
-                .ackTimeout(properties.ackTimeout())
-                .maxWaitingPulls(properties.maxWaitingPulls())
-                .maxMessagesPerPull(PullController.MAX_MESSAGES_PER_PULL)
-                .maxBytesPerPull(properties.maxBytesPerPull().toBytes())
-                .idleTimeout(properties.idleTimeout())
-                .maxGroups(properties.maxGroups())
-                .build();
     }
 
     /**
@@ -92,58 +61,5 @@ public class PullServerApplication {
                 .idleTimeout(properties.connectionIdleTimeout())
                 .readTimeout(properties.requestReadTimeout())
                 .requestTimeout(properties.requestTimeout());
-    }
-
-    /**
-     * Disposes the consumer, then the scheduler, <em>before</em> the web server's graceful shutdown:
-     * otherwise the server would wait for every open long poll (up to its timeout) and every event
-     * stream (forever) before stopping. Disposing the consumer answers waiting polls at once (503) and
-     * ends the event streams, so the graceful shutdown that follows has nothing left to wait for.
-     *
-     * @param consumer  the consumer
-     * @param scheduler the scheduler
-     * @return the lifecycle bean
-     */
-    @Bean
-    SmartLifecycle pullShutdown(PullConsumer consumer, ActorScheduler scheduler) {
-        return new SmartLifecycle() {
-            private volatile boolean running;
-
-            @Override
-            public void start() {
-                running = true;
-            }
-
-            @Override
-            public void stop() {
-                running = false;
-                consumer.dispose();
-                // finish what the threads are doing (answering the polls just failed), bounded
-                scheduler.disposeGracefully().timeout(Duration.ofSeconds(5))
-                        .onErrorResume(e -> Mono.fromRunnable(scheduler::dispose))
-                        .block();
-            }
-
-            @Override
-            public boolean isRunning() {
-                return running;
-            }
-
-            /**
-             * Not pauseable: {@link #stop()} disposes the consumer and the scheduler for good, so a
-             * context {@code pause()} (Spring's test context cache pauses the contexts a test class does
-             * not use) must not call it; only the context's close does.
-             */
-            @Override
-            public boolean isPauseable() {
-                return false;
-            }
-
-            @Override
-            public int getPhase() {
-                // the highest phase stops first, ahead of the web server's graceful shutdown
-                return SmartLifecycle.DEFAULT_PHASE;
-            }
-        };
     }
 }

@@ -24,7 +24,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * timeout.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"pull.threads=2", "pull.ack-timeout=1s"})
+        properties = {"reactor.actor.threads=2", "reactor.actor.pull.ack-timeout=1s"})
 @AutoConfigureWebTestClient
 class AckTimeoutTest {
 

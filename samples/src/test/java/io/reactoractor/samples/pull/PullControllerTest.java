@@ -269,7 +269,7 @@ class PullControllerTest extends PullServerTestSupport {
         StatusReport report = client.get().uri("/status").exchange()
                 .expectStatus().isOk().expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_JSON)
                 .expectBody(StatusReport.class).returnResult().getResponseBody();
-        assertEquals(PullServerApplication.SCHEDULER_NAME, report.scheduler().name());
+        assertEquals("pull", report.scheduler().name()); // reactor.actor.name in application.properties
         assertEquals(2, report.scheduler().threads());
         StatusReport.GroupView a = group(report, subject, "status-a");
         assertEquals(2, a.endOffset());

@@ -34,12 +34,12 @@ import org.springframework.web.reactive.function.client.WebClient;
  * server is bounded generously (the machine is small and shared).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "pull.threads=2",
+        "reactor.actor.threads=2",
         "pull.connection-idle-timeout=1s",
         "pull.request-read-timeout=1s",
         "pull.request-timeout=3s",
-        "pull.max-groups=3",
-        "pull.idle-timeout=300ms",
+        "reactor.actor.pull.max-groups=3",
+        "reactor.actor.pull.idle-timeout=300ms",
         "pull.status-limit=5"})
 @ExtendWith(OutputCaptureExtension.class)
 class PullServerHardeningTest {
@@ -209,7 +209,7 @@ class PullServerHardeningTest {
                 r.bodyToMono(String.class).map(body -> List.of(String.valueOf(r.statusCode().value()), body,
                         String.valueOf(r.headers().asHttpHeaders().getFirst("Retry-After"))))).block(Duration.ofSeconds(30));
         assertEquals("503", refused.get(0), refused.toString());
-        assertTrue(refused.get(1).contains("\"limit\":\"pull.max-groups\""), refused.get(1));
+        assertTrue(refused.get(1).contains("\"limit\":\"reactor.actor.pull.max-groups\""), refused.get(1));
         assertEquals("60", refused.get(2));
 
         String status = web().get().uri("/status?limit=2").retrieve().bodyToMono(String.class)

@@ -43,7 +43,7 @@ class PullServerShutdownTest {
     @Timeout(60)
     void closingTheAppAnswersWaitingPollsAndDisposesTheScheduler() throws Exception {
         ConfigurableApplicationContext app = new SpringApplicationBuilder(PullServerApplication.class,
-                PrivateNettyResources.class).run("--server.port=0", "--pull.threads=2");
+                PrivateNettyResources.class).run("--server.port=0", "--reactor.actor.threads=2");
         String base = "http://localhost:" + app.getEnvironment().getProperty("local.server.port");
         ActorScheduler scheduler = app.getBean(ActorScheduler.class);
         WebClient web = WebClient.create(base);

@@ -18,7 +18,7 @@ import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTest
  * context cache starts the server once for all subclasses): the real app on a random port, 2 scheduler
  * threads. Every test uses its own subject names, so tests do not see each other's messages.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "pull.threads=2")
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "reactor.actor.threads=2")
 @AutoConfigureWebTestClient
 abstract class PullServerTestSupport {
 

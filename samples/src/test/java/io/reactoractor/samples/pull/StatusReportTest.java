@@ -37,29 +37,13 @@ class StatusReportTest {
     void propertiesAreValidatedWithTheirNames() {
         Duration s = Duration.ofSeconds(1);
         DataSize mb = DataSize.ofMegabytes(1);
-        assertEquals(2, PullServerProperties.of(2, s, 1, 1, s, mb).effectiveThreads());
-        assertEquals(Math.max(2, Runtime.getRuntime().availableProcessors()),
-                PullServerProperties.of(0, s, 1, 1, s, mb).effectiveThreads());
-        assertMessage("pull.threads", () -> PullServerProperties.of(1, s, 1, 1, s, mb));
-        assertMessage("pull.threads", () -> PullServerProperties.of(-1, s, 1, 1, s, mb));
-        assertMessage("pull.ack-timeout", () -> PullServerProperties.of(2, Duration.ZERO, 1, 1, s, mb));
-        assertMessage("pull.retention", () -> PullServerProperties.of(2, s, 0, 1, s, mb));
-        assertMessage("pull.max-waiting-pulls", () -> PullServerProperties.of(2, s, 1, 0, s, mb));
-        assertMessage("pull.max-timeout", () -> PullServerProperties.of(2, s, 1, 1, Duration.ofMillis(-1), mb));
-        assertMessage("pull.max-body-size", () -> PullServerProperties.of(2, s, 1, 1, s, DataSize.ofBytes(0)));
-        PullServerProperties d = PullServerProperties.of(2, s, 1, 1, s, mb);
-        assertMessage("pull.max-bytes-per-pull", () -> new PullServerProperties(2, s, 1, 1, s, mb, DataSize.ofBytes(0),
-                d.idleTimeout(), 1, 1, s, s, s));
-        assertMessage("pull.idle-timeout", () -> new PullServerProperties(2, s, 1, 1, s, mb, mb,
-                Duration.ofMillis(-1), 1, 1, s, s, s));
-        assertMessage("pull.max-groups", () -> new PullServerProperties(2, s, 1, 1, s, mb, mb, s, 0, 1, s, s, s));
-        assertMessage("pull.status-limit", () -> new PullServerProperties(2, s, 1, 1, s, mb, mb, s, 1, 0, s, s, s));
-        assertMessage("pull.connection-idle-timeout", () -> new PullServerProperties(2, s, 1, 1, s, mb, mb, s, 1, 1,
-                Duration.ZERO, s, s));
-        assertMessage("pull.request-read-timeout", () -> new PullServerProperties(2, s, 1, 1, s, mb, mb, s, 1, 1, s,
-                Duration.ZERO, s));
-        assertMessage("pull.request-timeout", () -> new PullServerProperties(2, s, 1, 1, s, mb, mb, s, 1, 1, s, s,
-                Duration.ZERO));
+        assertEquals(100, new PullServerProperties(s, mb, 100, s, s, s).statusLimit());
+        assertMessage("pull.max-timeout", () -> new PullServerProperties(Duration.ofMillis(-1), mb, 1, s, s, s));
+        assertMessage("pull.max-body-size", () -> new PullServerProperties(s, DataSize.ofBytes(0), 1, s, s, s));
+        assertMessage("pull.status-limit", () -> new PullServerProperties(s, mb, 0, s, s, s));
+        assertMessage("pull.connection-idle-timeout", () -> new PullServerProperties(s, mb, 1, Duration.ZERO, s, s));
+        assertMessage("pull.request-read-timeout", () -> new PullServerProperties(s, mb, 1, s, Duration.ZERO, s));
+        assertMessage("pull.request-timeout", () -> new PullServerProperties(s, mb, 1, s, s, Duration.ZERO));
     }
 
     private static void assertMessage(String property, Runnable r) {

@@ -1,0 +1,134 @@
+package io.reactoractor.spring.boot;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.reactoractor.ActorMetrics;
+import io.reactoractor.ActorScheduler;
+import io.reactoractor.micrometer.MicrometerActorMetrics;
+import io.reactoractor.pull.InMemoryMessageStore;
+import io.reactoractor.pull.MessageStore;
+import io.reactoractor.pull.PullConsumer;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Auto-configuration of reactor-actor from the {@code reactor.actor.*} properties
+ * ({@link ReactorActorProperties}):
+ * <ul>
+ *   <li>an {@link ActorScheduler}, unless the application defines one;</li>
+ *   <li>with {@code reactor.actor.pull.enabled=true}, a {@link PullConsumer} on it, on the application's
+ *       {@link MessageStore} bean or else an {@link InMemoryMessageStore}, unless the application defines
+ *       a {@code PullConsumer};</li>
+ *   <li>when Micrometer is on the class path and the context has one {@code MeterRegistry} (or a primary
+ *       one), an {@link ActorMetrics} binding to it, so the {@code reactor.actor.*} meters are registered,
+ *       unless the application defines an {@code ActorMetrics};</li>
+ *   <li>a lifecycle bean that disposes what was created here, the consumer first, before the web
+ *       server's graceful shutdown, waiting at most {@code reactor.actor.shutdown-timeout} for the
+ *       scheduler's queued work.</li>
+ * </ul>
+ * Ordered after Boot's Micrometer auto-configuration, so the registries it creates are known when the
+ * metrics condition is evaluated.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.micrometer.metrics.autoconfigure."
+        + "CompositeMeterRegistryAutoConfiguration")
+@EnableConfigurationProperties(ReactorActorProperties.class)
+public class ReactorActorAutoConfiguration {
+
+    /** Created by Spring. */
+    public ReactorActorAutoConfiguration() {
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ReactorActorShutdown reactorActorShutdown(ReactorActorProperties properties) {
+        return new ReactorActorShutdown(properties.shutdownTimeout());
+    }
+
+    /**
+     * The scheduler (disposed on close even when the lifecycle never started, e.g. a refresh that failed
+     * later; disposing again after the graceful shutdown does nothing).
+     *
+     * @param properties the settings
+     * @param metrics    the metrics binding, if there is one
+     * @param shutdown   disposes the scheduler before the web server's graceful shutdown
+     * @return the started scheduler
+     */
+    @Bean(destroyMethod = "dispose")
+    @ConditionalOnMissingBean
+    public ActorScheduler actorScheduler(ReactorActorProperties properties, ObjectProvider<ActorMetrics> metrics,
+            ReactorActorShutdown shutdown) {
+        ActorScheduler.Builder builder = ActorScheduler.builder()
+                .name(properties.name())
+                .quota(properties.quota())
+                .preemptionGranularity(properties.preemptionGranularity())
+                .ordering(properties.ordering())
+                .metrics(metrics.getIfAvailable(() -> ActorMetrics.NONE));
+        if (properties.threads() != null) {
+            builder.threads(properties.threads());
+        }
+        if (properties.hogThreshold() != null) {
+            builder.hogThreshold(properties.hogThreshold());
+        }
+        if (properties.maxCompensatingThreads() != null) {
+            builder.maxCompensatingThreads(properties.maxCompensatingThreads());
+        }
+        ActorScheduler scheduler = builder.build();
+        shutdown.manage(scheduler);
+        return scheduler;
+    }
+
+    /**
+     * The pull consumer and its store, only with {@code reactor.actor.pull.enabled=true} and no
+     * {@code PullConsumer} of the application's.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(ReactorActorProperties.PREFIX + ".pull.enabled")
+    @ConditionalOnMissingBean(PullConsumer.class)
+    static class PullConsumerConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(MessageStore.class)
+        InMemoryMessageStore reactorActorMessageStore(ReactorActorProperties properties) {
+            return InMemoryMessageStore.builder().retention(properties.pull().retention()).build();
+        }
+
+        @Bean(destroyMethod = "dispose")
+        PullConsumer pullConsumer(ActorScheduler scheduler, MessageStore store, ReactorActorProperties properties,
+                ReactorActorShutdown shutdown) {
+            ReactorActorProperties.Pull pull = properties.pull();
+            PullConsumer consumer = PullConsumer.builder(scheduler)
+                    .store(store)
+                    .ackTimeout(pull.ackTimeout())
+                    .maxWaitingPulls(pull.maxWaitingPulls())
+                    .maxMessagesPerPull(pull.maxMessagesPerPull())
+                    .maxBytesPerPull(pull.maxBytesPerPull().toBytes())
+                    .idleTimeout(pull.idleTimeout())
+                    .maxGroups(pull.maxGroups())
+                    .build();
+            shutdown.manage(consumer);
+            return consumer;
+        }
+    }
+
+    /**
+     * The Micrometer binding. A class of its own, guarded by a condition on the class name: its bean
+     * method names Micrometer types, so it is loaded only when Micrometer is on the class path.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+    @ConditionalOnSingleCandidate(type = "io.micrometer.core.instrument.MeterRegistry")
+    static class MicrometerConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        ActorMetrics reactorActorMetrics(MeterRegistry registry) {
+            return MicrometerActorMetrics.of(registry);
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.reactoractor.spring.boot;
+
+import java.time.Duration;
+
+import io.reactoractor.ActorScheduler;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Settings of the auto-configured {@link ActorScheduler} and {@code PullConsumer} ({@code reactor.actor.*}).
+ * Every default is the library's own. Validated when bound: a bad value stops the application at
+ * start-up with a message naming the property, e.g. {@code reactor.actor.threads must be >= 1 but was 0}.
+ *
+ * <p>The {@code @param} texts are the descriptions IDEs show (the configuration metadata), hence plain
+ * sentences.
+ *
+ * @param name                   Name of the scheduler: its threads are name-1, name-2, ... and its meters
+ *                               carry the tag scheduler=name. 1 to 64 characters.
+ * @param threads                Permanent carrier threads, 1 to 32767. Default: one per available processor.
+ * @param quota                  Hard bound of an actor's turn, checked between tasks.
+ * @param preemptionGranularity  Minimum slice before a running actor yields to one that has used less CPU
+ *                               time. At most the quota.
+ * @param hogThreshold           A task running longer than this is a hog: it is logged and counted, and a
+ *                               compensating thread is started. At least the quota. Default: 10 times the
+ *                               quota.
+ * @param maxCompensatingThreads Most compensating threads running at once; 0 disables compensation.
+ *                               Default: as many as the permanent threads.
+ * @param ordering               How the next actor is chosen: fair (least weighted CPU time first) or fifo
+ *                               (bounded by the quota only).
+ * @param shutdownTimeout        How long closing the application waits for the scheduler to finish its
+ *                               queued work before disposing of it at once.
+ * @param pull                   The pull consumer.
+ */
+@ConfigurationProperties(ReactorActorProperties.PREFIX)
+public record ReactorActorProperties(
+        @DefaultValue("actor") String name,
+        Integer threads,
+        @DefaultValue("5ms") Duration quota,
+        @DefaultValue("500us") Duration preemptionGranularity,
+        Duration hogThreshold,
+        Integer maxCompensatingThreads,
+        @DefaultValue("fair") ActorScheduler.Ordering ordering,
+        @DefaultValue("5s") Duration shutdownTimeout,
+        @DefaultValue Pull pull) {
+
+    /** The prefix of every property. */
+    public static final String PREFIX = "reactor.actor";
+
+    /**
+     * Validates the settings when they are bound: a bad value fails with a message naming its property.
+     * The builders check the same rules again and have the last word.
+     *
+     * @param name                   see {@link #name()}
+     * @param threads                see {@link #threads()}
+     * @param quota                  see {@link #quota()}
+     * @param preemptionGranularity  see {@link #preemptionGranularity()}
+     * @param hogThreshold           see {@link #hogThreshold()}
+     * @param maxCompensatingThreads see {@link #maxCompensatingThreads()}
+     * @param ordering               see {@link #ordering()}
+     * @param shutdownTimeout        see {@link #shutdownTimeout()}
+     * @param pull                   see {@link #pull()}
+     * @throws IllegalArgumentException naming the property of a bad value
+     */
+    public ReactorActorProperties {
+        if (name == null || name.isBlank() || name.length() > 64) {
+            throw invalid("name", "must have 1 to 64 characters", name == null ? null : "'" + name + "'");
+        }
+        if (threads != null && threads < 1) {
+            throw invalid("threads", "must be >= 1", threads);
+        }
+        if (threads != null && threads > 32_767) {
+            throw invalid("threads", "must be <= 32767", threads);
+        }
+        requirePositive("quota", quota);
+        requirePositive("preemption-granularity", preemptionGranularity);
+        if (preemptionGranularity.compareTo(quota) > 0) {
+            throw invalid("preemption-granularity", "must not exceed " + PREFIX + ".quota (" + quota + ")",
+                    preemptionGranularity);
+        }
+        if (hogThreshold != null) {
+            requirePositive("hog-threshold", hogThreshold);
+            if (hogThreshold.compareTo(quota) < 0) {
+                throw invalid("hog-threshold", "must be at least " + PREFIX + ".quota (" + quota + ")", hogThreshold);
+            }
+        }
+        if (maxCompensatingThreads != null && maxCompensatingThreads < 0) {
+            throw invalid("max-compensating-threads", "must be >= 0", maxCompensatingThreads);
+        }
+        if (ordering == null) {
+            throw invalid("ordering", "must be fair or fifo", null);
+        }
+        requirePositive("shutdown-timeout", shutdownTimeout);
+        if (pull == null) {
+            throw invalid("pull", "must not be null", null);
+        }
+    }
+
+    /**
+     * Settings of the pull consumer ({@code reactor.actor.pull.*}); defaults are the library's.
+     *
+     * @param enabled            Whether to create a PullConsumer (and an in-memory message store unless
+     *                           the application has a MessageStore bean).
+     * @param retention          Messages the in-memory store keeps per subject; older ones are dropped.
+     * @param ackTimeout         A delivered message not acknowledged within this time is redelivered.
+     * @param maxWaitingPulls    Most long polls one (subject, group) holds at once.
+     * @param maxMessagesPerPull Largest number of messages one pull may ask for.
+     * @param maxBytesPerPull    Most payload bytes in one answer (its first message is always included).
+     * @param idleTimeout        A (subject, group) with no waiting poll, nothing in flight, no consumer and
+     *                           no call for this long is removed; its committed offset is kept. 0: never.
+     * @param maxGroups          Most (subject, group) pairs live at once.
+     */
+    public record Pull(
+            @DefaultValue("false") boolean enabled,
+            @DefaultValue("100000") int retention,
+            @DefaultValue("30s") Duration ackTimeout,
+            @DefaultValue("100000") int maxWaitingPulls,
+            @DefaultValue("1000") int maxMessagesPerPull,
+            @DefaultValue("4MB") DataSize maxBytesPerPull,
+            @DefaultValue("5m") Duration idleTimeout,
+            @DefaultValue("10000") int maxGroups) {
+
+        /**
+         * Validates the settings when they are bound: a bad value fails with a message naming its property.
+         *
+         * @param enabled            see {@link #enabled()}
+         * @param retention          see {@link #retention()}
+         * @param ackTimeout         see {@link #ackTimeout()}
+         * @param maxWaitingPulls    see {@link #maxWaitingPulls()}
+         * @param maxMessagesPerPull see {@link #maxMessagesPerPull()}
+         * @param maxBytesPerPull    see {@link #maxBytesPerPull()}
+         * @param idleTimeout        see {@link #idleTimeout()}
+         * @param maxGroups          see {@link #maxGroups()}
+         * @throws IllegalArgumentException naming the property of a bad value
+         */
+        public Pull {
+            requireAtLeastOne("pull.retention", retention);
+            requirePositive("pull.ack-timeout", ackTimeout);
+            requireAtLeastOne("pull.max-waiting-pulls", maxWaitingPulls);
+            requireAtLeastOne("pull.max-messages-per-pull", maxMessagesPerPull);
+            if (maxBytesPerPull == null || maxBytesPerPull.toBytes() < 1) {
+                throw invalid("pull.max-bytes-per-pull", "must be >= 1B", maxBytesPerPull);
+            }
+            if (idleTimeout == null || idleTimeout.isNegative()) {
+                throw invalid("pull.idle-timeout", "must be >= 0", idleTimeout);
+            }
+            requireAtLeastOne("pull.max-groups", maxGroups);
+        }
+    }
+
+    private static void requirePositive(String property, Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw invalid(property, "must be positive", d);
+        }
+    }
+
+    private static void requireAtLeastOne(String property, int value) {
+        if (value < 1) {
+            throw invalid(property, "must be >= 1", value);
+        }
+    }
+
+    private static IllegalArgumentException invalid(String property, String rule, Object value) {
+        return new IllegalArgumentException(PREFIX + "." + property + " " + rule + " but was " + value);
+    }
+}

@@ -1,0 +1,255 @@
+package io.reactoractor.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactoractor.ActorMetrics;
+import io.reactoractor.ActorScheduler;
+import io.reactoractor.micrometer.MicrometerActorMetrics;
+import io.reactoractor.pull.InMemoryMessageStore;
+import io.reactoractor.pull.MessageStore;
+import io.reactoractor.pull.PullConsumer;
+import io.reactoractor.pull.PullResult;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.NestedExceptionUtils;
+import reactor.core.Scannable;
+
+/** What {@link ReactorActorAutoConfiguration} creates, from which properties, and when it backs off. */
+class ReactorActorAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(ReactorActorAutoConfiguration.class));
+
+    @Test
+    void defaultsCreateASchedulerWithTheLibrarysDefaultsAndNoConsumer() {
+        runner.run(context -> {
+            assertThat(context).hasSingleBean(ActorScheduler.class)
+                    .doesNotHaveBean(PullConsumer.class)
+                    .doesNotHaveBean(MessageStore.class)
+                    .doesNotHaveBean(ActorMetrics.class);
+            ActorScheduler scheduler = context.getBean(ActorScheduler.class);
+            ActorScheduler library = ActorScheduler.builder().build();
+            try {
+                assertThat(scheduler.name()).isEqualTo(library.name());
+                assertThat(scheduler.threads()).isEqualTo(library.threads());
+                assertThat(scheduler.quota()).isEqualTo(library.quota());
+                assertThat(scheduler.ordering()).isEqualTo(library.ordering());
+            } finally {
+                library.dispose();
+            }
+            assertThat(scheduler.metrics()).isSameAs(ActorMetrics.NONE);
+        });
+    }
+
+    @Test
+    void pullEnabledCreatesAConsumerWithTheLibrarysDefaultsOnAnInMemoryStore() {
+        runner.withPropertyValues("reactor.actor.threads=1", "reactor.actor.pull.enabled=true").run(context -> {
+            assertThat(context).hasSingleBean(PullConsumer.class).hasSingleBean(InMemoryMessageStore.class);
+            PullConsumer consumer = context.getBean(PullConsumer.class);
+            assertThat(consumer.scheduler()).isSameAs(context.getBean(ActorScheduler.class));
+            assertThat(consumer.store()).isSameAs(context.getBean(MessageStore.class));
+            assertThat(((InMemoryMessageStore) consumer.store()).retention())
+                    .isEqualTo(InMemoryMessageStore.DEFAULT_RETENTION);
+            PullConsumer library = PullConsumer.builder(consumer.scheduler()).build();
+            try {
+                assertThat(consumer.ackTimeout()).isEqualTo(library.ackTimeout());
+                assertThat(consumer.maxWaitingPulls()).isEqualTo(library.maxWaitingPulls());
+                assertThat(consumer.maxMessagesPerPull()).isEqualTo(library.maxMessagesPerPull());
+                assertThat(consumer.maxBytesPerPull()).isEqualTo(library.maxBytesPerPull());
+                assertThat(consumer.idleTimeout()).isEqualTo(library.idleTimeout());
+                assertThat(consumer.maxGroups()).isEqualTo(library.maxGroups());
+            } finally {
+                library.dispose();
+            }
+
+            consumer.append("orders", new byte[] {1});
+            PullResult result = consumer.pullOnce("orders", "billing", 10).block(Duration.ofSeconds(10));
+            assertThat(result.messages()).hasSize(1);
+        });
+    }
+
+    @Test
+    void pullDisabledExplicitlyCreatesNoConsumer() {
+        runner.withPropertyValues("reactor.actor.pull.enabled=false").run(context ->
+                assertThat(context).hasSingleBean(ActorScheduler.class).doesNotHaveBean(PullConsumer.class));
+    }
+
+    @Test
+    void propertiesAreApplied() {
+        runner.withBean(SimpleMeterRegistry.class).withPropertyValues(
+                "reactor.actor.name=tenants",
+                "reactor.actor.threads=1",
+                "reactor.actor.quota=2ms",
+                "reactor.actor.preemption-granularity=1ms",
+                "reactor.actor.max-compensating-threads=3",
+                "reactor.actor.ordering=fifo",
+                "reactor.actor.pull.enabled=true",
+                "reactor.actor.pull.retention=50",
+                "reactor.actor.pull.ack-timeout=7s",
+                "reactor.actor.pull.max-waiting-pulls=11",
+                "reactor.actor.pull.max-messages-per-pull=12",
+                "reactor.actor.pull.max-bytes-per-pull=2KB",
+                "reactor.actor.pull.idle-timeout=0",
+                "reactor.actor.pull.max-groups=13").run(context -> {
+                    ActorScheduler scheduler = context.getBean(ActorScheduler.class);
+                    assertThat(scheduler.name()).isEqualTo("tenants");
+                    assertThat(Scannable.from(scheduler).name()).isEqualTo("tenants");
+                    assertThat(scheduler.threads()).isEqualTo(1);
+                    assertThat(scheduler.quota()).isEqualTo(Duration.ofMillis(2));
+                    assertThat(scheduler.ordering()).isEqualTo(ActorScheduler.Ordering.FIFO);
+                    // no getter for it: the pool's maximum is the permanent plus the compensating threads
+                    assertThat(context.getBean(MeterRegistry.class).get("reactor.actor.pool.max")
+                            .tag("scheduler", "tenants").gauge().value()).isEqualTo(1 + 3);
+
+                    PullConsumer consumer = context.getBean(PullConsumer.class);
+                    assertThat(((InMemoryMessageStore) consumer.store()).retention()).isEqualTo(50);
+                    assertThat(consumer.ackTimeout()).isEqualTo(Duration.ofSeconds(7));
+                    assertThat(consumer.maxWaitingPulls()).isEqualTo(11);
+                    assertThat(consumer.maxMessagesPerPull()).isEqualTo(12);
+                    assertThat(consumer.maxBytesPerPull()).isEqualTo(2048);
+                    assertThat(consumer.idleTimeout()).isEqualTo(Duration.ZERO);
+                    assertThat(consumer.maxGroups()).isEqualTo(13);
+                });
+    }
+
+    /**
+     * The hog threshold has no getter: a 300 ms task is a hog at the default (10 × quota = 50 ms), and
+     * not with {@code hog-threshold=10s} (checked every 2.5 s, so not even looked at).
+     */
+    @Test
+    void hogThresholdIsApplied() {
+        ApplicationContextRunner oneThread = runner.withPropertyValues("reactor.actor.threads=1");
+        oneThread.run(context -> assertThat(hogsAfterA300msTask(context.getBean(ActorScheduler.class))).isPositive());
+        oneThread.withPropertyValues("reactor.actor.hog-threshold=10s")
+                .run(context -> assertThat(hogsAfterA300msTask(context.getBean(ActorScheduler.class))).isZero());
+    }
+
+    private static long hogsAfterA300msTask(ActorScheduler scheduler) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        scheduler.schedule(() -> {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            done.countDown();
+        });
+        assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+        return scheduler.stats().hogsDetected();
+    }
+
+    @Test
+    void invalidValuesFailAtStartUpNamingTheProperty() {
+        assertStartUpFails("reactor.actor.threads must be >= 1 but was 0", "reactor.actor.threads=0");
+        assertStartUpFails("reactor.actor.name must have 1 to 64 characters", "reactor.actor.name= ");
+        assertStartUpFails("reactor.actor.quota must be positive but was PT0S", "reactor.actor.quota=0ms");
+        assertStartUpFails("reactor.actor.preemption-granularity must not exceed reactor.actor.quota",
+                "reactor.actor.preemption-granularity=6ms");
+        assertStartUpFails("reactor.actor.hog-threshold must be at least reactor.actor.quota",
+                "reactor.actor.hog-threshold=1ms");
+        assertStartUpFails("reactor.actor.max-compensating-threads must be >= 0 but was -1",
+                "reactor.actor.max-compensating-threads=-1");
+        assertStartUpFails("reactor.actor.shutdown-timeout must be positive", "reactor.actor.shutdown-timeout=-1s");
+        assertStartUpFails("reactor.actor.pull.max-groups must be >= 1 but was 0", "reactor.actor.pull.max-groups=0");
+        assertStartUpFails("reactor.actor.pull.ack-timeout must be positive", "reactor.actor.pull.ack-timeout=0s");
+        assertStartUpFails("reactor.actor.pull.idle-timeout must be >= 0", "reactor.actor.pull.idle-timeout=-1s");
+        assertStartUpFails("reactor.actor.pull.max-bytes-per-pull must be >= 1B",
+                "reactor.actor.pull.max-bytes-per-pull=0B");
+    }
+
+    private void assertStartUpFails(String message, String property) {
+        runner.withPropertyValues(property).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith(message);
+        });
+    }
+
+    @Test
+    void applicationBeansWin() {
+        runner.withUserConfiguration(OwnBeans.class).withPropertyValues("reactor.actor.pull.enabled=true")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(ActorScheduler.class).hasSingleBean(PullConsumer.class)
+                            .doesNotHaveBean(InMemoryMessageStore.class);
+                    assertThat(context.getBean(ActorScheduler.class).name()).isEqualTo("own");
+                    assertThat(context.getBean(PullConsumer.class).maxGroups()).isEqualTo(7);
+                });
+    }
+
+    @Test
+    void aConsumerIsBuiltOnTheApplicationsSchedulerAndStore() {
+        runner.withPropertyValues("reactor.actor.pull.enabled=true")
+                .withBean(ActorScheduler.class, () -> ActorScheduler.builder().name("own").threads(1).build())
+                .withBean(MessageStore.class, () -> InMemoryMessageStore.builder().retention(3).build())
+                .run(context -> {
+                    PullConsumer consumer = context.getBean(PullConsumer.class);
+                    assertThat(consumer.scheduler().name()).isEqualTo("own");
+                    assertThat(consumer.store()).isSameAs(context.getBean(MessageStore.class));
+                    assertThat(((InMemoryMessageStore) consumer.store()).retention()).isEqualTo(3);
+                    context.getBean(ActorScheduler.class).dispose();
+                });
+    }
+
+    @Test
+    void metricsAreBoundToTheApplicationsRegistry() {
+        runner.withBean(SimpleMeterRegistry.class)
+                .withPropertyValues("reactor.actor.name=metered", "reactor.actor.threads=1",
+                        "reactor.actor.pull.enabled=true")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(ActorMetrics.class);
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get("reactor.actor.pool.core").tag("scheduler", "metered").gauge().value())
+                            .isEqualTo(1);
+                    PullConsumer consumer = context.getBean(PullConsumer.class);
+                    consumer.pullOnce("orders", "billing", 1).block(Duration.ofSeconds(10));
+                    assertThat(registry.get("reactor.actor.pull.requests").tag("subject", "orders")
+                            .tag("group", "billing").functionCounter().count()).isEqualTo(1);
+                });
+    }
+
+    @Test
+    void withoutMicrometerTheContextStartsUnmetered() {
+        // a registry bean is there, but its classes are hidden from the auto-configuration's condition
+        runner.withBean(SimpleMeterRegistry.class).withClassLoader(new FilteredClassLoader("io.micrometer"))
+                .withPropertyValues("reactor.actor.threads=1", "reactor.actor.pull.enabled=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(PullConsumer.class)
+                            .doesNotHaveBean(ActorMetrics.class);
+                    assertThat(context.getBean(ActorScheduler.class).metrics()).isSameAs(ActorMetrics.NONE);
+                    assertThat(context.getBean(MeterRegistry.class).find("reactor.actor.pool.core").meters())
+                            .isEmpty();
+                });
+    }
+
+    @Test
+    void anApplicationsMetricsBindingWins() {
+        ActorMetrics own = MicrometerActorMetrics.of(new SimpleMeterRegistry());
+        runner.withBean(SimpleMeterRegistry.class).withBean(ActorMetrics.class, () -> own)
+                .withPropertyValues("reactor.actor.threads=1")
+                .run(context -> assertThat(context.getBean(ActorScheduler.class).metrics()).isSameAs(own));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnBeans {
+        @Bean(destroyMethod = "dispose")
+        ActorScheduler ownScheduler() {
+            return ActorScheduler.builder().name("own").threads(1).build();
+        }
+
+        @Bean(destroyMethod = "dispose")
+        PullConsumer ownConsumer(ActorScheduler scheduler) {
+            return PullConsumer.builder(scheduler).maxGroups(7).build();
+        }
+    }
+}

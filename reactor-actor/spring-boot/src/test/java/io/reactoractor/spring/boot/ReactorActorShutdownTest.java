@@ -1,0 +1,110 @@
+package io.reactoractor.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.reactoractor.ActorScheduler;
+import io.reactoractor.pull.PullConsumer;
+import io.reactoractor.pull.PullResult;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** Closing the application disposes what the auto-configuration created, consumer first, bounded. */
+@Timeout(60)
+class ReactorActorShutdownTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(ReactorActorAutoConfiguration.class))
+            .withPropertyValues("reactor.actor.threads=1", "reactor.actor.pull.enabled=true");
+
+    @Test
+    void closingTheContextAnswersWaitingPullsAndDisposesConsumerAndScheduler() throws Exception {
+        ActorScheduler[] scheduler = new ActorScheduler[1];
+        PullConsumer[] consumer = new PullConsumer[1];
+        CompletableFuture<PullResult> poll = new CompletableFuture<>();
+        runner.run(context -> {
+            scheduler[0] = context.getBean(ActorScheduler.class);
+            consumer[0] = context.getBean(PullConsumer.class);
+            consumer[0].pull("quiet", "g", 1, Duration.ofMinutes(5)).toFuture().whenComplete((r, e) -> {
+                if (e != null) {
+                    poll.completeExceptionally(e);
+                } else {
+                    poll.complete(r);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (consumer[0].stats("quiet", "g").waitingPulls() < 1) {
+                assertThat(System.nanoTime()).isLessThan(deadline);
+                Thread.sleep(5);
+            }
+            assertThat(scheduler[0].isDisposed()).isFalse();
+        });
+        // the runner closed the context: the five-minute poll was answered, with an error, long before
+        assertThat(poll).failsWithin(Duration.ofSeconds(10));
+        assertThat(consumer[0].isDisposed()).isTrue();
+        assertThat(scheduler[0].isDisposed()).isTrue();
+    }
+
+    @Test
+    void aSchedulerThatDoesNotFinishWithinTheShutdownTimeoutIsDisposedAtOnce() throws Exception {
+        ActorScheduler[] scheduler = new ActorScheduler[1];
+        CountDownLatch started = new CountDownLatch(1);
+        long[] closeMillis = new long[1];
+        runner.withPropertyValues("reactor.actor.shutdown-timeout=200ms").run(context -> {
+            scheduler[0] = context.getBean(ActorScheduler.class);
+            // a task busy for 3 s, then queued work behind it: a graceful dispose would wait for both
+            scheduler[0].schedule(() -> {
+                started.countDown();
+                sleep(3_000);
+            });
+            scheduler[0].schedule(() -> sleep(3_000));
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            long start = System.nanoTime();
+            context.close();
+            closeMillis[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        });
+        assertThat(scheduler[0].isDisposed()).isTrue();
+        assertThat(closeMillis[0]).isLessThan(2_000);
+    }
+
+    /** Spring's test context cache pauses contexts it keeps for later: they must come back usable. */
+    @Test
+    void pausingTheContextDisposesNothing() {
+        runner.run(context -> {
+            ConfigurableApplicationContext source = context.getSourceApplicationContext();
+            source.pause();
+            assertThat(context.getBean(ActorScheduler.class).isDisposed()).isFalse();
+            assertThat(context.getBean(PullConsumer.class).isDisposed()).isFalse();
+            source.restart();
+            assertThat(context.getBean(PullConsumer.class).pullOnce("s", "g", 1).block(Duration.ofSeconds(10)))
+                    .isNotNull();
+        });
+    }
+
+    @Test
+    void anApplicationsOwnSchedulerIsLeftToTheApplication() {
+        ActorScheduler own = ActorScheduler.builder().name("own").threads(1).build();
+        try {
+            runner.withBean(ActorScheduler.class, () -> own).run(context ->
+                    assertThat(context.getBean(PullConsumer.class).scheduler()).isSameAs(own));
+            assertThat(own.isDisposed()).isFalse();
+        } finally {
+            own.dispose();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
