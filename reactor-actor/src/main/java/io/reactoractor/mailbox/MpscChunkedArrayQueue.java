@@ -60,8 +60,8 @@ import java.util.Objects;
  *       in the single total synchronization order. If the producer's status read saw
  *       {@code SCHEDULED} still set, it comes before the consumer's CAS in that order, hence the
  *       producer's slot store comes before every load of {@code isEmpty()}, and a volatile load
- *       sees the last store before it in that order. Then {@code isEmpty()} finds: (a) the
- *       producer's element at the head: "not empty"; (b) a head position still unwritten by a
+ *       sees the last store before it in that order. Then {@code isEmpty()} finds: (a) a written
+ *       element at the head (this producer's or an earlier one): "not empty"; (b) a head position still unwritten by a
  *       slower producer: "empty" is allowed, because that producer's slot store comes
  *       <em>after</em> this load in the order, so its own status read comes after the consumer's
  *       CAS and sees {@code SCHEDULED} cleared, and it schedules the actor; (c) the element already
