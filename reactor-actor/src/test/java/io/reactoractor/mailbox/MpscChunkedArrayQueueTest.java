@@ -109,17 +109,7 @@ class MpscChunkedArrayQueueTest {
         AtomicLong consumed = new AtomicLong();
         AtomicInteger producersDone = new AtomicInteger();
         AtomicReference<String> observerFailure = new AtomicReference<>();
-        List<Thread> producers = new ArrayList<>();
-        for (int p = 0; p < PRODUCERS; p++) {
-            final int id = p;
-            producers.add(new Thread(() -> {
-                awaitQuietly(start);
-                for (int i = 0; i < PER_PRODUCER; i++) {
-                    q.offer(new long[] {id, i});
-                }
-                producersDone.incrementAndGet();
-            }, "producer-" + p));
-        }
+        List<Thread> producers = producers(q, start, () -> { }, producersDone::incrementAndGet);
         Thread observer = new Thread(() -> {
             long emptyAnswersAfterDone = 0;
             while (consumed.get() < total || emptyAnswersAfterDone == 0) {
@@ -207,20 +197,12 @@ class MpscChunkedArrayQueueTest {
             }
         }, "consumer");
         CountDownLatch start = new CountDownLatch(1);
-        List<Thread> producers = new ArrayList<>();
-        for (int p = 0; p < PRODUCERS; p++) {
-            final int id = p;
-            producers.add(new Thread(() -> {
-                awaitQuietly(start);
-                for (int i = 0; i < PER_PRODUCER; i++) {
-                    q.offer(new long[] {id, i});
-                    // the producer's half: offer returned, then read the status
-                    if (status.get() == idle && status.compareAndSet(idle, scheduled)) {
-                        LockSupport.unpark(consumer);
-                    }
-                }
-            }, "producer-" + p));
-        }
+        List<Thread> producers = producers(q, start, () -> {
+            // the producer's half: offer returned, then read the status
+            if (status.get() == idle && status.compareAndSet(idle, scheduled)) {
+                LockSupport.unpark(consumer);
+            }
+        }, () -> { });
         consumer.start();
         producers.forEach(Thread::start);
         start.countDown();
@@ -253,6 +235,28 @@ class MpscChunkedArrayQueueTest {
             assertEquals(7, q.poll());
             assertTrue(q.isEmpty());
         }
+    }
+
+    /**
+     * {@link #PRODUCERS} unstarted threads, each offering {@code {id, i}} for i = 0 ..
+     * {@link #PER_PRODUCER} - 1 once {@code start} opens, running {@code afterEachOffer} after each
+     * offer returned and {@code whenDone} after the last.
+     */
+    private static List<Thread> producers(MpscChunkedArrayQueue<long[]> q, CountDownLatch start,
+            Runnable afterEachOffer, Runnable whenDone) {
+        List<Thread> producers = new ArrayList<>();
+        for (int p = 0; p < PRODUCERS; p++) {
+            final int id = p;
+            producers.add(new Thread(() -> {
+                awaitQuietly(start);
+                for (int i = 0; i < PER_PRODUCER; i++) {
+                    q.offer(new long[] {id, i});
+                    afterEachOffer.run();
+                }
+                whenDone.run();
+            }, "producer-" + p));
+        }
+        return producers;
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
