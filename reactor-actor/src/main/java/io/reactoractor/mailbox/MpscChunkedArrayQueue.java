@@ -92,10 +92,6 @@ public final class MpscChunkedArrayQueue<E> extends MpscChunkedArrayQueueConsume
     // trailing padding: keeps the consumer fields off the line of whatever object follows
     long p30, p31, p32, p33, p34, p35, p36, p37, p38, p39, p3a, p3b, p3c, p3d, p3e, p3f;
 
-    /** Read-only after construction. */
-    private final int shift;
-    private final int mask;
-
     private static final VarHandle P_INDEX;
     private static final VarHandle P_CHUNK;
     private static final VarHandle C_INDEX;
@@ -130,11 +126,7 @@ public final class MpscChunkedArrayQueue<E> extends MpscChunkedArrayQueueConsume
      * @param chunkSize slots per chunk, a power of two from 2 to 2<sup>30</sup>
      */
     public MpscChunkedArrayQueue(int chunkSize) {
-        if (chunkSize < 2 || chunkSize > (1 << 30) || Integer.bitCount(chunkSize) != 1) {
-            throw new IllegalArgumentException("chunkSize must be a power of two in [2, 2^30]: " + chunkSize);
-        }
-        shift = Integer.numberOfTrailingZeros(chunkSize);
-        mask = chunkSize - 1;
+        super(chunkSize);
         Chunk first = new Chunk(0, chunkSize);
         // release: together with the final fields, safe even if the queue itself is published racily
         C_CHUNK.setRelease(this, first);
@@ -311,27 +303,70 @@ public final class MpscChunkedArrayQueue<E> extends MpscChunkedArrayQueueConsume
     }
 }
 
-/** Padding before the producer fields (the object header's line may be shared with another object). */
-abstract class MpscChunkedArrayQueuePad0 {
-    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
-}
+/**
+ * The read-only chunk geometry, first: HotSpot (JDK 15+) fills the 4-byte gap after a compressed
+ * object header with the first 4-byte field it can, and without these that was
+ * {@code producerChunk}, 128 bytes away from {@code producerIndex}; while a read-only field placed
+ * after the consumer fields would share the line the consumer writes on every poll.
+ * {@code unused} closes the next 4-byte gap so no later field moves up here either.
+ */
+abstract class MpscChunkedArrayQueueGeometry {
+    /** Chunk number of position {@code i}: {@code i >>> shift}. */
+    final int shift;
+    /** Slot of position {@code i} in its chunk: {@code i & mask}. */
+    final int mask;
+    int unused;
 
-/** Written by producers only (with a CAS or getAndAdd), read by the consumer only in size(). */
-abstract class MpscChunkedArrayQueueProducerFields extends MpscChunkedArrayQueuePad0 {
-    long producerIndex;
-    MpscChunkedArrayQueue.Chunk producerChunk;
+    MpscChunkedArrayQueueGeometry(int chunkSize) {
+        if (chunkSize < 2 || chunkSize > (1 << 30) || Integer.bitCount(chunkSize) != 1) {
+            throw new IllegalArgumentException("chunkSize must be a power of two in [2, 2^30]: " + chunkSize);
+        }
+        shift = Integer.numberOfTrailingZeros(chunkSize);
+        mask = chunkSize - 1;
+    }
 }
 
 /**
- * 128 bytes between the producer and consumer fields: two cache lines, because adjacent-line
- * prefetchers fetch lines in pairs.
+ * 128 bytes before the producer fields, two cache lines: adjacent-line prefetchers fetch lines in
+ * pairs. The same between the producer and consumer fields, and after the consumer fields.
  */
+abstract class MpscChunkedArrayQueuePad0 extends MpscChunkedArrayQueueGeometry {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+
+    MpscChunkedArrayQueuePad0(int chunkSize) {
+        super(chunkSize);
+    }
+}
+
+/**
+ * Written by producers only (with a CAS or getAndAdd), read by the consumer only in size(); one
+ * cache line. {@code unused} closes the 4-byte gap after the reference.
+ */
+abstract class MpscChunkedArrayQueueProducerFields extends MpscChunkedArrayQueuePad0 {
+    long producerIndex;
+    MpscChunkedArrayQueue.Chunk producerChunk;
+    int unused1;
+
+    MpscChunkedArrayQueueProducerFields(int chunkSize) {
+        super(chunkSize);
+    }
+}
+
 abstract class MpscChunkedArrayQueuePad1 extends MpscChunkedArrayQueueProducerFields {
     long p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
+
+    MpscChunkedArrayQueuePad1(int chunkSize) {
+        super(chunkSize);
+    }
 }
 
 /** Written by the consumer only; read by other threads in isEmpty(), size() and a producer's restart. */
 abstract class MpscChunkedArrayQueueConsumerFields extends MpscChunkedArrayQueuePad1 {
     long consumerIndex;
     MpscChunkedArrayQueue.Chunk consumerChunk;
+    int unused2;
+
+    MpscChunkedArrayQueueConsumerFields(int chunkSize) {
+        super(chunkSize);
+    }
 }
