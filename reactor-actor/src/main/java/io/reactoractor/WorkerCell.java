@@ -1,6 +1,6 @@
 package io.reactoractor;
 
-import io.reactoractor.mailbox.MpscLinkedQueue;
+import io.reactoractor.mailbox.MpscChunkedArrayQueue;
 import io.reactoractor.scheduling.ActorCell;
 import io.reactoractor.scheduling.SchedulerEngine;
 import io.reactoractor.scheduling.SchedulingGroup;
@@ -11,7 +11,7 @@ import io.reactoractor.scheduling.Turn;
  */
 final class WorkerCell extends ActorCell {
 
-    private final MpscLinkedQueue<MailboxTask> mailbox = new MpscLinkedQueue<>();
+    private final MpscChunkedArrayQueue<MailboxTask> mailbox = new MpscChunkedArrayQueue<>();
     final TimedTasks timed;
 
     WorkerCell(SchedulerEngine engine, SchedulingGroup group, String path, TimedTasks timed) {

@@ -1,6 +1,6 @@
 package io.reactoractor.benchmarks;
 
-import io.reactoractor.mailbox.MpscLinkedQueue;
+import io.reactoractor.mailbox.MpscChunkedArrayQueue;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -24,10 +24,11 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The mailbox queue, {@link MpscLinkedQueue}, against JCTools' {@link MpscArrayQueue} (capacity
- * {@value #CAPACITY}), {@link MpscUnboundedXaddArrayQueue} (chunks of {@value #CHUNK}) and the JDK's
- * {@link ConcurrentLinkedQueue}: offers and polls per second with 1 and with 2 producers and one
- * consumer.
+ * The mailbox queue, {@link MpscChunkedArrayQueue} (chunks of
+ * {@value MpscChunkedArrayQueue#DEFAULT_CHUNK_SIZE}, the mailbox's), against JCTools'
+ * {@link MpscArrayQueue} (capacity {@value #CAPACITY}), {@link MpscUnboundedXaddArrayQueue} (chunks
+ * of {@value #CHUNK}) and the JDK's {@link ConcurrentLinkedQueue}: offers and polls per second with
+ * 1 and with 2 producers and one consumer.
  *
  * <h2>Method</h2>
  * JMH thread groups: group {@code p1} runs one producer thread ({@code p1Offer}) and one consumer
@@ -60,7 +61,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <h2>Semantics</h2>
  * JCTools' and the JDK's {@code offer}/{@code poll} are the {@code java.util.Queue} ones: their
  * {@code poll} waits (spins) for an element whose producer has claimed a slot but not yet written
- * it. {@code MpscLinkedQueue.poll} returns {@code null} instead (like JCTools' {@code relaxedPoll}),
+ * it. Our queue's {@code poll} returns {@code null} instead (like JCTools' {@code relaxedPoll}),
  * which is enough for a mailbox because every producer signals the actor after its offer; a
  * {@code null} there is counted in {@code pollsEmpty}.
  *
@@ -86,7 +87,7 @@ public class MailboxQueueBenchmark {
     /** Elements one producer may have in the queue at once (2 producers: {@link #CAPACITY} in all). */
     public static final int WINDOW = CAPACITY / 2;
 
-    @Param({"mpscLinked", "mpscArray", "mpscXadd", "concurrentLinked"})
+    @Param({"mpscChunked", "mpscArray", "mpscXadd", "concurrentLinked"})
     public String queue;
 
     /** What a thread does after a failed offer or poll: {@code none} or {@code yield}. */
@@ -241,7 +242,7 @@ public class MailboxQueueBenchmark {
     }
 
     /**
-     * The four queues behind one call site. Only one subclass is loaded per JMH fork, so the calls
+     * The queues behind one call site. Only one subclass is loaded per JMH fork, so the calls
      * are monomorphic and inlined.
      */
     abstract static class BenchQueue {
@@ -251,8 +252,8 @@ public class MailboxQueueBenchmark {
 
         static BenchQueue create(String name) {
             switch (name) {
-                case "mpscLinked":
-                    return new Linked();
+                case "mpscChunked":
+                    return new Chunked();
                 case "mpscArray":
                     return new JcArray();
                 case "mpscXadd":
@@ -265,8 +266,8 @@ public class MailboxQueueBenchmark {
         }
     }
 
-    static final class Linked extends BenchQueue {
-        private final MpscLinkedQueue<Token> q = new MpscLinkedQueue<>();
+    static final class Chunked extends BenchQueue {
+        private final MpscChunkedArrayQueue<Token> q = new MpscChunkedArrayQueue<>();
 
         @Override
         boolean offer(Token t) {

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
-import io.reactoractor.mailbox.MpscLinkedQueue;
+import io.reactoractor.mailbox.MpscChunkedArrayQueue;
 import io.reactoractor.scheduling.ActorCell;
 import io.reactoractor.scheduling.SchedulerEngine;
 import io.reactoractor.scheduling.TimerEntry;
@@ -117,8 +117,8 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
     private final int replenishBatch;
     private final Behaviour<I, O> behaviour;
     private final ErrorPolicy policy;
-    private final MpscLinkedQueue<I> mailbox = new MpscLinkedQueue<>();
-    private final MpscLinkedQueue<Runnable> control = new MpscLinkedQueue<>();
+    private final MpscChunkedArrayQueue<I> mailbox = new MpscChunkedArrayQueue<>();
+    private final MpscChunkedArrayQueue<Runnable> control = new MpscChunkedArrayQueue<>();
     private final BehaviourContext context = new BehaviourContext();
     private final InboundPort primary;
 

@@ -11,7 +11,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.reactoractor.ActorGroup;
-import io.reactoractor.mailbox.MpscLinkedQueue;
+import io.reactoractor.mailbox.MpscChunkedArrayQueue;
 import io.reactoractor.scheduling.ActorCell;
 import io.reactoractor.scheduling.TimerEntry;
 import io.reactoractor.scheduling.Turn;
@@ -115,7 +115,7 @@ final class GroupActor extends ActorCell {
     /** Held here because Micrometer keeps only weak references to the objects its function meters read. */
     private final java.util.function.Supplier<GroupStats> statsSupplier = this::stats;
 
-    private final MpscLinkedQueue<Command> commands = new MpscLinkedQueue<>();
+    private final MpscChunkedArrayQueue<Command> commands = new MpscChunkedArrayQueue<>();
     private final Tick tick = new Tick();
 
     // ---- actor-confined

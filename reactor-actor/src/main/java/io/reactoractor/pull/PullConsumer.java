@@ -632,6 +632,8 @@ public final class PullConsumer implements Disposable {
      */
     void retired(GroupActor a) {
         synchronized (LIFECYCLE) {
+            // counted before it leaves the map: whoever sees the pair gone (liveGroups) sees it counted
+            retired.increment();
             actors.remove(key(a.subject, a.group), a);
             List<GroupActor> list = bySubject.get(a.subject);
             if (list != null) {
@@ -645,7 +647,6 @@ public final class PullConsumer implements Disposable {
             if (left == null && g.actors() == 0) {
                 g.dispose();
             }
-            retired.increment();
         }
     }
 
