@@ -303,7 +303,7 @@ public final class ActorGroup implements Scheduler, Scannable {
     @Override
     public Object scanUnsafe(Attr key) {
         if (key == Attr.NAME) {
-            return scheduler.name() + "/" + name();
+            return toString();
         }
         if (key == Attr.PARENT) {
             return scheduler;
@@ -312,7 +312,7 @@ public final class ActorGroup implements Scheduler, Scannable {
             return isDisposed();
         }
         if (key == Attr.CAPACITY) {
-            return Integer.MAX_VALUE;
+            return scheduler.threads(); // a group's actors may use every carrier when others are idle
         }
         if (key == Attr.BUFFERED) {
             return scheduler.buffered(group);
@@ -325,8 +325,12 @@ public final class ActorGroup implements Scheduler, Scannable {
         return Stream.of(lanes).filter(Objects::nonNull);
     }
 
+    /**
+     * @return {@code actor(<threads>,"<scheduler>").group("<name>",<weight>)}, after the scheduler's
+     *         Reactor-style form; also the {@link Scannable.Attr#NAME}
+     */
     @Override
     public String toString() {
-        return "ActorGroup[" + scheduler.name() + "/" + name() + ", weight=" + weight() + "]";
+        return scheduler + ".group(\"" + name() + "\"," + weight() + ")";
     }
 }

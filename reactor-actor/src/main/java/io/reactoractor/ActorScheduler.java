@@ -264,13 +264,13 @@ public final class ActorScheduler implements Scheduler, Scannable {
     @Override
     public Object scanUnsafe(Attr key) {
         if (key == Attr.NAME) {
-            return name();
+            return toString(); // as Reactor's schedulers: parallel(2,"x") there, actor(2,"x") here
         }
         if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
             return isDisposed();
         }
         if (key == Attr.CAPACITY) {
-            return Integer.MAX_VALUE;
+            return threads(); // as Reactor's parallel(): the tasks that can run at once
         }
         if (key == Attr.BUFFERED) {
             int sum = 0;
@@ -287,10 +287,14 @@ public final class ActorScheduler implements Scheduler, Scannable {
         return groups.values().stream();
     }
 
+    /**
+     * @return {@code actor(<threads>,"<name>")}, in the form of Reactor's own schedulers
+     *         ({@code parallel(2,"name")}), so tools that print schedulers read naturally; also the
+     *         {@link Scannable.Attr#NAME}
+     */
     @Override
     public String toString() {
-        return "ActorScheduler[" + name() + ", threads=" + threads() + ", quota=" + quota().toNanos() / 1000
-                + "µs, " + ordering + "]";
+        return "actor(" + threads() + ",\"" + name() + "\")";
     }
 
     /** The engine; for the library's own actor kinds (internal). */

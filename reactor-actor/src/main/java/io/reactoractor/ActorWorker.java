@@ -159,7 +159,7 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
             return pendingTasks();
         }
         if (key == Attr.CAPACITY) {
-            return Integer.MAX_VALUE;
+            return 1; // an actor runs one task at a time (FIFO), like a Reactor worker's single thread
         }
         if (key == Attr.RUN_STYLE) {
             return Attr.RunStyle.ASYNC;

@@ -628,18 +628,22 @@ class ActorSchedulerContractTest {
         ActorScheduler s = newScheduler(2);
         Scannable scannable = Scannable.from(s);
         assertTrue(scannable.isScanAvailable());
-        assertEquals(s.name(), scannable.scan(Scannable.Attr.NAME));
+        // Reactor's conventions: NAME reads like parallel(2,"x"), CAPACITY is the thread count
+        assertEquals("actor(2,\"" + s.name() + "\")", scannable.scan(Scannable.Attr.NAME));
+        assertEquals(s.toString(), scannable.scan(Scannable.Attr.NAME));
         assertEquals(Boolean.FALSE, scannable.scan(Scannable.Attr.TERMINATED));
-        assertInstanceOf(Integer.class, scannable.scan(Scannable.Attr.CAPACITY), "scheduler CAPACITY");
+        assertEquals(2, scannable.scan(Scannable.Attr.CAPACITY), "scheduler CAPACITY");
 
         ActorWorker w = s.createWorker();
         Scannable worker = Scannable.from(w);
         Scannable parent = worker.scan(Scannable.Attr.PARENT);
         assertTrue(parent == s || parent == s.defaultGroup(),
                 () -> "worker's PARENT is the scheduler or its default group, was " + parent);
-        assertInstanceOf(Integer.class, worker.scan(Scannable.Attr.CAPACITY), "worker CAPACITY");
+        assertEquals(1, worker.scan(Scannable.Attr.CAPACITY), "worker CAPACITY: one task at a time");
 
         ActorGroup g = s.group("scanned", 2);
+        assertEquals("actor(2,\"" + s.name() + "\").group(\"scanned\",2)", Scannable.from(g).scan(Scannable.Attr.NAME));
+        assertEquals(2, Scannable.from(g).scan(Scannable.Attr.CAPACITY), "group CAPACITY");
         Scannable groupWorkerParent = Scannable.from(g.createWorker()).scan(Scannable.Attr.PARENT);
         assertTrue(groupWorkerParent == g || groupWorkerParent == s,
                 () -> "group worker's PARENT is its group or the scheduler, was " + groupWorkerParent);
