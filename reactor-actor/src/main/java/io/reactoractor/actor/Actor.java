@@ -468,10 +468,8 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
 
     private void enqueue(I message) {
         mailbox.offer(message);
-        if (!cell.signal()) {
-            // terminated meanwhile: the message is discarded with the rest of the mailbox
-            return;
-        }
+        // false when terminated meanwhile: the message is then discarded with the rest of the mailbox
+        cell.signal();
     }
 
     private void attach(InboundPort port) {

@@ -264,7 +264,7 @@ public abstract class ActorCell extends SchedulingEntity {
         for (;;) {
             int s = status;
             if ((s & SCHEDULED) != 0) {
-                return; // the holder drains at the end of its turn (see afterTurn)
+                return; // the holder drains at the end of its turn (keepScheduledAfterTurn / releaseAfterTurn)
             }
             if (STATUS.compareAndSet(this, s, s | SCHEDULED)) {
                 try {

@@ -76,7 +76,10 @@ public final class CarrierThread extends Thread implements NonBlocking {
     /** Consecutive turns this carrier took from its slot (carrier-confined). */
     int runNextStreak;
 
-    /** Written only by this thread; read (racy but untorn, via opaque) by statistics. */
+    /**
+     * Written only by this thread (a plain increment per task: no fence on the hot path); statistics
+     * read it racily and may see a slightly stale count, which is all they promise.
+     */
     private long tasksRun;
 
     /** This carrier's slot in the pool (0..threads-1 for permanent carriers); a stable hint for lanes. */
@@ -202,9 +205,8 @@ public final class CarrierThread extends Thread implements NonBlocking {
         return RUN_NEXT.compareAndSet(this, c, (ActorCell) null) ? c : null;
     }
 
-    boolean markParked() {
+    void markParked() {
         PARK_STATE.setVolatile(this, PARKED);
-        return true;
     }
 
     /** @return {@code true} if the caller moved this carrier from PARKED to RUNNING */

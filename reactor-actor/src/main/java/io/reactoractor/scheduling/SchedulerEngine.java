@@ -510,10 +510,6 @@ public final class SchedulerEngine {
         quotaOverruns.increment();
     }
 
-    void strayInterrupt(ActorCell cell) {
-        // cleared by Turn; nothing else to do, but keep the hook for debugging
-    }
-
     /**
      * Counts a rejected task and returns the exception to throw (Reactor's rejection type).
      *

@@ -153,9 +153,8 @@ public final class Turn {
         if (took > quota) {
             engine.quotaOverrun(cell, took);
         }
-        if (Thread.interrupted()) {
-            // a task interrupted its own carrier; do not let it leak into the next actor's turn
-            engine.strayInterrupt(cell);
-        }
+        // a task that interrupted its own carrier must not leak the flag into the next actor's turn:
+        // Thread.interrupted() clears it
+        Thread.interrupted();
     }
 }
