@@ -65,6 +65,11 @@ final class ReadyActorQueue {
         return inRing == 0 && heap.isEmpty();
     }
 
+    /** @return whether the ring's arrays are allocated (a large group); for tests */
+    boolean hasRing() {
+        return heads != null;
+    }
+
     /** Adds {@code cell}, keyed by its current {@code vtime} (and {@code seq} in the heap). */
     void add(ActorCell cell) {
         if (heads == null) {

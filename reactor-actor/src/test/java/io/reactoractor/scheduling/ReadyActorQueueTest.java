@@ -1,6 +1,7 @@
 package io.reactoractor.scheduling;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -132,6 +133,7 @@ class ReadyActorQueueTest {
             for (int i = 0; i < 5 * ReadyActorQueue.RING_THRESHOLD; i++) {
                 q.add(cell(round * 1_000 * W + i * (W / 2)));
             }
+            assertTrue(q.hasRing(), "a group past the threshold uses the ring (round " + round + ")");
             long last = Long.MIN_VALUE;
             ActorCell c;
             while ((c = q.poll()) != null) {
@@ -139,6 +141,7 @@ class ReadyActorQueueTest {
                 last = bucket(c);
             }
             assertTrue(q.isEmpty());
+            assertFalse(q.hasRing(), "an emptied group gives the ring's arrays back (round " + round + ")");
         }
     }
 }
