@@ -6,9 +6,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
-import io.reactoractor.scheduling.ActorCell;
-import io.reactoractor.scheduling.SchedulerEngine;
-import io.reactoractor.scheduling.SchedulingGroup;
+import io.reactoractor.internal.Internals;
+import io.reactoractor.internal.scheduling.ActorCell;
+import io.reactoractor.internal.scheduling.SchedulerEngine;
+import io.reactoractor.internal.scheduling.SchedulingGroup;
 import reactor.core.Disposable;
 import reactor.core.Scannable;
 import reactor.core.publisher.Mono;
@@ -44,6 +45,20 @@ import reactor.core.scheduler.Scheduler;
  * {@link ActorScheduler#group(String, int)}; after disposal that call creates a new group.
  */
 public final class ActorGroup implements Scheduler, Scannable {
+
+    static {
+        Internals.installGroupAccess(new Internals.GroupAccess() {
+            @Override
+            public SchedulerEngine engine(ActorGroup group) {
+                return group.engine;
+            }
+
+            @Override
+            public SchedulingGroup schedulingGroup(ActorGroup group) {
+                return group.group;
+            }
+        });
+    }
 
     private final ActorScheduler scheduler;
     private final SchedulerEngine engine;
@@ -81,22 +96,13 @@ public final class ActorGroup implements Scheduler, Scannable {
         return scheduler;
     }
 
-    /**
-     * Internal SPI for the library's own actor kinds ({@code io.reactoractor.actor},
-     * {@code io.reactoractor.pull}); not for application use.
-     *
-     * @return the scheduling group behind this group
-     */
-    public SchedulingGroup schedulingGroup() {
+    /** @return the scheduling group behind this group (reached by the library through {@link Internals}) */
+    SchedulingGroup schedulingGroup() {
         return group;
     }
 
-    /**
-     * Internal SPI for the library's own actor kinds; not for application use.
-     *
-     * @return the engine running this group's actors
-     */
-    public SchedulerEngine engine() {
+    /** @return the engine running this group's actors (reached by the library through {@link Internals}) */
+    SchedulerEngine engine() {
         return engine;
     }
 
@@ -265,7 +271,7 @@ public final class ActorGroup implements Scheduler, Scannable {
     }
 
     /** Polls the group's quiescence every millisecond on the scheduler's timer, then disposes it. */
-    private final class QuiescenceCheck extends io.reactoractor.scheduling.TimerEntry {
+    private final class QuiescenceCheck extends io.reactoractor.internal.scheduling.TimerEntry {
         void arm() {
             if (!engine.scheduleTimer(this, System.nanoTime() + 1_000_000L)) {
                 dispose(); // the scheduler stopped: nothing will run any more

@@ -8,10 +8,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
-import io.reactoractor.scheduling.ActorCell;
-import io.reactoractor.scheduling.SchedulerEngine;
-import io.reactoractor.scheduling.SchedulerMetrics;
-import io.reactoractor.scheduling.SchedulingGroup;
+import io.reactoractor.internal.scheduling.ActorCell;
+import io.reactoractor.internal.scheduling.SchedulerEngine;
+import io.reactoractor.internal.metrics.MetricsBinding;
+import io.reactoractor.internal.scheduling.SchedulerMetrics;
+import io.reactoractor.internal.scheduling.SchedulingGroup;
 import reactor.core.Disposable;
 import reactor.core.Scannable;
 import reactor.core.publisher.Mono;
@@ -413,10 +414,16 @@ public final class ActorScheduler implements Scheduler, Scannable {
          *
          * @param metrics the binding (default {@link ActorMetrics#NONE})
          * @return this
+         * @throws IllegalArgumentException if {@code metrics} is null or was not created by a binding of
+         *                                  this library
          */
         public Builder metrics(ActorMetrics metrics) {
             if (metrics == null) {
                 throw new IllegalArgumentException("metrics must not be null");
+            }
+            if (!(metrics instanceof MetricsBinding)) {
+                throw new IllegalArgumentException("metrics (" + metrics + ") is not a binding of this library:"
+                        + " use MicrometerActorMetrics.of(registry) or ActorMetrics.NONE");
             }
             this.metrics = metrics;
             return this;
@@ -451,7 +458,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
                         + ") must be at least the quota (" + quota + ")");
             }
             int maxComp = maxCompensating != null ? maxCompensating : threads;
-            SchedulerMetrics schedulerMetrics = metrics.schedulerMetrics(name);
+            SchedulerMetrics schedulerMetrics = ((MetricsBinding) metrics).schedulerMetrics(name);
             if (schedulerMetrics == null) {
                 throw new IllegalArgumentException("metrics (" + metrics + ") returned no SchedulerMetrics");
             }

@@ -3,7 +3,7 @@ package io.reactoractor;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
-import io.reactoractor.scheduling.SchedulerEngine;
+import io.reactoractor.internal.scheduling.SchedulerEngine;
 import reactor.core.Disposable;
 import reactor.core.Scannable;
 import reactor.core.scheduler.Scheduler;

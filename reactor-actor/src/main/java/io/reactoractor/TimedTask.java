@@ -3,8 +3,8 @@ package io.reactoractor;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-import io.reactoractor.scheduling.SchedulerEngine;
-import io.reactoractor.scheduling.TimerEntry;
+import io.reactoractor.internal.scheduling.SchedulerEngine;
+import io.reactoractor.internal.scheduling.TimerEntry;
 import reactor.core.Disposable;
 
 /**

@@ -1,10 +1,10 @@
 package io.reactoractor;
 
-import io.reactoractor.mailbox.MpscChunkedArrayQueue;
-import io.reactoractor.scheduling.ActorCell;
-import io.reactoractor.scheduling.SchedulerEngine;
-import io.reactoractor.scheduling.SchedulingGroup;
-import io.reactoractor.scheduling.Turn;
+import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
+import io.reactoractor.internal.scheduling.ActorCell;
+import io.reactoractor.internal.scheduling.SchedulerEngine;
+import io.reactoractor.internal.scheduling.SchedulingGroup;
+import io.reactoractor.internal.scheduling.Turn;
 
 /**
  * The actor behind an {@link ActorWorker}: a FIFO mailbox of tasks run one at a time, in turns.

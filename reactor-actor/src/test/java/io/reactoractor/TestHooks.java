@@ -1,6 +1,6 @@
 package io.reactoractor;
 
-import io.reactoractor.scheduling.SchedulerEngine;
+import io.reactoractor.internal.scheduling.SchedulerEngine;
 import java.util.function.BooleanSupplier;
 
 /** Access to package-private state of {@code io.reactoractor} for tests in other packages. */

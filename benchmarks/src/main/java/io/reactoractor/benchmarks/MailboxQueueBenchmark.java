@@ -1,6 +1,6 @@
 package io.reactoractor.benchmarks;
 
-import io.reactoractor.mailbox.MpscChunkedArrayQueue;
+import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -13,11 +13,12 @@ import java.util.concurrent.atomic.LongAdder;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
-import io.reactoractor.mailbox.MpscChunkedArrayQueue;
-import io.reactoractor.scheduling.ActorCell;
-import io.reactoractor.scheduling.SchedulerEngine;
-import io.reactoractor.scheduling.TimerEntry;
-import io.reactoractor.scheduling.Turn;
+import io.reactoractor.internal.Internals;
+import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
+import io.reactoractor.internal.scheduling.ActorCell;
+import io.reactoractor.internal.scheduling.SchedulerEngine;
+import io.reactoractor.internal.scheduling.TimerEntry;
+import io.reactoractor.internal.scheduling.Turn;
 import org.reactivestreams.Processor;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -159,7 +160,7 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
 
     private Actor(Builder<I, O> b) {
         this.group = b.group;
-        this.engine = b.group.engine();
+        this.engine = Internals.engine(b.group);
         this.capacity = b.capacity;
         this.replenishBatch = Math.max(1, b.capacity / 4);
         this.behaviour = b.behaviour;
@@ -785,7 +786,7 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
     private final class Cell extends ActorCell {
 
         Cell(String path, int weight) {
-            super(Actor.this.group.engine(), Actor.this.group.schedulingGroup(), path, weight);
+            super(Internals.engine(Actor.this.group), Internals.schedulingGroup(Actor.this.group), path, weight);
         }
 
         @Override
@@ -1200,7 +1201,7 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
                 throw new IllegalArgumentException("behaviour must be set");
             }
             if (group.isDisposed()) {
-                throw group.engine().reject();
+                throw Internals.engine(group).reject();
             }
             return new Actor<>(this);
         }

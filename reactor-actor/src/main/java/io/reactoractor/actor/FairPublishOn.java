@@ -1,8 +1,9 @@
 package io.reactoractor.actor;
 
 import io.reactoractor.ActorGroup;
-import io.reactoractor.scheduling.ActorCell;
-import io.reactoractor.scheduling.Turn;
+import io.reactoractor.internal.Internals;
+import io.reactoractor.internal.scheduling.ActorCell;
+import io.reactoractor.internal.scheduling.Turn;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -131,7 +132,7 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
         private T current;
 
         Drain(CoreSubscriber<? super T> actual, ActorGroup group, int prefetch) {
-            super(group.engine(), group.schedulingGroup(),
+            super(Internals.engine(group), Internals.schedulingGroup(group),
                     group.name() + "/publishOn-" + SEQ.incrementAndGet(), 1);
             this.actual = actual;
             this.group = group;

@@ -27,8 +27,8 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  */
 public final class ActorBlockHoundIntegration implements BlockHoundIntegration {
 
-    private static final String CARRIER_POOL = "io.reactoractor.scheduling.CarrierPool";
-    private static final String TIMER_QUEUE = "io.reactoractor.scheduling.TimerQueue";
+    private static final String CARRIER_POOL = "io.reactoractor.internal.scheduling.CarrierPool";
+    private static final String TIMER_QUEUE = "io.reactoractor.internal.scheduling.TimerQueue";
 
     /** Instantiated by {@link java.util.ServiceLoader}. */
     public ActorBlockHoundIntegration() {

@@ -2,8 +2,6 @@ package io.reactoractor.micrometer;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactoractor.ActorMetrics;
-import io.reactoractor.pull.PullMetrics;
-import io.reactoractor.scheduling.SchedulerMetrics;
 
 /**
  * Exports the figures of {@code ActorScheduler}s and of the {@code PullConsumer}s built on them to a
@@ -66,59 +64,28 @@ import io.reactoractor.scheduling.SchedulerMetrics;
  * (and the same for {@code "subject"}); that filter counts every value it has seen, removed meters
  * included.
  *
+ * <p>The handle returned by {@link #of(MeterRegistry)} can be given to several schedulers; each registers
+ * its own meters (tag {@code scheduler}).
+ *
  * <p>Meters hold no strong reference to the scheduler: function meters read it on scrape, and the
  * scheduler removes its meters when it terminates.
  */
-public final class MicrometerActorMetrics implements ActorMetrics, PullMetrics.Provider {
+public final class MicrometerActorMetrics {
 
-    private final MeterRegistry registry;
-
-    private MicrometerActorMetrics(MeterRegistry registry) {
-        this.registry = registry;
+    private MicrometerActorMetrics() {
     }
 
     /**
-     * A binding that registers meters in {@code registry}; one binding may serve several schedulers
-     * (each tagged with its name, which must then differ).
+     * Creates a binding to a registry.
      *
-     * @param registry where to register meters
-     * @return the binding, for {@code ActorScheduler.Builder.metrics}
-     * @throws IllegalArgumentException if {@code registry} is {@code null}
+     * @param registry where meters go
+     * @return the binding, for {@code ActorScheduler.Builder.metrics(ActorMetrics)}
+     * @throws IllegalArgumentException if {@code registry} is null
      */
-    public static MicrometerActorMetrics of(MeterRegistry registry) {
+    public static ActorMetrics of(MeterRegistry registry) {
         if (registry == null) {
             throw new IllegalArgumentException("registry must not be null");
         }
-        return new MicrometerActorMetrics(registry);
-    }
-
-    /** @return the registry meters go to */
-    public MeterRegistry registry() {
-        return registry;
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * @param scheduler the scheduler's name, the value of the {@code scheduler} tag
-     */
-    @Override
-    public SchedulerMetrics schedulerMetrics(String scheduler) {
-        return new MicrometerSchedulerMetrics(registry, scheduler);
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * @param scheduler the consumer's scheduler's name, the value of the {@code scheduler} tag
-     */
-    @Override
-    public PullMetrics pullMetrics(String scheduler) {
-        return new MicrometerPullMetrics(registry, scheduler);
-    }
-
-    @Override
-    public String toString() {
-        return "MicrometerActorMetrics[" + registry.getClass().getSimpleName() + "]";
+        return new MicrometerBinding(registry);
     }
 }

@@ -11,7 +11,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.reactoractor.pull.GroupStats;
-import io.reactoractor.pull.PullMetrics;
+import io.reactoractor.internal.metrics.PullMetrics;
 
 /**
  * Exports one {@code PullConsumer}'s figures, per {@code (subject, group)} pair (the table is in

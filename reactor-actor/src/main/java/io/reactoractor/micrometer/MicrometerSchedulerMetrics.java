@@ -8,9 +8,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
-import io.reactoractor.scheduling.SchedulerEngine;
-import io.reactoractor.scheduling.SchedulerMetrics;
-import io.reactoractor.scheduling.SchedulingGroup;
+import io.reactoractor.internal.scheduling.SchedulerEngine;
+import io.reactoractor.internal.scheduling.SchedulerMetrics;
+import io.reactoractor.internal.scheduling.SchedulingGroup;
 
 /**
  * Exports one scheduler's figures (the table is in {@link MicrometerActorMetrics}). Everything but the

@@ -11,10 +11,12 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.reactoractor.ActorGroup;
-import io.reactoractor.mailbox.MpscChunkedArrayQueue;
-import io.reactoractor.scheduling.ActorCell;
-import io.reactoractor.scheduling.TimerEntry;
-import io.reactoractor.scheduling.Turn;
+import io.reactoractor.internal.Internals;
+import io.reactoractor.internal.metrics.PullMetrics;
+import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
+import io.reactoractor.internal.scheduling.ActorCell;
+import io.reactoractor.internal.scheduling.TimerEntry;
+import io.reactoractor.internal.scheduling.Turn;
 import reactor.core.Exceptions;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -160,7 +162,7 @@ final class GroupActor extends ActorCell {
 
 
     GroupActor(PullConsumer owner, ActorGroup schedulingGroup, String subject, String group) {
-        super(schedulingGroup.engine(), schedulingGroup.schedulingGroup(), schedulingGroup.name() + "/" + subject, 1);
+        super(Internals.engine(schedulingGroup), Internals.schedulingGroup(schedulingGroup), schedulingGroup.name() + "/" + subject, 1);
         this.owner = owner;
         this.schedulingGroupHandle = schedulingGroup;
         this.store = owner.store();

@@ -12,6 +12,8 @@ import java.util.concurrent.RejectedExecutionException;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
+import io.reactoractor.internal.metrics.MetricsBinding;
+import io.reactoractor.internal.metrics.PullMetrics;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -127,8 +129,8 @@ public final class PullConsumer implements Disposable {
         this.maxGroups = b.maxGroups;
         this.failurePolicy = b.failurePolicy;
         // a binding that does not know pull consumers (or none at all) leaves them unmetered
-        this.metrics = scheduler.metrics() instanceof PullMetrics.Provider p
-                ? Objects.requireNonNull(p.pullMetrics(scheduler.name()), "pullMetrics")
+        this.metrics = scheduler.metrics() instanceof MetricsBinding binding
+                ? binding.pullMetrics(scheduler.name())
                 : PullMetrics.NONE;
         this.appendListener = store.addAppendListener(this::appended);
     }

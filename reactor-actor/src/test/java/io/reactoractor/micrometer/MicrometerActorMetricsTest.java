@@ -20,6 +20,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactoractor.ActorGroup;
+import io.reactoractor.ActorMetrics;
 import io.reactoractor.ActorScheduler;
 import io.reactoractor.pull.PullConsumer;
 import org.junit.jupiter.api.AfterEach;
@@ -106,7 +107,7 @@ class MicrometerActorMetricsTest {
 
     @Test
     void oneBindingServesSeveralSchedulersEachWithItsOwnMeters() {
-        MicrometerActorMetrics metrics = MicrometerActorMetrics.of(registry);
+        ActorMetrics metrics = MicrometerActorMetrics.of(registry);
         ActorScheduler a = ActorScheduler.builder().name("a").threads(1).metrics(metrics).build();
         ActorScheduler b = ActorScheduler.builder().name("b").threads(1).metrics(metrics).build();
         try {

@@ -69,7 +69,7 @@ class PullConsumerStressTest {
                         } catch (IllegalStateException e) {
                             throw new AssertionError("a pull with a " + timeout.toMillis()
                                     + " ms timeout was not answered in 10 s: " + c.debugState("s", "g")
-                                    + " " + c.stats("s", "g") + " timers=" + scheduler.defaultGroup().engine()
+                                    + " " + c.stats("s", "g") + " timers=" + io.reactoractor.internal.Internals.engine(scheduler.defaultGroup())
                                     .pendingTimers(), e);
                         }
                         if (r == null) {

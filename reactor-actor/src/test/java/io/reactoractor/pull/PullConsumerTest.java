@@ -101,7 +101,7 @@ class PullConsumerTest {
         assertEquals(1, st.suspends());
         assertEquals(1, st.resumes(), "100 appends, one resume (coalesced)");
         // ack-on-delivery: nothing pending, nobody waiting, so no timer is left armed
-        await(() -> scheduler.defaultGroup().engine().pendingTimers() == 0, "timer cancelled after data arrived");
+        await(() -> io.reactoractor.internal.Internals.engine(scheduler.defaultGroup()).pendingTimers() == 0, "timer cancelled after data arrived");
     }
 
     @Test

@@ -1,0 +1,184 @@
+package io.reactoractor.internal.mailbox;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.III_Result;
+import org.openjdk.jcstress.infra.results.I_Result;
+import org.openjdk.jcstress.infra.results.II_Result;
+
+/**
+ * jcstress tests of {@link MpscChunkedArrayQueue}: the claims of its "Memory ordering" Javadoc.
+ * Chunks of 2 slots. Unless a test says otherwise, successive states start at consumed positions
+ * 0, 1, 2, 3, 0, ... so that the racing operations land at the start of the first chunk, inside a
+ * chunk, on a boundary (the next chunk must be linked by a producer and entered by the consumer,
+ * which then cuts the old one while a producer may still walk from it) and in a later chunk; every
+ * outcome table below holds for all four.
+ */
+public final class MpscChunkedArrayQueueJCStress {
+
+    private MpscChunkedArrayQueueJCStress() {
+    }
+
+    private static final AtomicInteger STARTS = new AtomicInteger();
+
+    /** A queue of 2-slot chunks whose consumer has polled {@code consumed} elements. */
+    static MpscChunkedArrayQueue<Object> queueAt(int consumed) {
+        MpscChunkedArrayQueue<Object> q = new MpscChunkedArrayQueue<>(2);
+        for (int i = 0; i < consumed; i++) {
+            q.offer(i);
+            q.poll();
+        }
+        return q;
+    }
+
+    /** The next of the four starting positions (see the class doc). */
+    static MpscChunkedArrayQueue<Object> queueAtNextStart() {
+        return queueAt(STARTS.getAndIncrement() & 3);
+    }
+
+    /** Polls what is left, in order, as decimal digits (elements are 1 and 2). */
+    static int drain(MpscChunkedArrayQueue<Object> q) {
+        int rest = 0;
+        Object x;
+        while ((x = q.poll()) != null) {
+            rest = rest * 10 + (Integer) x;
+        }
+        return rest;
+    }
+
+    @JCStressTest
+    @Description("the actor protocol's Dekker handshake: producer offers, then reads the status word; "
+            + "consumer writes the status word, then asks isEmpty()")
+    @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "producer first: the consumer sees the element")
+    @Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "consumer first: the producer sees the new status")
+    @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "interleaved: both see each other")
+    @Outcome(id = "0, 1", expect = FORBIDDEN,
+            desc = "both missed: the producer would not schedule the actor, the consumer would go idle")
+    @State
+    public static class DekkerHandshake {
+        final MpscChunkedArrayQueue<Object> q = queueAtNextStart();
+        volatile int status;
+
+        @Actor
+        public void producer(II_Result r) {
+            q.offer("m");
+            r.r1 = status;
+        }
+
+        @Actor
+        public void consumer(II_Result r) {
+            status = 1;
+            r.r2 = q.isEmpty() ? 1 : 0;
+        }
+    }
+
+    /** A message whose fields are plain: only the queue's ordering makes them visible. */
+    static final class Message {
+        int a;
+        int b;
+    }
+
+    @JCStressTest
+    @Description("poll() of an element that opens a new chunk sees it whole, and nothing is lost")
+    @Outcome(id = "1, 2, 1", expect = ACCEPTABLE, desc = "polled by the consumer, fully built")
+    @Outcome(id = "-1, -1, 1", expect = ACCEPTABLE, desc = "not there yet: left for a later poll")
+    @Outcome(expect = FORBIDDEN, desc = "a half-built element, a lost one or a duplicate")
+    @State
+    public static class PollSeesWholeElementAcrossChunks {
+        final MpscChunkedArrayQueue<Object> q = queueAt(2); // head: slot 0 of chunk 1, not linked yet
+
+        @Actor
+        public void producer() {
+            Message m = new Message();
+            m.a = 1;
+            m.b = 2;
+            q.offer(m);
+        }
+
+        @Actor
+        public void consumer(III_Result r) {
+            Message m = (Message) q.poll();
+            r.r1 = m == null ? -1 : m.a;
+            r.r2 = m == null ? -1 : m.b;
+            r.r3 = m == null ? 0 : 1;
+        }
+
+        /** After both: the element must be polled exactly once in all. */
+        @Arbiter
+        public void arbiter(III_Result r) {
+            if (q.poll() != null) {
+                r.r3++;
+            }
+            if (q.poll() != null || !q.isEmpty()) {
+                r.r3 += 10;
+            }
+        }
+    }
+
+    @JCStressTest
+    @Description("two producers, then the consumer (the arbiter: jcstress runs no more actors than there "
+            + "are CPUs, and CI machines may have 2)")
+    @Outcome(id = {"12", "21"}, expect = ACCEPTABLE, desc = "both, in the order they claimed positions")
+    @Outcome(expect = FORBIDDEN,
+            desc = "an element lost or duplicated (say, two chunks linked at once), or isEmpty() wrong after")
+    @State
+    public static class TwoProducers {
+        final MpscChunkedArrayQueue<Object> q = queueAtNextStart();
+
+        @Actor
+        public void producer1() {
+            q.offer(1);
+        }
+
+        @Actor
+        public void producer2() {
+            q.offer(2);
+        }
+
+        @Arbiter
+        public void consumer(I_Result r) {
+            int all = drain(q);
+            r.r1 = q.isEmpty() ? all : -all;
+        }
+    }
+
+    @JCStressTest
+    @Description("a producer races the consumer, which offers too (an actor sending to itself) and then polls; "
+            + "the arbiter drains the rest")
+    @Outcome(id = {"1, 2", "2, 1"}, expect = ACCEPTABLE, desc = "the consumer polled the head, the rest after")
+    @Outcome(id = "0, 12", expect = ACCEPTABLE_INTERESTING,
+            desc = "the producer's position came first and was not written yet: poll() answered null")
+    @Outcome(expect = FORBIDDEN,
+            desc = "lost, duplicated, or null although the consumer's own element was at the head")
+    @State
+    public static class PollRacesAProducer {
+        final MpscChunkedArrayQueue<Object> q = queueAtNextStart();
+
+        @Actor
+        public void producer() {
+            q.offer(1);
+        }
+
+        @Actor
+        public void consumer(II_Result r) {
+            q.offer(2);
+            Object x = q.poll();
+            r.r1 = x == null ? 0 : (Integer) x;
+        }
+
+        @Arbiter
+        public void arbiter(II_Result r) {
+            r.r2 = drain(q);
+        }
+    }
+}

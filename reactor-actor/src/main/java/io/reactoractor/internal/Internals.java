@@ -1,0 +1,87 @@
+package io.reactoractor.internal;
+
+import java.util.Objects;
+
+import io.reactoractor.ActorGroup;
+import io.reactoractor.internal.scheduling.SchedulerEngine;
+import io.reactoractor.internal.scheduling.SchedulingGroup;
+
+/**
+ * Lets the library's own actor kinds ({@code io.reactoractor.actor}, {@code io.reactoractor.pull}) reach
+ * the engine behind a public {@link ActorGroup} without that engine appearing in the group's public
+ * API. Not API: everything under {@code io.reactoractor.internal} may change in any release.
+ *
+ * <p>The idea is the JDK's {@code SharedSecrets}: {@code ActorGroup} installs an accessor from its
+ * static initialiser, so the accessor is always present once a group exists, and the engine types
+ * stay out of {@code ActorGroup}'s signatures.
+ */
+public final class Internals {
+
+    /** Implemented once, inside {@link ActorGroup}. */
+    public interface GroupAccess {
+        /**
+         * @param group a group
+         * @return the engine running its actors
+         */
+        SchedulerEngine engine(ActorGroup group);
+
+        /**
+         * @param group a group
+         * @return its scheduling group (the fair-share entity)
+         */
+        SchedulingGroup schedulingGroup(ActorGroup group);
+    }
+
+    /** Written once by {@code ActorGroup}'s class initialiser; read after that class is initialised. */
+    private static volatile GroupAccess groupAccess;
+
+    private Internals() {
+    }
+
+    /**
+     * Installs the accessor; called by {@code ActorGroup}'s class initialiser only.
+     *
+     * @param access the accessor
+     * @throws IllegalStateException when one is installed already
+     */
+    public static void installGroupAccess(GroupAccess access) {
+        Objects.requireNonNull(access, "access");
+        synchronized (Internals.class) {
+            if (groupAccess != null) {
+                throw new IllegalStateException("group access already installed");
+            }
+            groupAccess = access;
+        }
+    }
+
+    /**
+     * @param group a group
+     * @return the engine running the group's actors
+     */
+    public static SchedulerEngine engine(ActorGroup group) {
+        return groupAccess().engine(group);
+    }
+
+    /**
+     * @param group a group
+     * @return the group's scheduling group
+     */
+    public static SchedulingGroup schedulingGroup(ActorGroup group) {
+        return groupAccess().schedulingGroup(group);
+    }
+
+    private static GroupAccess groupAccess() {
+        GroupAccess a = groupAccess;
+        if (a == null) {
+            // Only reachable before any ActorGroup exists (a group argument implies an initialised class),
+            // e.g. with a null argument; initialise the class so the answer is an NPE, not this state.
+            try {
+                Class.forName(ActorGroup.class.getName(), true, ActorGroup.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
+            a = groupAccess;
+        }
+        return a;
+    }
+}

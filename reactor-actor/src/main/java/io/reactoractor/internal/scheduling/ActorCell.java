@@ -1,0 +1,330 @@
+package io.reactoractor.internal.scheduling;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The schedulable part of an actor: its status word, its place in the run queue and the hooks a
+ * concrete actor implements (what "work" is, how one turn runs, what termination drains).
+ *
+ * <p>This is an internal SPI shared by the library's actor kinds (Reactor workers, typed actors,
+ * pull-consumer group actors); applications use the public types in {@code io.reactoractor}.
+ *
+ * <h2>Status word (one {@code int}, changed only by CAS)</h2>
+ * <pre>
+ *   bit 0      SCHEDULED  the actor is in the run queue or running on a carrier; whoever sets it
+ *                         owns the consumer side of the mailbox until it clears it
+ *   bit 1      TERMINATED the actor will never run user work again (set once, never cleared)
+ *   bits 2..31 suspend count, in units of 4 (re-entrant: n suspends need n resumes)
+ *
+ *   state (S=scheduled, T=terminated, n=suspends) | event            | next state / action
+ *   ----------------------------------------------+------------------+------------------------------------------
+ *   idle      (S=0,T=0,n=0)                        | signal, has work | S=1, enqueue in the run queue
+ *   scheduled (S=1,T=0,n=0)                        | signal           | unchanged (no second enqueue, no wake-up)
+ *   scheduled (S=1)                                | turn ends        | work left and n=0: stays S=1, re-queued;
+ *                                                  |                  | else S=0, then re-check work (lost-signal guard)
+ *   any       (T=0)                                | suspend          | n+1; a running turn stops at the next task boundary;
+ *                                                  |                  | a queued actor is skipped when taken (S=0)
+ *   suspended (n>0)                                | resume           | n-1; reaching n=0 with S=0 and work: signal
+ *   suspended (n>0,S=0)                            | signal           | unchanged (work waits for the resume)
+ *   any                                            | terminate        | T=1; whoever holds or gains S drains the
+ *                                                  |                  | mailbox (pending work is cancelled), then S=0
+ *   terminated (T=1)                               | signal           | returns false: the producer's work is rejected
+ * </pre>
+ */
+public abstract class ActorCell extends SchedulingEntity {
+
+    static final int SCHEDULED = 1;
+    static final int TERMINATED = 2;
+    static final int SUSPEND_UNIT = 4;
+
+    private static final VarHandle STATUS;
+
+    static {
+        try {
+            STATUS = MethodHandles.lookup().findVarHandle(ActorCell.class, "status", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private volatile int status;
+
+    /** The next actor in the same bucket of its group's {@link ReadyActorQueue} (run queue lock). */
+    ActorCell readyNext;
+
+    private final SchedulerEngine engine;
+    private final SchedulingGroup group;
+    private final String path;
+    private final int weight;
+
+    /**
+     * @param engine the scheduler that runs this actor
+     * @param group  the group whose share this actor uses
+     * @param path   the actor's identity, e.g. {@code orders/group-a}
+     * @param weight the actor's weight inside its group (≥ 1)
+     */
+    protected ActorCell(SchedulerEngine engine, SchedulingGroup group, String path, int weight) {
+        if (weight < 1) {
+            throw new IllegalArgumentException("weight must be >= 1 but was " + weight);
+        }
+        this.engine = engine;
+        this.group = group;
+        this.path = path;
+        this.weight = weight;
+        group.register(this);
+        engine.actorCreated(this);
+    }
+
+    /** @return the scheduler engine running this actor */
+    public final SchedulerEngine engine() {
+        return engine;
+    }
+
+    /** @return the group this actor belongs to */
+    public final SchedulingGroup group() {
+        return group;
+    }
+
+    /** @return the actor's path */
+    public final String path() {
+        return path;
+    }
+
+    @Override
+    public final int weight() {
+        return weight;
+    }
+
+    // ------------------------------------------------------------------ hooks
+
+    /**
+     * Whether the mailbox holds work. Any thread; a spurious {@code true} is allowed.
+     *
+     * @return {@code true} if the mailbox may hold work
+     */
+    protected abstract boolean hasWork();
+
+    /**
+     * A hint for the run-next slot ({@link RunNext}): whether this actor has work beyond the task in
+     * progress, i.e. whether its turn would go on after that task. Called only by the carrier running
+     * the actor, from inside one of its tasks. A wrong answer costs only speed: {@code false} when the
+     * turn goes on moves the woken actor to the run queue at the next task; {@code true} when it ends
+     * forgoes the hand-off. The default is {@link #hasWork()}, right for actors that take a task out
+     * of their mailbox before running it.
+     *
+     * @return {@code true} if the turn would go on after the current task
+     */
+    protected boolean hasWorkAfterCurrentTask() {
+        return hasWork();
+    }
+
+    /**
+     * Runs one turn. Call {@link Turn#shouldContinue()} before each message and run each message
+     * through {@link Turn#run(Runnable)} (or bracket it with {@link Turn#beginTask()} /
+     * {@link Turn#endTask()}) so that the quota, preemption, hog detection and error accounting
+     * apply. Only called by the carrier holding {@code SCHEDULED}, never while terminated.
+     *
+     * @param turn the turn context of the calling carrier
+     */
+    protected abstract void runTurn(Turn turn);
+
+    /**
+     * Cancels all pending work after termination. Called with consumer rights (holding
+     * {@code SCHEDULED}), possibly more than once.
+     */
+    protected abstract void drainTerminated();
+
+    /**
+     * Whether the actor is neither queued nor running and has no work: what a graceful group
+     * shutdown waits for. Any thread; a momentary answer.
+     *
+     * @return {@code true} if idle
+     */
+    public boolean isIdle() {
+        return (status & SCHEDULED) == 0 && !hasWork();
+    }
+
+    /** @return how much work is waiting (approximate); used for {@code Scannable.Attr.BUFFERED} */
+    public int pendingWork() {
+        return hasWork() ? 1 : 0;
+    }
+
+    // ------------------------------------------------------------------ status word
+
+    /**
+     * Makes the actor runnable if it has work, is idle and not suspended. Call after adding work.
+     *
+     * @return {@code false} if the actor is terminated (the caller must reject its work)
+     */
+    public final boolean signal() {
+        for (;;) {
+            int s = status;
+            if ((s & TERMINATED) != 0) {
+                tryDrain();
+                return false;
+            }
+            if ((s & SCHEDULED) != 0 || s >= SUSPEND_UNIT) {
+                return true;
+            }
+            if (STATUS.compareAndSet(this, s, s | SCHEDULED)) {
+                engine.enqueue(this);
+                return true;
+            }
+        }
+    }
+
+    /** Suspends the actor (re-entrant). The task in progress completes; no further one starts. */
+    public final void suspend() {
+        for (;;) {
+            int s = status;
+            if ((s & TERMINATED) != 0) {
+                return;
+            }
+            if (STATUS.compareAndSet(this, s, s + SUSPEND_UNIT)) {
+                if (s < SUSPEND_UNIT) {
+                    engine.suspendedDelta(1);
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * Undoes one {@link #suspend()}; never goes below zero. When the last suspension is lifted and
+     * the actor has work, it is scheduled again.
+     *
+     * @return {@code true} if a suspension was lifted
+     */
+    public final boolean resume() {
+        for (;;) {
+            int s = status;
+            if ((s & TERMINATED) != 0 || s < SUSPEND_UNIT) {
+                return false;
+            }
+            int ns = s - SUSPEND_UNIT;
+            if (STATUS.compareAndSet(this, s, ns)) {
+                if (ns < SUSPEND_UNIT) {
+                    engine.suspendedDelta(-1);
+                    if ((ns & SCHEDULED) == 0 && hasWork()) {
+                        signal();
+                    }
+                }
+                return true;
+            }
+        }
+    }
+
+    /** @return whether at least one suspension is in force */
+    public final boolean isSuspended() {
+        return status >= SUSPEND_UNIT;
+    }
+
+    /** @return the number of suspensions in force */
+    public final int suspendCount() {
+        return status >>> 2;
+    }
+
+    /** @return whether the actor is in the run queue or running (for diagnostics; changes at any time) */
+    public final boolean isScheduled() {
+        return (status & SCHEDULED) != 0;
+    }
+
+    /** @return whether the actor is terminated */
+    public final boolean isTerminated() {
+        return (status & TERMINATED) != 0;
+    }
+
+    /**
+     * Terminates the actor: it never runs user work again, and its pending work is drained by
+     * {@link #drainTerminated()} (now, if it is idle; at the end of its turn otherwise).
+     *
+     * @return {@code true} if this call terminated it
+     */
+    public final boolean terminate() {
+        for (;;) {
+            int s = status;
+            if ((s & TERMINATED) != 0) {
+                return false;
+            }
+            if (STATUS.compareAndSet(this, s, s | TERMINATED)) {
+                if (s >= SUSPEND_UNIT) {
+                    engine.suspendedDelta(-1);
+                }
+                group.unregister(this);
+                engine.actorTerminated(this);
+                tryDrain();
+                return true;
+            }
+        }
+    }
+
+    /** Gains consumer rights if nobody holds them and drains; repeats while late work shows up. */
+    private void tryDrain() {
+        for (;;) {
+            int s = status;
+            if ((s & SCHEDULED) != 0) {
+                return; // the holder drains at the end of its turn (keepScheduledAfterTurn / releaseAfterTurn)
+            }
+            if (STATUS.compareAndSet(this, s, s | SCHEDULED)) {
+                try {
+                    drainTerminated();
+                } finally {
+                    clearScheduled();
+                }
+                if (!hasWork()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private int clearScheduled() {
+        for (;;) {
+            int s = status;
+            int ns = s & ~SCHEDULED;
+            if (STATUS.compareAndSet(this, s, ns)) {
+                return ns;
+            }
+        }
+    }
+
+    /** Whether the carrier that holds this actor may start another task in this turn. */
+    final boolean runnable() {
+        return status < SUSPEND_UNIT && (status & TERMINATED) == 0;
+    }
+
+    /**
+     * Called by the carrier after {@link #runTurn} returned, holding {@code SCHEDULED}.
+     *
+     * @return {@code true} if the actor keeps {@code SCHEDULED} and must be re-queued
+     */
+    final boolean keepScheduledAfterTurn() {
+        int s = status;
+        if ((s & TERMINATED) != 0) {
+            drainTerminated();
+            return false;
+        }
+        return s < SUSPEND_UNIT && hasWork();
+    }
+
+    /**
+     * Called by the carrier after the run queue forgot the actor (not re-queued): releases
+     * {@code SCHEDULED} and closes the race with producers and resumers that saw it set.
+     */
+    final void releaseAfterTurn() {
+        int ns = clearScheduled();
+        if ((ns & TERMINATED) != 0) {
+            if (hasWork()) {
+                tryDrain();
+            }
+        } else if (ns < SUSPEND_UNIT && hasWork()) {
+            signal();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + path + "]";
+    }
+}

@@ -1,0 +1,264 @@
+package io.reactoractor.internal.scheduling;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The carrier threads and how idle ones wait and are woken.
+ *
+ * <h2>Idling: spin briefly, then park</h2>
+ * A carrier that finds the run queue empty spins ({@code Thread.onSpinWait()}) for a few
+ * microseconds watching {@link RunQueue#readyCount()}, then registers as parked and parks. A
+ * wake-up costs ~10 µs, so it is only paid when a thread really was asleep.
+ *
+ * <h2>No lost wake-up (a Dekker handshake on volatile variables)</h2>
+ * <pre>
+ *   enqueuer:  ready++ (volatile, under the run queue lock) ; read spinning ; read parked
+ *   idler:     parked++ ; spinning-- ; read ready ; park
+ * </pre>
+ * Volatile accesses are sequentially consistent, so either the enqueuer sees the idler registered
+ * (and wakes it, or leaves the work to the still-spinning idler) or the idler sees the new work
+ * and does not park. A timed park (100 ms) is only a safety net.
+ *
+ * <h2>No wake-up per message</h2>
+ * The run queue is only touched when an actor goes from idle to scheduled (its status word), and
+ * a wake-up is only issued when no carrier is spinning. A carrier that takes an actor while more
+ * are ready wakes one more carrier (propagation), so a burst fans out over the pool.
+ *
+ * <h2>Compensating threads</h2>
+ * While the {@link HogMonitor} counts {@code h} carriers stuck in one task, up to
+ * {@code min(h, maxCompensating)} extra carriers run; each retires at its next turn boundary or
+ * idle check once it is no longer needed.
+ */
+final class CarrierPool {
+
+    private static final int SPIN_ITERATIONS = 256;
+    private static final long PARK_NANOS = 100_000_000L;
+    private static final long SHUTDOWN_POLL_NANOS = 1_000_000L;
+
+    private final SchedulerEngine engine;
+    private final RunQueue runQueue;
+    /** Slots 0..threads-1: permanent carriers; the rest: compensating carriers (null when free). */
+    private final AtomicReferenceArray<CarrierThread> slots;
+    private final int threads;
+    private final int maxCompensating;
+
+    private final AtomicInteger spinning = new AtomicInteger();
+    private final AtomicInteger parked = new AtomicInteger();
+    private final AtomicInteger compensators = new AtomicInteger();
+    private final AtomicInteger compensatorSeq = new AtomicInteger();
+    private final java.util.concurrent.atomic.LongAdder wakeUps = new java.util.concurrent.atomic.LongAdder();
+
+    CarrierPool(SchedulerEngine engine, int threads, int maxCompensating) {
+        this.engine = engine;
+        this.runQueue = engine.runQueue();
+        this.threads = threads;
+        this.maxCompensating = maxCompensating;
+        this.slots = new AtomicReferenceArray<>(threads + maxCompensating);
+    }
+
+    void start() {
+        String name = engine.config().name();
+        for (int i = 0; i < threads; i++) {
+            CarrierThread t = new CarrierThread(engine, name + "-" + (i + 1), false, i);
+            slots.set(i, t);
+            engine.threadStarting();
+            t.start();
+        }
+    }
+
+    /** Called after work was made ready: wakes a parked carrier unless one is spinning. */
+    void onWork() {
+        if (spinning.get() > 0 || parked.get() == 0) {
+            return;
+        }
+        wakeOne();
+    }
+
+    private void wakeOne() {
+        int n = slots.length();
+        for (int i = 0; i < n; i++) {
+            CarrierThread c = slots.get(i);
+            if (c != null && c.isParked() && c.tryUnmarkParked()) {
+                parked.decrementAndGet();
+                wakeUps.increment();
+                LockSupport.unpark(c);
+                return;
+            }
+        }
+    }
+
+    void wakeAll() {
+        int n = slots.length();
+        for (int i = 0; i < n; i++) {
+            CarrierThread c = slots.get(i);
+            if (c != null) {
+                if (c.tryUnmarkParked()) {
+                    parked.decrementAndGet();
+                }
+                LockSupport.unpark(c);
+            }
+        }
+    }
+
+    /**
+     * Waits for work. Returns {@code false} when the carrier must exit (the scheduler stopped, or a
+     * compensating carrier is no longer needed).
+     */
+    boolean idle(CarrierThread c) {
+        spinning.incrementAndGet();
+        for (int i = 0; i < SPIN_ITERATIONS; i++) {
+            if (runQueue.readyCount() > 0) {
+                spinning.decrementAndGet();
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        if (rescueRunNext(c)) {
+            spinning.decrementAndGet();
+            return true;
+        }
+        c.markParked();
+        parked.incrementAndGet();
+        spinning.decrementAndGet();
+        c.clearHogStamp();
+        boolean shuttingDown = engine.isShuttingDown();
+        if (runQueue.readyCount() == 0 && !engine.isStopping()) {
+            LockSupport.parkNanos(this, shuttingDown ? SHUTDOWN_POLL_NANOS : PARK_NANOS);
+        }
+        if (c.tryUnmarkParked()) {
+            parked.decrementAndGet();
+        }
+        if (shuttingDown) {
+            engine.checkQuiescence();
+        }
+        if (engine.isStopping()) {
+            return false;
+        }
+        return !(c.compensating() && shouldRetire(c));
+    }
+
+    /**
+     * Before parking: moves actors that have waited too long in another carrier's run-next slot (woken
+     * by a task that then ran long) to the run queue, where this carrier takes them.
+     *
+     * @return whether one was moved
+     */
+    private boolean rescueRunNext(CarrierThread self) {
+        long now = System.nanoTime();
+        boolean moved = false;
+        for (int i = 0; i < slots.length(); i++) {
+            CarrierThread c = slots.get(i);
+            if (c != null && c != self && c.hasRunNext()) {
+                moved |= engine.runNext().rescue(c, now);
+            }
+        }
+        return moved;
+    }
+
+    /** @return carriers woken from their park so far */
+    long wakeUps() {
+        return wakeUps.sum();
+    }
+
+    /** After a take: if more actors are ready and nobody is spinning, fan out to a parked carrier. */
+    void propagate() {
+        if (runQueue.readyCount() > 0) {
+            onWork();
+        }
+    }
+
+    // ------------------------------------------------------------------ compensation
+
+    /** Starts compensating carriers until {@code min(hogged, maxCompensating)} run. */
+    void compensate(int hogged) {
+        int wanted = Math.min(hogged, maxCompensating);
+        for (;;) {
+            int c = compensators.get();
+            if (c >= wanted || engine.isDisposed()) {
+                return;
+            }
+            if (!compensators.compareAndSet(c, c + 1)) {
+                continue;
+            }
+            int slot = freeSlot();
+            if (slot < 0) {
+                compensators.decrementAndGet();
+                return;
+            }
+            CarrierThread t = new CarrierThread(engine,
+                    engine.config().name() + "-comp-" + compensatorSeq.incrementAndGet(), true, slot);
+            if (!slots.compareAndSet(slot, null, t)) {
+                compensators.decrementAndGet();
+                continue;
+            }
+            engine.threadStarting();
+            t.start();
+        }
+    }
+
+    private int freeSlot() {
+        for (int i = threads; i < slots.length(); i++) {
+            if (slots.get(i) == null) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether a compensating carrier should exit now; if so, it is already unaccounted. */
+    boolean shouldRetire(CarrierThread c) {
+        for (;;) {
+            int n = compensators.get();
+            if (n <= Math.min(engine.hogMonitor().hogged(), maxCompensating)) {
+                return false;
+            }
+            if (compensators.compareAndSet(n, n - 1)) {
+                release(c);
+                return true;
+            }
+        }
+    }
+
+    private void release(CarrierThread c) {
+        for (int i = threads; i < slots.length(); i++) {
+            if (slots.get(i) == c) {
+                slots.compareAndSet(i, c, null);
+                return;
+            }
+        }
+    }
+
+    /** Called when a carrier exits for good; a compensating one frees its slot if still held. */
+    void exited(CarrierThread c) {
+        if (c.compensating()) {
+            for (int i = threads; i < slots.length(); i++) {
+                if (slots.get(i) == c) {
+                    if (slots.compareAndSet(i, c, null)) {
+                        compensators.decrementAndGet();
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    int compensators() {
+        return compensators.get();
+    }
+
+    /** Visits every live carrier (for the hog monitor and statistics). */
+    void forEach(java.util.function.Consumer<CarrierThread> action) {
+        for (int i = 0; i < slots.length(); i++) {
+            CarrierThread c = slots.get(i);
+            if (c != null) {
+                action.accept(c);
+            }
+        }
+    }
+
+    boolean isCarrier(Thread t) {
+        return t instanceof CarrierThread && ((CarrierThread) t).engineIs(engine);
+    }
+}

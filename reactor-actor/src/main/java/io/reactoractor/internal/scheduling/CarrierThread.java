@@ -1,0 +1,224 @@
+package io.reactoractor.internal.scheduling;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import reactor.core.scheduler.NonBlocking;
+
+/**
+ * A thread of an {@code ActorScheduler}: takes ready actors from the run queue and runs their
+ * turns. Implements Reactor's {@link NonBlocking} marker so {@code block()} fails fast on it.
+ *
+ * <p>Fields read by other threads ({@link #taskStartedAt}, {@link #currentCell}, {@link #hogStamp},
+ * {@link #parkState}) are documented where they are declared.
+ */
+public final class CarrierThread extends Thread implements NonBlocking {
+
+    static final int RUNNING = 0;
+    static final int PARKED = 1;
+
+    private static final VarHandle TASK_STARTED_AT;
+    private static final VarHandle CURRENT_CELL;
+    private static final VarHandle HOG_STAMP;
+    private static final VarHandle PARK_STATE;
+    private static final VarHandle RUN_NEXT;
+    private static final VarHandle RUN_NEXT_SINCE;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            TASK_STARTED_AT = l.findVarHandle(CarrierThread.class, "taskStartedAt", long.class);
+            CURRENT_CELL = l.findVarHandle(CarrierThread.class, "currentCell", ActorCell.class);
+            HOG_STAMP = l.findVarHandle(CarrierThread.class, "hogStamp", long.class);
+            PARK_STATE = l.findVarHandle(CarrierThread.class, "parkState", int.class);
+            RUN_NEXT = l.findVarHandle(CarrierThread.class, "runNext", ActorCell.class);
+            RUN_NEXT_SINCE = l.findVarHandle(CarrierThread.class, "runNextSince", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final SchedulerEngine engine;
+    private final boolean compensating;
+
+    /**
+     * Start of the task in progress ({@code System.nanoTime()}), 0 when none. Written by this thread
+     * with opaque stores (no fence on the hot path), read by the hog monitor with opaque loads: the
+     * monitor only needs an eventually visible, untorn value.
+     */
+    private long taskStartedAt;
+    /** The actor of the task in progress (opaque, for the hog monitor's log line). */
+    private ActorCell currentCell;
+    /**
+     * Non-zero while the hog monitor counts this carrier as hogged; the value is the
+     * {@link #taskStartedAt} it flagged. Set by the monitor with CAS, cleared by this thread (or by
+     * the monitor undoing a stale flag) with CAS: every successful set is matched by exactly one
+     * successful clear, and each clear decrements the hogged count once.
+     */
+    private volatile long hogStamp;
+    /** Hog suspect bookkeeping, touched only by the hog monitor's thread (see {@code HogMonitor#confirmed}). */
+    long suspectStamp;
+    long suspectCpu;
+    long suspectWall;
+    /** {@link #RUNNING} or {@link #PARKED}; the thread that CASes PARKED→RUNNING owns the wake-up. */
+    private volatile int parkState;
+
+    /**
+     * The run-next slot (see {@link RunNext}): an actor woken by this carrier's running task, to run
+     * right after the current turn on this carrier. The occupant holds its {@code SCHEDULED} bit; whoever
+     * removes it from the slot (this carrier with {@code getAndSet}, a rescuer with {@code compareAndSet})
+     * owns it and must run it or put it in the run queue. Placed and taken with volatile atomics, so
+     * the actor's fields written before placement are visible to whoever takes it.
+     */
+    private volatile ActorCell runNext;
+    /** When the occupant was placed ({@code System.nanoTime()}); opaque, read by rescuers. */
+    private long runNextSince;
+    /** Consecutive turns this carrier took from its slot (carrier-confined). */
+    int runNextStreak;
+
+    /**
+     * Written only by this thread (a plain increment per task: no fence on the hot path); statistics
+     * read it racily and may see a slightly stale count, which is all they promise.
+     */
+    private long tasksRun;
+
+    /** This carrier's slot in the pool (0..threads-1 for permanent carriers); a stable hint for lanes. */
+    private final int index;
+
+    CarrierThread(SchedulerEngine engine, String name, boolean compensating, int index) {
+        super(name);
+        this.engine = engine;
+        this.compensating = compensating;
+        this.index = index;
+        setDaemon(true);
+    }
+
+    /** @return this carrier's slot in its pool */
+    int index() {
+        return index;
+    }
+
+    @Override
+    public void run() {
+        try {
+            engine.runCarrier(this);
+        } catch (Throwable t) {
+            // runCarrier catches everything itself; this guards the guard (e.g. a StackOverflowError
+            // while reporting), so the exit below always runs and the pool can replace this carrier
+            engine.internalError("leaving a carrier loop", t);
+        } finally {
+            engine.carrierExited(this);
+        }
+    }
+
+    boolean compensating() {
+        return compensating;
+    }
+
+    void taskStarted(long start, ActorCell cell) {
+        CURRENT_CELL.setOpaque(this, cell);
+        TASK_STARTED_AT.setOpaque(this, start == 0 ? 1 : start);
+    }
+
+    void taskEnded() {
+        TASK_STARTED_AT.setOpaque(this, 0L);
+        // an idle carrier must not keep the last actor (and what it references: its subscribers)
+        // reachable; the hog monitor reads a null cell as '?' (rule 3.13 needs the subscriber collectable)
+        CURRENT_CELL.setOpaque(this, null);
+        tasksRun++;
+        if (hogStamp != 0) {
+            clearHogStamp();
+        }
+    }
+
+    long taskStartedAt() {
+        return (long) TASK_STARTED_AT.getOpaque(this);
+    }
+
+    ActorCell currentCell() {
+        return (ActorCell) CURRENT_CELL.getOpaque(this);
+    }
+
+    long tasksRun() {
+        return tasksRun;
+    }
+
+    /** Monitor side: flags this carrier as hogged by the task that started at {@code stamp}. */
+    boolean tryFlagHog(long stamp) {
+        return HOG_STAMP.compareAndSet(this, 0L, stamp);
+    }
+
+    /** Monitor side: undoes a flag whose task already ended. */
+    boolean tryUnflagHog(long stamp) {
+        return HOG_STAMP.compareAndSet(this, stamp, 0L);
+    }
+
+    long hogStamp() {
+        return hogStamp;
+    }
+
+    /** Carrier side: clears a hog flag, if any, and tells the monitor the hog is over. */
+    void clearHogStamp() {
+        long s = hogStamp;
+        if (s != 0 && HOG_STAMP.compareAndSet(this, s, 0L)) {
+            engine.hogMonitor().hogEnded();
+        }
+    }
+
+    // ------------------------------------------------------------------ run-next slot
+
+    /**
+     * Owner side: puts {@code cell} in the slot.
+     *
+     * @return the actor it displaced (now owned by the caller), or {@code null}
+     */
+    ActorCell putRunNext(ActorCell cell, long now) {
+        RUN_NEXT_SINCE.setOpaque(this, now);
+        return (ActorCell) RUN_NEXT.getAndSet(this, cell);
+    }
+
+    /** @return whether the slot is occupied (a volatile read of a field this carrier mostly owns) */
+    boolean hasRunNext() {
+        return runNext != null;
+    }
+
+    /** @return the occupant without taking it, or {@code null} */
+    ActorCell peekRunNext() {
+        return runNext;
+    }
+
+    /** Owner side: takes the occupant (now owned by the caller), or {@code null} if a rescuer took it. */
+    ActorCell takeRunNext() {
+        return runNext == null ? null : (ActorCell) RUN_NEXT.getAndSet(this, (ActorCell) null);
+    }
+
+    /**
+     * Rescuer side: takes the occupant if it has waited at least {@code minWaitNanos}.
+     *
+     * @return the occupant (now owned by the caller), or {@code null}
+     */
+    ActorCell rescueRunNext(long now, long minWaitNanos) {
+        ActorCell c = runNext;
+        if (c == null || now - (long) RUN_NEXT_SINCE.getOpaque(this) < minWaitNanos) {
+            return null;
+        }
+        return RUN_NEXT.compareAndSet(this, c, (ActorCell) null) ? c : null;
+    }
+
+    void markParked() {
+        PARK_STATE.setVolatile(this, PARKED);
+    }
+
+    /** @return {@code true} if the caller moved this carrier from PARKED to RUNNING */
+    boolean tryUnmarkParked() {
+        return PARK_STATE.compareAndSet(this, PARKED, RUNNING);
+    }
+
+    boolean isParked() {
+        return parkState == PARKED;
+    }
+
+    boolean engineIs(SchedulerEngine e) {
+        return engine == e;
+    }
+}

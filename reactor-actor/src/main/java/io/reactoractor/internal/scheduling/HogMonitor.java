@@ -1,0 +1,203 @@
+package io.reactoractor.internal.scheduling;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * Detects carriers stuck in one task far longer than the quota and keeps the other actors running.
+ *
+ * <p>The JVM cannot preempt a task: a blocking call, or a Reactor {@code publishOn} drain loop that
+ * never returns while items keep coming, holds its carrier for as long as it likes. Every
+ * {@code threshold / 4} (on the timer thread) the monitor looks at each carrier's
+ * {@code taskStartedAt}; a task older than the threshold is a <em>hog</em>. For each hog the monitor
+ * logs one line naming the actor, counts it, and the {@link CarrierPool} starts a compensating
+ * carrier (bounded by {@code maxCompensatingThreads}) that serves the run queue until the hog's task
+ * ends; the compensating carrier then retires.
+ *
+ * <p>The flag handshake with the carrier (see {@link CarrierThread#hogStamp()}) guarantees the
+ * hogged count never drifts: every successful flag is undone exactly once, by the carrier when the
+ * task ends (or when it goes idle), or by the monitor itself when it notices that the task it
+ * flagged had already ended.
+ */
+final class HogMonitor {
+
+    private static final Logger LOG = Loggers.getLogger(HogMonitor.class);
+
+    private final SchedulerEngine engine;
+    private final long thresholdNanos;
+    private final long intervalNanos;
+    private final AtomicInteger hogged = new AtomicInteger();
+    private final LongAdder detected = new LongAdder();
+    private final Tick tick = new Tick();
+
+    HogMonitor(SchedulerEngine engine, long thresholdNanos) {
+        this.engine = engine;
+        this.thresholdNanos = thresholdNanos;
+        this.intervalNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), thresholdNanos / 4);
+    }
+
+    void start() {
+        engine.timer().schedule(tick, System.nanoTime() + intervalNanos);
+    }
+
+    int hogged() {
+        return hogged.get();
+    }
+
+    long detected() {
+        return detected.sum();
+    }
+
+    void hogEnded() {
+        hogged.decrementAndGet();
+    }
+
+    /** Test seam: runs at the start of every check, on the timer thread ({@code null} in production). */
+    volatile Runnable beforeCheck;
+
+    void check() {
+        Runnable hook = beforeCheck;
+        if (hook != null) {
+            hook.run();
+        }
+        long now = System.nanoTime();
+        engine.pool().forEach(c -> {
+            // an actor woken into a carrier's run-next slot by a task that then ran long: the bound
+            // on its wait when every other carrier is parked (RunNext, rescue)
+            engine.runNext().rescue(c, now);
+            inspect(c, now);
+        });
+        int h = hogged.get();
+        if (h > 0) {
+            engine.pool().compensate(h);
+        }
+    }
+
+    private void inspect(CarrierThread c, long now) {
+        long started = c.taskStartedAt();
+        if (started == 0 || now - started < thresholdNanos || c.hogStamp() == started) {
+            return;
+        }
+        if (!confirmed(c, started, now)) {
+            return;
+        }
+        hogged.incrementAndGet();
+        if (!c.tryFlagHog(started)) {
+            hogged.decrementAndGet();
+            return;
+        }
+        if (c.taskStartedAt() != started) {
+            // the task ended while we flagged it; undo unless the carrier already did
+            if (c.tryUnflagHog(started)) {
+                hogged.decrementAndGet();
+            }
+            return;
+        }
+        detected.increment();
+        ActorCell cell = c.currentCell();
+        long ms = TimeUnit.NANOSECONDS.toMillis(now - started);
+        LOG.warn("[{}] actor '{}' has been running one task on thread {} for {} ms (quota {} ms); "
+                        + "starting a compensating thread so the other actors keep running",
+                engine.config().name(), cell == null ? "?" : cell.path(), c.getName(), ms,
+                TimeUnit.NANOSECONDS.toMillis(engine.config().quotaNanos()));
+    }
+
+    /**
+     * Whether the carrier is really holding on to its task, not merely descheduled by the OS.
+     *
+     * <p>Wall-clock age alone raises false alarms on an overloaded machine: a carrier that the OS did
+     * not run for 50 ms looks exactly like one stuck in a task. So a suspect is confirmed only with
+     * evidence, gathered over one more monitor interval:
+     * <ul>
+     *   <li>it is blocked ({@code BLOCKED}, {@code WAITING}, {@code TIMED_WAITING}): a blocking call,
+     *       a hog at once;</li>
+     *   <li>it used at least half of the wall time since it became a suspect as CPU time: a busy task
+     *       (a {@code publishOn} drain loop, a spin);</li>
+     *   <li>it is {@code RUNNABLE} without CPU progress, in a native method: blocking I/O (a JDBC
+     *       socket read shows up as {@code RUNNABLE}).</li>
+     * </ul>
+     * {@code RUNNABLE}, little CPU, not in native code: the OS did not run it; no hog (a compensating
+     * thread would not get the CPU either). The suspect is re-examined on the next interval.
+     * Only this monitor thread touches the suspect fields, and only on this slow path.
+     */
+    private boolean confirmed(CarrierThread c, long started, long now) {
+        Thread.State state = c.getState();
+        if (state == Thread.State.BLOCKED || state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) {
+            return true;
+        }
+        if (!CPU_TIME) {
+            return true; // no evidence available: trust the wall clock, as before
+        }
+        long cpu = THREADS.getThreadCpuTime(c.getId());
+        if (cpu < 0) {
+            return true;
+        }
+        if (c.suspectStamp != started) {
+            c.suspectStamp = started;
+            c.suspectCpu = cpu;
+            c.suspectWall = now;
+            return false;
+        }
+        long wall = now - c.suspectWall;
+        if (wall < intervalNanos / 2) {
+            return false;
+        }
+        if (cpu - c.suspectCpu >= wall / 2) {
+            return true;
+        }
+        StackTraceElement[] stack = c.getStackTrace();
+        if (stack.length > 0 && stack[0].isNativeMethod()) {
+            return true;
+        }
+        // descheduled: start a new observation window
+        c.suspectCpu = cpu;
+        c.suspectWall = now;
+        return false;
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final boolean CPU_TIME = cpuTimeAvailable();
+
+    private static boolean cpuTimeAvailable() {
+        try {
+            if (!THREADS.isThreadCpuTimeSupported()) {
+                return false;
+            }
+            if (!THREADS.isThreadCpuTimeEnabled()) {
+                THREADS.setThreadCpuTimeEnabled(true);
+            }
+            return THREADS.isThreadCpuTimeEnabled();
+        } catch (RuntimeException e) { // SecurityException, UnsupportedOperationException
+            return false;
+        }
+    }
+
+    /** The monitor's periodic timer entry: internal, re-arms itself until the timer shuts down. */
+    private final class Tick extends TimerEntry {
+        @Override
+        protected void fire() {
+            try {
+                check();
+            } catch (Throwable t) {
+                engine.internalError("checking for hogs", t);
+            }
+            // re-armed whatever check() did: a monitor that stops re-arming is dead for good
+            engine.timer().schedule(this, System.nanoTime() + intervalNanos);
+        }
+
+        @Override
+        protected boolean awaitedOnShutdown() {
+            return false;
+        }
+
+        @Override
+        protected boolean internal() {
+            return true;
+        }
+    }
+}

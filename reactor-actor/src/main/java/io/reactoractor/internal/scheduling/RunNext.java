@@ -1,0 +1,195 @@
+package io.reactoractor.internal.scheduling;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * The run-next slot policy (Go's {@code runnext}, Tokio's LIFO slot): an actor woken by the task a
+ * carrier is running runs next <em>on that carrier</em>, right after the current turn, without going
+ * through the shared run queue. A message exchange between two actors (ask/reply, ping-pong, a
+ * pipeline stage feeding the next) then stays on one core: no run-queue lock for the wake-up, no
+ * wake-up of another carrier, no cache lines bouncing between cores.
+ *
+ * <h2>Rules</h2>
+ * <ol>
+ *   <li><b>Placement</b> ({@link #tryPlace}). A carrier that makes an actor ready from inside a task
+ *       puts it in its slot only when that task is young ({@value #MAX_TASK_AGE_NANOS} ns) and its own
+ *       actor has no more work: the turn is about to end, so the woken actor waits a few instructions,
+ *       not a turn. Otherwise, and for every wake-up from outside the pool (timer, user threads), the
+ *       actor goes to the shared run queue. A newer occupant displaces the older one to the run queue.</li>
+ *   <li><b>Chaining</b> ({@link #next}). At the end of a turn the carrier runs the occupant next,
+ *       inheriting the rest of the slice: quota and preemption count from the start of the chain, so a
+ *       chain is preempted like one turn. While other actors are ready, at most {@value #MAX_STREAK}
+ *       turns in a row come from the slot, and the occupant goes to the run queue instead whenever the
+ *       fair order says a waiting actor should run first ({@link RunQueue#shouldPreempt}, evaluated for
+ *       the chain's elapsed time): a ping-pong pair cannot starve the queue. With nobody ready there is
+ *       nobody to starve, and the chain goes on. The carrier takes its next actor from the run queue
+ *       right after such a flush, so it wakes no other carrier.</li>
+ *   <li><b>Flush</b> ({@link #flush}). If the turn goes on to another task instead of ending, the
+ *       occupant goes to the run queue before that task starts ({@link Turn#beginTask()}).</li>
+ *   <li><b>Rescue</b> ({@link #rescue}). A task that woke an actor and then ran long (a never-ending
+ *       {@code publishOn} drain loop) would strand the occupant: spinning idle carriers move an occupant
+ *       that waited {@value #RESCUE_AFTER_NANOS} ns to the run queue, and the hog monitor's periodic
+ *       check does the same for every carrier (so the wait is bounded by its interval even when every
+ *       other carrier is parked).</li>
+ * </ol>
+ *
+ * <h2>Slot states (one per carrier; the occupant holds its {@code SCHEDULED} bit)</h2>
+ * <pre>
+ *   slot      | event (thread)                                   | next / action
+ *   ----------+--------------------------------------------------+------------------------------------------
+ *   empty     | place A (owner, inside a young last task)        | A; slotted+1
+ *   A         | place B (owner)                                  | B; A to the run queue; slotted-1
+ *   A         | turn ends; nobody ready, or streak &lt; max and   | empty; A runs next on this carrier
+ *             | no preemption due (owner)                        | (getAndSet); slotted-1 once running
+ *   A         | turn ends, otherwise (owner)                     | empty; A to the run queue, no wake-up;
+ *             |                                                  | slotted-1
+ *   A         | next task of the same turn starts (owner)        | empty; A to the run queue; slotted-1
+ *   A         | waited &ge; rescue delay (spinner, hog monitor)     | empty (CAS); A to the run queue; slotted-1
+ * </pre>
+ * Whoever empties the slot (owner: {@code getAndSet}; rescuer: {@code compareAndSet} against the
+ * occupant it read) owns the occupant, so exactly one thread runs or enqueues it. Both are volatile
+ * atomics, and placement is a volatile {@code getAndSet}: everything the placing thread wrote before
+ * (the actor's status CAS, its {@code readyAt}) is visible to whoever takes the actor.
+ *
+ * <p>{@code slotted} counts occupants (incremented before placement, decremented only once the
+ * occupant is counted by the run queue as ready or running), so a graceful shutdown never sees the
+ * scheduler quiescent while an actor waits in a slot.
+ */
+final class RunNext {
+
+    /** A waking task older than this is not about to end: the woken actor goes to the run queue. */
+    static final long MAX_TASK_AGE_NANOS = 100_000L;
+    /** At most this many consecutive turns of a carrier come from its slot. */
+    static final int MAX_STREAK = 3;
+    /** An occupant that waited this long may be moved to the run queue by another thread. */
+    static final long RESCUE_AFTER_NANOS = 100_000L;
+
+    private final SchedulerEngine engine;
+    private final RunQueue runQueue;
+    /** {@code System::nanoTime}; a test clock in the policy tests. */
+    private final LongSupplier clock;
+    private final AtomicInteger slotted = new AtomicInteger();
+    private final LongAdder chained = new LongAdder();
+    private final LongAdder rescued = new LongAdder();
+
+    RunNext(SchedulerEngine engine, RunQueue runQueue, LongSupplier clock) {
+        this.engine = engine;
+        this.runQueue = runQueue;
+        this.clock = clock;
+    }
+
+    /**
+     * Puts {@code cell} (just made {@code SCHEDULED} by the calling thread) in the calling carrier's
+     * slot if the rules allow.
+     *
+     * @return {@code true} if placed; {@code false}: the caller puts it in the run queue
+     */
+    boolean tryPlace(CarrierThread carrier, ActorCell cell) {
+        long taskStart = carrier.taskStartedAt();
+        if (taskStart == 0) {
+            return false; // not inside a task (e.g. the carrier loop re-signalling after a turn)
+        }
+        ActorCell running = carrier.currentCell();
+        if (running == null || running == cell || running.hasWorkAfterCurrentTask()) {
+            return false; // the turn goes on: the woken actor would wait for it
+        }
+        long now = clock.getAsLong();
+        if (now - taskStart > MAX_TASK_AGE_NANOS) {
+            return false; // a long task may go on for much longer
+        }
+        cell.readyAt = now;
+        slotted.incrementAndGet();
+        ActorCell displaced = carrier.putRunNext(cell, now);
+        if (displaced != null) {
+            toRunQueue(displaced, now, true);
+        }
+        return true;
+    }
+
+    /**
+     * End of a turn on {@code carrier}: takes the occupant to run next, or moves it to the run queue.
+     * A returned actor is still counted in {@code slotted}: call {@link #chainedInto} once the run
+     * queue counts it as running.
+     *
+     * @param sliceElapsed the time since the start of the current chain (or turn)
+     * @return the actor to run next on this carrier, or {@code null}
+     */
+    ActorCell next(CarrierThread carrier, long sliceElapsed, long now) {
+        ActorCell candidate = carrier.peekRunNext();
+        if (candidate == null) {
+            carrier.runNextStreak = 0;
+            return null;
+        }
+        if (runQueue.readyCount() > 0
+                && (carrier.runNextStreak >= MAX_STREAK || runQueue.shouldPreempt(candidate, sliceElapsed, now))) {
+            carrier.runNextStreak = 0;
+            ActorCell c = carrier.takeRunNext();
+            if (c != null) {
+                toRunQueue(c, now, false); // this carrier takes from the run queue right away
+            }
+            return null;
+        }
+        ActorCell taken = carrier.takeRunNext();
+        if (taken == null) {
+            carrier.runNextStreak = 0; // rescued meanwhile
+            return null;
+        }
+        carrier.runNextStreak++;
+        chained.increment();
+        return taken;
+    }
+
+    /** The actor returned by {@link #next} is now counted as running by the run queue. */
+    void chainedInto() {
+        slotted.decrementAndGet();
+    }
+
+    /** Moves {@code carrier}'s occupant, if any, to the run queue (owner side). */
+    void flush(CarrierThread carrier, long now) {
+        ActorCell c = carrier.takeRunNext();
+        if (c != null) {
+            toRunQueue(c, now, true);
+        }
+    }
+
+    /**
+     * Moves an occupant that waited at least {@link #RESCUE_AFTER_NANOS} to the run queue (any thread
+     * but the owner).
+     *
+     * @return whether one was moved
+     */
+    boolean rescue(CarrierThread carrier, long now) {
+        ActorCell c = carrier.rescueRunNext(now, RESCUE_AFTER_NANOS);
+        if (c == null) {
+            return false;
+        }
+        rescued.increment();
+        toRunQueue(c, now, true);
+        return true;
+    }
+
+    private void toRunQueue(ActorCell c, long now, boolean wake) {
+        try {
+            engine.enqueueShared(c, now, wake);
+        } finally {
+            slotted.decrementAndGet(); // after the run queue counts it as ready
+        }
+    }
+
+    /** @return whether no actor waits in any slot */
+    boolean isEmpty() {
+        return slotted.get() == 0;
+    }
+
+    /** @return turns that came from a slot (hand-offs without the run queue) */
+    long chainedTurns() {
+        return chained.sum();
+    }
+
+    /** @return occupants moved to the run queue by another thread after waiting too long */
+    long rescues() {
+        return rescued.sum();
+    }
+}

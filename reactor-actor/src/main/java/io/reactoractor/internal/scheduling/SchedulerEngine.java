@@ -1,0 +1,688 @@
+package io.reactoractor.internal.scheduling;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import reactor.core.Exceptions;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The machinery behind an {@code ActorScheduler}: groups, the run queue, the carrier threads, the
+ * timer, the hog monitor, counters and the lifecycle. Internal SPI: applications use
+ * {@code io.reactoractor.ActorScheduler}.
+ *
+ * <h2>Lifecycle</h2>
+ * <pre>
+ *   state          | event                         | next state
+ *   ---------------+-------------------------------+---------------------------------------------------
+ *   NEW            | init()                        | RUNNING: carriers, timer and hog monitor started
+ *   RUNNING        | init()                        | RUNNING (no-op)
+ *   RUNNING        | shutdownGracefully()          | SHUTTING_DOWN: new work rejected, periodic timers
+ *                  |                               | cancelled, queued work and one-shot timers still run
+ *   SHUTTING_DOWN  | timer owes nothing and run    | TERMINATED (observed twice, 1 ms apart, by an idle
+ *                  | queue quiescent               | carrier)
+ *   NEW, RUNNING,  | shutdownNow()                 | TERMINATED: timer cleared, carriers exit after their
+ *   SHUTTING_DOWN  |                               | current task, idle actors drained (tasks cancelled)
+ *   TERMINATED     | last thread exits             | {@link #onTerminated()} completes
+ *   SHUTTING_DOWN, | init()                        | IllegalStateException
+ *   TERMINATED     |                               |
+ * </pre>
+ */
+public final class SchedulerEngine {
+
+    /**
+     * The engine's configuration. The public builder validates first, with messages naming its own
+     * parameters; this record checks the same invariants again, so an engine built directly (tests,
+     * benchmarks) cannot start in a state the run loop does not expect.
+     *
+     * @param name               thread and metric name
+     * @param threads            permanent carriers
+     * @param quotaNanos         hard bound of a turn
+     * @param granularityNanos   preemption granularity
+     * @param fair               fair ordering (else FIFO)
+     * @param hogThresholdNanos  a task running longer than this is a hog
+     * @param maxCompensating    at most this many compensating carriers
+     * @param metrics            metrics binding
+     */
+    public record Config(String name, int threads, long quotaNanos, long granularityNanos, boolean fair,
+            long hogThresholdNanos, int maxCompensating, SchedulerMetrics metrics) {
+        /**
+         * Checks the configuration.
+         *
+         * @param name              thread and metric name
+         * @param threads           permanent carriers
+         * @param quotaNanos        hard bound of a turn
+         * @param granularityNanos  preemption granularity
+         * @param fair              fair ordering (else FIFO)
+         * @param hogThresholdNanos a task running longer than this is a hog
+         * @param maxCompensating   at most this many compensating carriers
+         * @param metrics           metrics binding
+         * @throws IllegalArgumentException naming the first invalid component
+         */
+        public Config {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(metrics, "metrics");
+            if (threads < 1) {
+                throw new IllegalArgumentException("threads must be at least 1 but was " + threads);
+            }
+            if (quotaNanos <= 0) {
+                throw new IllegalArgumentException("quotaNanos must be positive but was " + quotaNanos);
+            }
+            if (granularityNanos <= 0 || granularityNanos > quotaNanos) {
+                throw new IllegalArgumentException("granularityNanos must be in (0, quotaNanos] but was "
+                        + granularityNanos);
+            }
+            if (hogThresholdNanos < quotaNanos) {
+                throw new IllegalArgumentException("hogThresholdNanos must be at least quotaNanos but was "
+                        + hogThresholdNanos);
+            }
+            if (maxCompensating < 0) {
+                throw new IllegalArgumentException("maxCompensating must not be negative but was "
+                        + maxCompensating);
+            }
+        }
+    }
+
+    private static final Logger LOG = Loggers.getLogger(SchedulerEngine.class);
+
+    static final int NEW = 0;
+    static final int RUNNING = 1;
+    static final int SHUTTING_DOWN = 2;
+    static final int TERMINATED = 3;
+
+    private static final VarHandle STATE;
+    private static final VarHandle INTERNAL_ERROR_LOGGED;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(SchedulerEngine.class, "state", int.class);
+            INTERNAL_ERROR_LOGGED = MethodHandles.lookup().findVarHandle(SchedulerEngine.class, "internalErrorLogged",
+                    boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private volatile int state = NEW;
+
+    private final Config config;
+    private final RunQueue runQueue;
+    private final RunNext runNext;
+    private final CarrierPool pool;
+    private final TimerQueue timer;
+    private final HogMonitor hogMonitor;
+    private final ConcurrentHashMap<String, SchedulingGroup> groups = new ConcurrentHashMap<>();
+
+    private final AtomicInteger actors = new AtomicInteger();
+    private final AtomicInteger suspended = new AtomicInteger();
+    private final AtomicInteger liveThreads = new AtomicInteger();
+    private final LongAdder failedTasks = new LongAdder();
+    private final LongAdder rejectedTasks = new LongAdder();
+    private final LongAdder quotaOverruns = new LongAdder();
+    private final LongAdder mailboxFull = new LongAdder();
+    private final LongAdder exitedCarrierTasks = new LongAdder();
+    private final LongAdder internalErrors = new LongAdder();
+    private volatile boolean internalErrorLogged;
+    private final AtomicLong quiescentSince = new AtomicLong();
+    private final Sinks.Empty<Void> terminated = Sinks.empty();
+
+    /**
+     * Creates an engine; {@link #init()} starts its threads.
+     *
+     * @param config the validated configuration
+     */
+    public SchedulerEngine(Config config) {
+        this.config = config;
+        this.runQueue = config.fair()
+                ? new FairRunQueue(config.quotaNanos(), config.granularityNanos())
+                : new FifoRunQueue();
+        this.runNext = new RunNext(this, runQueue, System::nanoTime);
+        this.pool = new CarrierPool(this, config.threads(), config.maxCompensating());
+        this.timer = new TimerQueue(this);
+        this.hogMonitor = new HogMonitor(this, config.hogThresholdNanos());
+        config.metrics().bindScheduler(this);
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    /**
+     * Starts the threads (idempotent).
+     *
+     * @throws IllegalStateException if the engine was disposed
+     */
+    public void init() {
+        for (;;) {
+            int s = state;
+            if (s == RUNNING) {
+                return;
+            }
+            if (s != NEW) {
+                throw new IllegalStateException("Initializing a disposed scheduler is not permitted");
+            }
+            if (STATE.compareAndSet(this, NEW, RUNNING)) {
+                timer.start(config.name() + "-timer");
+                pool.start();
+                hogMonitor.start();
+                return;
+            }
+        }
+    }
+
+    /** Stops accepting work and terminates once queued work and one-shot timers are done. */
+    public void shutdownGracefully() {
+        for (;;) {
+            int s = state;
+            if (s >= SHUTTING_DOWN) {
+                return;
+            }
+            if (STATE.compareAndSet(this, s, SHUTTING_DOWN)) {
+                if (s == NEW) {
+                    shutdownNow();
+                    return;
+                }
+                for (TimerEntry e : timer.removeNotAwaited()) {
+                    e.shutdownCancelled();
+                }
+                pool.wakeAll();
+                return;
+            }
+        }
+    }
+
+    /** Terminates now: pending work is abandoned (idle actors' tasks are cancelled). */
+    public void shutdownNow() {
+        for (;;) {
+            int s = state;
+            if (s == TERMINATED) {
+                return;
+            }
+            if (STATE.compareAndSet(this, s, TERMINATED)) {
+                onTerminatedState(s == NEW);
+                return;
+            }
+        }
+    }
+
+    private void onTerminatedState(boolean neverStarted) {
+        timer.shutdown();
+        pool.wakeAll();
+        for (SchedulingGroup g : groups.values()) {
+            for (ActorCell c : g.cells) {
+                c.terminate();
+            }
+        }
+        if (neverStarted) {
+            terminated.tryEmitEmpty();
+            config.metrics().close();
+        }
+    }
+
+    /** Called by idle carriers while shutting down. */
+    void checkQuiescence() {
+        if (state != SHUTTING_DOWN) {
+            return;
+        }
+        if (timer.owesNothing() && runNext.isEmpty() && runQueue.isQuiescent()) {
+            long now = System.nanoTime();
+            long since = quiescentSince.get();
+            if (since == 0) {
+                quiescentSince.compareAndSet(0, now);
+            } else if (now - since >= 1_000_000L
+                    && STATE.compareAndSet(this, SHUTTING_DOWN, TERMINATED)) {
+                onTerminatedState(false);
+            }
+        } else {
+            quiescentSince.set(0);
+        }
+    }
+
+    /** @return a Mono completing once the engine is terminated and all its threads exited */
+    public Mono<Void> onTerminated() {
+        return terminated.asMono();
+    }
+
+    /** @return whether work is still accepted */
+    public boolean isAccepting() {
+        return state <= RUNNING;
+    }
+
+    /** @return whether dispose (graceful or not) started */
+    public boolean isDisposed() {
+        return state >= SHUTTING_DOWN;
+    }
+
+    boolean isShuttingDown() {
+        return state == SHUTTING_DOWN;
+    }
+
+    boolean isStopping() {
+        return state == TERMINATED;
+    }
+
+    /** @return whether every thread of this engine has exited */
+    public boolean isTerminated() {
+        return state == TERMINATED && liveThreads.get() == 0;
+    }
+
+    void threadStarting() {
+        liveThreads.incrementAndGet();
+    }
+
+    void carrierExited(CarrierThread c) {
+        exitedCarrierTasks.add(c.tasksRun());
+        pool.exited(c);
+        threadExited();
+    }
+
+    void timerExited() {
+        threadExited();
+    }
+
+    private void threadExited() {
+        if (liveThreads.decrementAndGet() == 0 && state == TERMINATED) {
+            config.metrics().close();
+            terminated.tryEmitEmpty();
+        }
+    }
+
+    // ------------------------------------------------------------------ groups and actors
+
+    /**
+     * Returns the group named {@code name}, creating it with {@code weight} on first use.
+     *
+     * @param name   the group's name
+     * @param weight its weight, at least 1
+     * @return the group
+     * @throws IllegalArgumentException if it exists with another weight
+     */
+    public SchedulingGroup group(String name, int weight) {
+        SchedulingGroup g = groups.computeIfAbsent(name, n -> {
+            SchedulingGroup created = new SchedulingGroup(n, weight);
+            config.metrics().bindGroup(this, created);
+            return created;
+        });
+        if (g.weight() != weight) {
+            throw new IllegalArgumentException("weight: group '" + name + "' already exists with weight "
+                    + g.weight() + ", cannot use weight " + weight);
+        }
+        return g;
+    }
+
+    /**
+     * Forgets a disposed group: it leaves the registry and its meters are removed, so its name can
+     * be used by a new group. Idempotent; a newer group of the same name is left alone.
+     *
+     * @param group the disposed group
+     */
+    public void removeGroup(SchedulingGroup group) {
+        if (groups.remove(group.name(), group)) {
+            config.metrics().unbindGroup(group);
+        }
+    }
+
+    /** @return the live groups */
+    public Collection<SchedulingGroup> groups() {
+        return groups.values();
+    }
+
+    void actorCreated(ActorCell cell) {
+        actors.incrementAndGet();
+    }
+
+    void actorTerminated(ActorCell cell) {
+        actors.decrementAndGet();
+    }
+
+    void suspendedDelta(int d) {
+        suspended.addAndGet(d);
+    }
+
+    /**
+     * Makes an actor that just became {@code SCHEDULED} runnable: into the calling carrier's run-next
+     * slot when it was woken by a task about to end (see {@link RunNext}), else into the run queue,
+     * waking a carrier.
+     */
+    void enqueue(ActorCell cell) {
+        Thread t = Thread.currentThread();
+        if (t instanceof CarrierThread c && c.engineIs(this) && runNext.tryPlace(c, cell)) {
+            return;
+        }
+        enqueueShared(cell, System.nanoTime(), true);
+    }
+
+    /**
+     * Puts a {@code SCHEDULED} actor into the run queue and, if {@code wake}, wakes a carrier if none
+     * is looking.
+     */
+    void enqueueShared(ActorCell cell, long now, boolean wake) {
+        runQueue.enqueue(cell, now);
+        if (wake) {
+            pool.onWork();
+        }
+    }
+
+    // ------------------------------------------------------------------ timers
+
+    /**
+     * Arms {@code entry} at {@code deadline} ({@code System.nanoTime()} terms).
+     *
+     * @param entry    what to run
+     * @param deadline when
+     * @return {@code false} if the timer no longer accepts entries
+     */
+    public boolean scheduleTimer(TimerEntry entry, long deadline) {
+        return timer.schedule(entry, deadline);
+    }
+
+    /**
+     * Disarms {@code entry}.
+     *
+     * @param entry an entry armed by {@link #scheduleTimer}
+     * @return whether it was still armed
+     */
+    public boolean cancelTimer(TimerEntry entry) {
+        return timer.cancel(entry);
+    }
+
+    // ------------------------------------------------------------------ the carrier loop
+
+    void runCarrier(CarrierThread self) {
+        Turn turn = new Turn(this, self);
+        boolean recordDelay = config.metrics().recordsSchedulingDelay();
+        ActorCell next = null;
+        boolean chained = false;
+        long lastEnd = 0L;
+        for (;;) {
+            try {
+                if (next == null) {
+                    if (isStopping() || (self.compensating() && pool.shouldRetire(self))) {
+                        return;
+                    }
+                    next = runQueue.take(0L);
+                    chained = false; // also after the catch below interrupted a chain
+                    if (next == null) {
+                        if (!pool.idle(self)) {
+                            return;
+                        }
+                        continue;
+                    }
+                }
+                pool.propagate();
+                ActorCell cell = next;
+                next = null;
+                // a chained turn starts where the previous one ended (same carrier, no gap)
+                long start = chained ? lastEnd : System.nanoTime();
+                if (recordDelay) {
+                    config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
+                }
+                if (chained) {
+                    turn.beginChained(cell, start);
+                } else {
+                    turn.begin(cell, start);
+                }
+                if (cell.runnable()) {
+                    try {
+                        cell.runTurn(turn);
+                    } catch (Throwable t) {
+                        // runTurn implementations route task errors through Turn.run; this is a bug guard
+                        taskFailed(cell, t);
+                    }
+                }
+                long end = turn.now();
+                lastEnd = end;
+                turn.end();
+                boolean requeue = cell.keepScheduledAfterTurn();
+                boolean takeNext = !isStopping() && !(self.compensating() && pool.shouldRetire(self));
+                ActorCell fromSlot = null;
+                if (takeNext) {
+                    fromSlot = runNext.next(self, end - turn.sliceStart(), end);
+                } else {
+                    runNext.flush(self, end); // this carrier leaves: its occupant must not be stranded
+                }
+                if (fromSlot != null) {
+                    // the slot's actor replaces this one as the carrier's running actor: no lock to
+                    // find the next actor, none to charge the turn unless this one is re-queued
+                    if (requeue) {
+                        runQueue.finishTurn(cell, end - start, true, end, false, true);
+                    } else {
+                        runQueue.finishChainedTurn(cell, end - start);
+                    }
+                    runNext.chainedInto();
+                    next = fromSlot;
+                    chained = true;
+                } else {
+                    next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext, false);
+                    chained = false;
+                }
+                if (!requeue) {
+                    cell.releaseAfterTurn();
+                }
+                if (!takeNext && next == null) {
+                    return;
+                }
+            } catch (Throwable t) {
+                // Only the engine's own bookkeeping can get here (an allocation failure, a bug): the
+                // carrier survives; the actor it held, if any, may be stranded, and is counted here.
+                internalError("running a carrier loop", t);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ errors and counters
+
+    /**
+     * Counts and reports a task failure through Reactor's {@code Schedulers.handleError} (uncaught
+     * handler or logger, then {@code Schedulers.onHandleError} hooks); never throws, even when the
+     * reporting itself fails (then it is an {@linkplain #internalError internal error}).
+     */
+    void taskFailed(ActorCell cell, Throwable t) {
+        failedTasks.increment();
+        try {
+            TaskErrors.report(t);
+        } catch (Throwable reportFailure) {
+            internalError("reporting a failed task of actor '" + cell.path() + "'", reportFailure);
+        }
+    }
+
+    /**
+     * Counts an error that reached one of the scheduler's own loops (carriers, timer, hog monitor)
+     * and logs the first one; never throws. The loop then goes on: no internal thread dies from a
+     * Throwable, whether user code or an allocation failure threw it. Logging is guarded because it
+     * can fail again for the same reason (an {@code OutOfMemoryError}, a hostile {@code toString()}).
+     *
+     * @param where what the loop was doing
+     * @param t     the error
+     */
+    void internalError(String where, Throwable t) {
+        internalErrors.increment();
+        if (internalErrorLogged || !INTERNAL_ERROR_LOGGED.compareAndSet(this, false, true)) {
+            return;
+        }
+        try {
+            LOG.error("[" + config.name() + "] internal error while " + where
+                    + "; the thread goes on (further internal errors are only counted: reactor.actor.internal.errors)", t);
+        } catch (Throwable loggingFailed) {
+            // nothing left to report with; the counter has it
+        }
+    }
+
+    /** @return errors caught by the scheduler's own loops so far (see {@link #internalError}) */
+    public long internalErrors() {
+        return internalErrors.sum();
+    }
+
+    void timerFailed(Throwable t) {
+        internalError("delivering a timer", t);
+    }
+
+    void quotaOverrun(ActorCell cell, long nanos) {
+        quotaOverruns.increment();
+    }
+
+    /**
+     * Counts a rejected task and returns the exception to throw (Reactor's rejection type).
+     *
+     * @return the exception
+     */
+    public RejectedExecutionException reject() {
+        rejectedTasks.increment();
+        return Exceptions.failWithRejected();
+    }
+
+    // ------------------------------------------------------------------ accessors
+
+    /** @return the configuration */
+    public Config config() {
+        return config;
+    }
+
+    RunQueue runQueue() {
+        return runQueue;
+    }
+
+    RunNext runNext() {
+        return runNext;
+    }
+
+    /**
+     * Scheduler-internal counters for benchmarks (how much the shared structures are used), not a
+     * stable API.
+     *
+     * @return {@code [run-queue lock acquisitions, carrier wake-ups, turns chained through a run-next
+     *         slot, run-next occupants rescued by another thread]} so far
+     */
+    public long[] engineCounters() {
+        return new long[] {runQueue.lockAcquisitions(), pool.wakeUps(), runNext.chainedTurns(), runNext.rescues()};
+    }
+
+    CarrierPool pool() {
+        return pool;
+    }
+
+    TimerQueue timer() {
+        return timer;
+    }
+
+    HogMonitor hogMonitor() {
+        return hogMonitor;
+    }
+
+    /** @return actors ready to run (not running) */
+    public int readyActors() {
+        return runQueue.readyCount();
+    }
+
+    /** @return live actors */
+    public int actors() {
+        return actors.get();
+    }
+
+    /** @return suspended live actors */
+    public int suspendedActors() {
+        return suspended.get();
+    }
+
+    /** @return tasks that threw */
+    public long failedTasks() {
+        return failedTasks.sum();
+    }
+
+    /** @return tasks rejected because the scheduler, group or worker was disposed */
+    public long rejectedTasks() {
+        return rejectedTasks.sum();
+    }
+
+    /** Counts a message refused because an actor's mailbox was full ({@code tell} returned false). */
+    public void countMailboxFull() {
+        mailboxFull.increment();
+    }
+
+    /** @return messages refused because a mailbox was full */
+    public long mailboxFullRejections() {
+        return mailboxFull.sum();
+    }
+
+    /** @return tasks that alone ran longer than the quota */
+    public long quotaOverruns() {
+        return quotaOverruns.sum();
+    }
+
+    /** @return hogs detected (tasks running far longer than the quota) */
+    public long hogsDetected() {
+        return hogMonitor.detected();
+    }
+
+    /** @return compensating carriers currently running */
+    public int compensatingThreads() {
+        return pool.compensators();
+    }
+
+    /** @return live carriers, permanent and compensating (counted on demand: nothing to maintain per start) */
+    public int poolSize() {
+        int[] n = {0};
+        pool.forEach(c -> n[0]++);
+        return n[0];
+    }
+
+    /**
+     * @return carriers running a task now; approximate (each carrier's opaque task start is read once),
+     *         computed on demand so that turns pay nothing for it
+     */
+    public int activeThreads() {
+        int[] n = {0};
+        pool.forEach(c -> n[0] += c.taskStartedAt() != 0 ? 1 : 0);
+        return n[0];
+    }
+
+    /**
+     * @return armed timers of delayed and periodic tasks and of the library's actors; the scheduler's
+     *         own internal entries (the hog monitor's tick, always armed) are not counted, so 0 means
+     *         no user timer is left armed
+     */
+    public int pendingTimers() {
+        return timer.size();
+    }
+
+    /** @return tasks run so far (approximate while running) */
+    public long tasksRun() {
+        long[] sum = {exitedCarrierTasks.sum()};
+        pool.forEach(c -> sum[0] += c.tasksRun());
+        return sum[0];
+    }
+
+    /** @return the names of the live threads of this engine (carriers) */
+    public List<String> carrierNames() {
+        List<String> names = new ArrayList<>();
+        pool.forEach(c -> names.add(c.getName()));
+        return names;
+    }
+
+    /**
+     * @param t a thread
+     * @return whether {@code t} is one of this engine's carriers
+     */
+    public boolean isCarrier(Thread t) {
+        return pool.isCarrier(t);
+    }
+
+    /**
+     * @param t a thread
+     * @return its slot in this scheduler's pool (0..threads-1 for permanent carriers, higher for
+     *         compensating ones), or -1 if it is not a carrier of this scheduler
+     */
+    public int carrierIndex(Thread t) {
+        return pool.isCarrier(t) ? ((CarrierThread) t).index() : -1;
+    }
+}

@@ -1,0 +1,31 @@
+package io.reactoractor.internal.scheduling;
+
+/**
+ * Something the run queue orders by virtual time: an {@link ActorCell} inside its group, or a
+ * {@link SchedulingGroup} at the root.
+ *
+ * <p>All fields are guarded by the run queue's lock; nothing else may touch them.
+ */
+public abstract class SchedulingEntity {
+
+    /** Weighted CPU time used, in nanoseconds × {@code 1 / weight}; only meaningful once {@link #placed}. */
+    long vtime;
+    /** Whether {@link #vtime} was ever set (a brand-new entity is placed at the floor). */
+    boolean placed;
+    /** Position in the {@link VTimeHeap} that holds this entity, or -1. */
+    int heapIndex = -1;
+    /** Tie-breaker: order of insertion into the ready set (FIFO among equal virtual times). */
+    long seq;
+    /** {@code System.nanoTime()} when the entity last became ready (for delay metrics and preemption). */
+    long readyAt;
+
+    SchedulingEntity() {
+    }
+
+    /**
+     * The weight: a larger weight means a larger CPU share (virtual time advances more slowly).
+     *
+     * @return the weight, at least 1
+     */
+    public abstract int weight();
+}

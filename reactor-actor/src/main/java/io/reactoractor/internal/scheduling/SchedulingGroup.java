@@ -1,0 +1,127 @@
+package io.reactoractor.internal.scheduling;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A set of actors sharing one fair share of the scheduler (a tenant, a consumer group).
+ *
+ * <p>CPU is divided between groups first (by the group's virtual time, advanced by
+ * {@code elapsed / weight} for every turn of any of its actors) and then between the actors of
+ * the group (by the actor's own virtual time). A group with 1,000 busy actors therefore gets the
+ * same share as a group with one, at equal weight.
+ */
+public final class SchedulingGroup extends SchedulingEntity {
+
+    private static final VarHandle PENDING_VTIME;
+    private static final VarHandle CPU_NANOS;
+    private static final VarHandle TURNS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            PENDING_VTIME = l.findVarHandle(SchedulingGroup.class, "pendingVtime", long.class);
+            CPU_NANOS = l.findVarHandle(SchedulingGroup.class, "cpuNanos", long.class);
+            TURNS = l.findVarHandle(SchedulingGroup.class, "turns", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String name;
+    private final int weight;
+
+    /** Ready actors of this group, ordered by their virtual time (guarded by the run queue lock). */
+    final ReadyActorQueue ready = new ReadyActorQueue();
+    /** Monotonic floor of this group's actors' virtual times (guarded by the run queue lock). */
+    long floor;
+
+    /**
+     * Virtual time charged by turns that ended without the run queue's lock (a carrier going on with
+     * its run-next slot's actor), not yet added to {@link #vtime}: added with an atomic
+     * {@code getAndAdd} by any carrier, moved into {@code vtime} by the run queue under its lock
+     * ({@link #takePendingVtime}) before it reads the group's virtual time.
+     */
+    private volatile long pendingVtime;
+
+    // statistics: atomic adds (turns end under the run queue lock or, chained, without it), read by anyone
+    private volatile long cpuNanos;
+    private volatile long turns;
+
+    final Set<ActorCell> cells = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger actorCount = new AtomicInteger();
+
+    SchedulingGroup(String name, int weight) {
+        this.name = name;
+        this.weight = weight;
+    }
+
+    /** @return the group's name */
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int weight() {
+        return weight;
+    }
+
+    /** @return total measured run time of this group's turns, in nanoseconds */
+    public long cpuTimeNanos() {
+        return cpuNanos;
+    }
+
+    /** @return number of turns run by this group's actors */
+    public long turns() {
+        return turns;
+    }
+
+    /** @return number of live (not terminated) actors in this group */
+    public int actors() {
+        return actorCount.get();
+    }
+
+    /**
+     * Visits the live actors of this group.
+     *
+     * @param action called with each live actor
+     */
+    public void forEachCell(java.util.function.Consumer<? super ActorCell> action) {
+        cells.forEach(action);
+    }
+
+    /** Counts a turn's run time in the statistics (at the end of every turn, any carrier). */
+    void account(long elapsedNanos) {
+        CPU_NANOS.getAndAdd(this, elapsedNanos);
+        TURNS.getAndAdd(this, 1L);
+    }
+
+    /** Charges virtual time without the run queue's lock (see {@link #pendingVtime}). */
+    void chargeLater(long weightedNanos) {
+        PENDING_VTIME.getAndAdd(this, weightedNanos);
+    }
+
+    /** Run queue lock held: takes the charges made without it, to add them to {@link #vtime}. */
+    long takePendingVtime() {
+        return pendingVtime == 0 ? 0 : (long) PENDING_VTIME.getAndSet(this, 0L);
+    }
+
+    void register(ActorCell cell) {
+        cells.add(cell);
+        actorCount.incrementAndGet();
+    }
+
+    void unregister(ActorCell cell) {
+        if (cells.remove(cell)) {
+            actorCount.decrementAndGet();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SchedulingGroup[" + name + ", weight=" + weight + "]";
+    }
+}

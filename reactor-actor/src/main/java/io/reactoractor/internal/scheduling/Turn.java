@@ -1,0 +1,160 @@
+package io.reactoractor.internal.scheduling;
+
+/**
+ * One carrier's view of the turn it is running: the clock, the quota and preemption decisions,
+ * and the bookkeeping around each task (hog detection, quota overruns, errors).
+ *
+ * <p>A carrier owns exactly one {@code Turn} and reuses it for every turn; it is confined to that
+ * thread. The clock is read once per task ({@code System.nanoTime()} after the task; the end of
+ * one task is the start of the next).
+ */
+public final class Turn {
+
+    private final SchedulerEngine engine;
+    private final CarrierThread carrier;
+    private final RunQueue runQueue;
+    private final long quota;
+    private final long preemptCheckInterval;
+
+    private final RunNext runNext;
+
+    private ActorCell cell;
+    /**
+     * Start of the slice this turn runs in: the turn's own start, or for an actor taken from the
+     * run-next slot the start of the chain it continues (it inherits the rest of the slice, so the
+     * quota and run-to-parity apply to the chain as to one turn).
+     */
+    private long sliceStart;
+    private long now;
+    private long nextPreemptCheck;
+    private int tasks;
+    private long taskStart;
+    /**
+     * Set once a preemption was decided in this turn: {@link #shouldContinue()} is rate-limited (it
+     * consults the run queue at most every {@code preemptCheckInterval}), so without remembering the
+     * decision a second call right after the first would answer {@code true} and the decision would
+     * be lost (an actor loop that asks twice per message would then run to the quota).
+     */
+    private boolean preempted;
+
+    Turn(SchedulerEngine engine, CarrierThread carrier) {
+        this.engine = engine;
+        this.carrier = carrier;
+        this.runQueue = engine.runQueue();
+        this.runNext = engine.runNext();
+        this.quota = engine.config().quotaNanos();
+        // check the run queue at most ~8 times per granularity, not after every tiny task
+        this.preemptCheckInterval = Math.max(1_000L, engine.config().granularityNanos() / 8);
+    }
+
+    void begin(ActorCell cell, long start) {
+        this.sliceStart = start;
+        beginChained(cell, start);
+    }
+
+    /** Begins a turn that continues the current slice (an actor taken from the run-next slot). */
+    void beginChained(ActorCell cell, long start) {
+        this.cell = cell;
+        this.now = start;
+        this.nextPreemptCheck = start;
+        this.tasks = 0;
+        this.preempted = false;
+    }
+
+    /** Forgets the actor once its turn is over, so an idle carrier keeps nothing reachable. */
+    void end() {
+        this.cell = null;
+    }
+
+    /** @return the clock reading at the end of the last task (or the turn's start) */
+    long now() {
+        return now;
+    }
+
+    /** @return the start of the slice this turn runs in (see {@link #beginChained}) */
+    long sliceStart() {
+        return sliceStart;
+    }
+
+    /** @return the actor this turn runs */
+    public ActorCell cell() {
+        return cell;
+    }
+
+    /** @return how many tasks ran in this turn so far */
+    public int tasks() {
+        return tasks;
+    }
+
+    /**
+     * Whether the actor may start another task in this turn: it is not suspended or terminated,
+     * the scheduler is not stopping, the quota is not used up and no preemption is due. The
+     * first task of a turn is always allowed (a turn always makes progress).
+     *
+     * @return {@code true} to run one more task
+     */
+    public boolean shouldContinue() {
+        if (!cell.runnable() || engine.isStopping()) {
+            return false;
+        }
+        if (tasks == 0) {
+            return true;
+        }
+        if (preempted) {
+            return false;
+        }
+        long elapsed = now - sliceStart;
+        if (elapsed >= quota) {
+            return false;
+        }
+        if (now >= nextPreemptCheck && runQueue.readyCount() > 0) {
+            nextPreemptCheck = now + preemptCheckInterval;
+            if (runQueue.shouldPreempt(cell, elapsed, now)) {
+                preempted = true;
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Runs one task of this actor with the scheduler's bookkeeping. A {@link Throwable} thrown by
+     * the task is reported and counted, never propagated: it cannot kill the carrier.
+     *
+     * @param task the task
+     */
+    public void run(Runnable task) {
+        beginTask();
+        try {
+            task.run();
+        } catch (Throwable t) {
+            engine.taskFailed(cell, t);
+        }
+        endTask();
+    }
+
+    /** Marks the start of a task (for hog detection) when a caller runs its own message loop. */
+    public void beginTask() {
+        if (tasks > 0 && carrier.hasRunNext()) {
+            // the turn goes on: an actor a previous task woke must not wait for it (RunNext, flush)
+            runNext.flush(carrier, now);
+        }
+        taskStart = now;
+        carrier.taskStarted(now, cell);
+    }
+
+    /** Marks the end of a task started with {@link #beginTask()}. */
+    public void endTask() {
+        long end = System.nanoTime();
+        now = end;
+        tasks++;
+        carrier.taskEnded();
+        long took = end - taskStart;
+        if (took > quota) {
+            engine.quotaOverrun(cell, took);
+        }
+        // a task that interrupted its own carrier must not leak the flag into the next actor's turn:
+        // Thread.interrupted() clears it
+        Thread.interrupted();
+    }
+}

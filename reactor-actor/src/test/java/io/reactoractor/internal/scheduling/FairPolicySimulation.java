@@ -1,0 +1,181 @@
+package io.reactoractor.internal.scheduling;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * A step-driven, single-threaded simulation of carriers running actors through a {@link RunQueue},
+ * on a virtual clock: the fairness <em>policy</em> (picking, placement, preemption, group shares)
+ * without threads, so its properties are exact, repeatable unit tests.
+ *
+ * <p>Events are processed in time order (ties: insertion order): a task ends on a carrier, or a
+ * sleeping actor wakes. At a task end the carrier asks the same questions a real {@link Turn} asks
+ * (more work? quota used? {@link RunQueue#shouldPreempt}), then either starts the actor's next task
+ * or ends the turn with {@link RunQueue#finishTurn} and starts the next actor. Tasks have a fixed
+ * virtual cost; nothing else costs time (the per-turn overhead of the real engine is what the
+ * benchmarks measure).
+ */
+final class FairPolicySimulation {
+
+    /** An actor whose work is a fixed-cost task repeated {@code burst} times, then a sleep. */
+    static final class SimActor extends ActorCell {
+        final String name;
+        final long taskCost;
+        final int burst;          // tasks per wake-up; Integer.MAX_VALUE = always busy
+        final long sleep;         // virtual ns asleep between bursts
+        int left;
+        long cpu;
+        long tasks;
+        long turns;
+        long readySince = -1;
+        final List<Long> wakeDelays = new ArrayList<>();
+
+        SimActor(SchedulerEngine engine, SchedulingGroup group, String name, int weight, long taskCost, int burst,
+                long sleep) {
+            super(engine, group, name, weight);
+            this.name = name;
+            this.taskCost = taskCost;
+            this.burst = burst;
+            this.sleep = sleep;
+            this.left = burst;
+        }
+
+        @Override
+        protected boolean hasWork() {
+            return left > 0;
+        }
+
+        @Override
+        protected void runTurn(Turn turn) {
+            throw new UnsupportedOperationException("simulated");
+        }
+
+        @Override
+        protected void drainTerminated() {
+        }
+
+        long maxWakeDelay() {
+            return wakeDelays.stream().mapToLong(Long::longValue).max().orElse(0);
+        }
+
+        long percentileWakeDelay(double p) {
+            long[] d = wakeDelays.stream().mapToLong(Long::longValue).sorted().toArray();
+            return d.length == 0 ? 0 : d[Math.min(d.length - 1, (int) Math.ceil(p * d.length) - 1)];
+        }
+    }
+
+    private record Event(long time, long seq, int carrier, SimActor waking) {
+    }
+
+    private final RunQueue queue;
+    private final long quota;
+    private final SimActor[] running;
+    private final long[] turnStart;
+    private final PriorityQueue<Event> events = new PriorityQueue<>(
+            (a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.seq, b.seq));
+    private long seq;
+    private long now;
+    private long preemptions;
+
+    FairPolicySimulation(RunQueue queue, int carriers, long quota) {
+        this.queue = queue;
+        this.quota = quota;
+        this.running = new SimActor[carriers];
+        this.turnStart = new long[carriers];
+    }
+
+    /** Makes {@code actor} ready at the current virtual time (a new actor, or one woken by the test). */
+    void start(SimActor actor) {
+        actor.readySince = now;
+        queue.enqueue(actor, now);
+        dispatchIdle();
+    }
+
+    /** Makes {@code actor} ready at {@code time}. */
+    void startAt(SimActor actor, long time) {
+        events.add(new Event(time, seq++, -1, actor));
+    }
+
+    long now() {
+        return now;
+    }
+
+    long preemptions() {
+        return preemptions;
+    }
+
+    /** Runs every event up to {@code until} (virtual ns). */
+    void runUntil(long until) {
+        while (!events.isEmpty() && events.peek().time <= until) {
+            Event e = events.poll();
+            now = e.time;
+            if (e.waking != null) {
+                SimActor a = e.waking;
+                a.left = a.burst;
+                a.readySince = now;
+                queue.enqueue(a, now);
+                dispatchIdle();
+            } else {
+                taskEnded(e.carrier);
+            }
+        }
+        now = Math.max(now, until);
+    }
+
+    private void dispatchIdle() {
+        for (int c = 0; c < running.length; c++) {
+            if (running[c] == null) {
+                ActorCell next = queue.take(now);
+                if (next == null) {
+                    return;
+                }
+                begin(c, (SimActor) next);
+            }
+        }
+    }
+
+    private void begin(int c, SimActor a) {
+        running[c] = a;
+        turnStart[c] = now;
+        a.turns++;
+        if (a.readySince >= 0) {
+            a.wakeDelays.add(now - a.readySince);
+            a.readySince = -1;
+        }
+        runTask(c, a);
+    }
+
+    private void runTask(int c, SimActor a) {
+        a.left--;
+        a.tasks++;
+        a.cpu += a.taskCost;
+        events.add(new Event(now + a.taskCost, seq++, c, null));
+    }
+
+    private void taskEnded(int c) {
+        SimActor a = running[c];
+        long elapsed = now - turnStart[c];
+        boolean more = a.left > 0;
+        if (more && elapsed < quota) {
+            if (!queue.shouldPreempt(a, elapsed, now)) {
+                runTask(c, a);
+                return;
+            }
+            preemptions++;
+        }
+        if (!more && a.sleep >= 0 && a.burst != Integer.MAX_VALUE) {
+            startAt(a, now + a.sleep);
+        }
+        if (more) {
+            a.readySince = -1; // a preempted actor's wait is not a wake-up delay
+        }
+        ActorCell next = queue.finishTurn(a, elapsed, more, now, true, false);
+        running[c] = null;
+        if (next != null) {
+            begin(c, (SimActor) next);
+        } else {
+            dispatchIdle();
+        }
+    }
+}

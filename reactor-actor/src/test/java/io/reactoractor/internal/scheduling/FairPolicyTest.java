@@ -1,0 +1,170 @@
+package io.reactoractor.internal.scheduling;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reactoractor.internal.scheduling.FairPolicySimulation.SimActor;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fair run queue's policy, in a step-driven simulation on a virtual clock
+ * ({@link FairPolicySimulation}): exact and repeatable whatever the machine is doing.
+ */
+class FairPolicyTest {
+
+    private static final long US = 1_000L;
+    private static final long MS = 1_000_000L;
+    private static final long QUOTA = 5 * MS;
+    private static final long GRANULARITY = 500 * US;
+    private static final int BUSY = Integer.MAX_VALUE;
+
+    private final SchedulerEngine engine = new SchedulerEngine(new SchedulerEngine.Config("sim", 2, QUOTA,
+            GRANULARITY, true, 10 * QUOTA, 0, SchedulerMetrics.NONE));
+    private final FairRunQueue queue = new FairRunQueue(QUOTA, GRANULARITY);
+
+    private SimActor actor(SchedulingGroup g, String name, long taskCost, int burst, long sleep) {
+        return new SimActor(engine, g, name, 1, taskCost, burst, sleep);
+    }
+
+    private static long cpu(List<SimActor> actors) {
+        return actors.stream().mapToLong(a -> a.cpu).sum();
+    }
+
+    @Test
+    void groupsShareTheCarriersByWeight() {
+        FairPolicySimulation sim = new FairPolicySimulation(queue, 2, QUOTA);
+        int[] weights = {1, 2, 4};
+        List<List<SimActor>> groups = new ArrayList<>();
+        for (int w : weights) {
+            SchedulingGroup g = engine.group("w" + w, w);
+            List<SimActor> members = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                SimActor a = actor(g, "w" + w + "-" + i, 50 * US, BUSY, 0);
+                members.add(a);
+                sim.start(a);
+            }
+            groups.add(members);
+        }
+        sim.runUntil(2_000 * MS);
+        double total = groups.stream().mapToLong(FairPolicyTest::cpu).sum();
+        for (int i = 0; i < weights.length; i++) {
+            double share = cpu(groups.get(i)) / total;
+            assertEquals(weights[i] / 7.0, share, 0.01, "share of the group of weight " + weights[i]);
+        }
+    }
+
+    @Test
+    void aThousandActorGroupGetsTheSameShareAsAOneActorGroup() {
+        FairPolicySimulation sim = new FairPolicySimulation(queue, 2, QUOTA);
+        SchedulingGroup many = engine.group("many", 1);
+        SchedulingGroup one = engine.group("one", 1);
+        List<SimActor> manyActors = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            SimActor a = actor(many, "m" + i, 20 * US, BUSY, 0);
+            manyActors.add(a);
+            sim.start(a);
+        }
+        SimActor single = actor(one, "single", 20 * US, BUSY, 0);
+        sim.start(single);
+        sim.runUntil(1_000 * MS);
+        double share = single.cpu / (double) (single.cpu + cpu(manyActors));
+        assertEquals(0.5, share, 0.02);
+    }
+
+    @Test
+    void aTurnRunsToItsSliceInsteadOfPayingAFullTurnPerTaskWhenThousandsAreReady() {
+        FairPolicySimulation sim = new FairPolicySimulation(queue, 2, QUOTA);
+        SchedulingGroup g = engine.group("busy", 1);
+        List<SimActor> actors = new ArrayList<>();
+        for (int i = 0; i < 4_096; i++) {
+            SimActor a = actor(g, "a" + i, 5 * US, BUSY, 0);
+            actors.add(a);
+            sim.start(a);
+        }
+        sim.runUntil(400 * MS);
+        long tasks = actors.stream().mapToLong(a -> a.tasks).sum();
+        long turns = actors.stream().mapToLong(a -> a.turns).sum();
+        // a slice is the granularity: 100 tasks of 5 µs; every turn but the first runs that long
+        assertTrue(tasks / (double) turns >= 0.8 * (GRANULARITY / (5 * US)),
+                "tasks per turn: " + tasks / (double) turns + " (" + tasks + " tasks, " + turns + " turns)");
+        // and still fair between the actors that have run a full round
+        long min = actors.stream().mapToLong(a -> a.cpu).min().orElseThrow();
+        long max = actors.stream().mapToLong(a -> a.cpu).max().orElseThrow();
+        assertTrue(max - min <= GRANULARITY + 5 * US, "spread " + (max - min));
+    }
+
+    @Test
+    void aWakingLightActorPreemptsAtTheNextTaskBoundaryNextToThousandsOfBusyActors() {
+        FairPolicySimulation sim = new FairPolicySimulation(queue, 2, QUOTA);
+        SchedulingGroup busy = engine.group("busy", 1);
+        SchedulingGroup lightGroup = engine.group("light", 1);
+        List<SimActor> busyActors = new ArrayList<>();
+        for (int i = 0; i < 4_096; i++) {
+            SimActor a = actor(busy, "b" + i, 5 * US, BUSY, 0);
+            busyActors.add(a);
+            sim.start(a);
+        }
+        SimActor light = actor(lightGroup, "light", 10 * US, 1, 2 * MS);
+        sim.startAt(light, 50 * MS);
+        sim.runUntil(1_050 * MS);
+        assertTrue(light.wakeDelays.size() >= 450, "light ran " + light.wakeDelays.size() + " times");
+        // it waits for the task running on a carrier to end (5 µs), never for a slice
+        assertTrue(light.maxWakeDelay() <= 5 * US, "light max wake delay " + light.maxWakeDelay());
+        long busyCpu = cpu(busyActors);
+        assertTrue(busyCpu + light.cpu >= 2 * 1_050 * MS - 10 * US, "carriers never idle");
+    }
+
+    @Test
+    void aLightActorWaitsAtMostOneHeavyTaskNextToHeavyActorsOfItsOwnGroup() {
+        FairPolicySimulation sim = new FairPolicySimulation(queue, 2, QUOTA);
+        SchedulingGroup g = engine.group("mixed", 1);
+        for (int i = 0; i < 4; i++) {
+            sim.start(actor(g, "heavy" + i, 1 * MS, BUSY, 0));
+        }
+        SimActor light = actor(g, "light", 10 * US, 1, 2 * MS);
+        sim.startAt(light, 20 * MS);
+        sim.runUntil(2_020 * MS);
+        assertTrue(light.wakeDelays.size() >= 900, "light ran " + light.wakeDelays.size() + " times");
+        assertTrue(light.maxWakeDelay() <= 1 * MS, "light max wake delay " + light.maxWakeDelay());
+    }
+
+    @Test
+    void aNewcomerGetsItsFairShareNotAMonopoly() {
+        FairPolicySimulation sim = new FairPolicySimulation(queue, 1, QUOTA);
+        SchedulingGroup g = engine.group("g", 1);
+        SimActor a = actor(g, "a", 50 * US, BUSY, 0);
+        SimActor b = actor(g, "b", 50 * US, BUSY, 0);
+        sim.start(a);
+        sim.start(b);
+        sim.runUntil(500 * MS);
+        SimActor late = actor(g, "late", 50 * US, BUSY, 0);
+        sim.start(late);
+        long a0 = a.cpu;
+        long b0 = b.cpu;
+        sim.runUntil(530 * MS);
+        double lateShare = late.cpu / (double) (late.cpu + (a.cpu - a0) + (b.cpu - b0));
+        assertEquals(1 / 3.0, lateShare, 0.05, "newcomer's share of its first 30 ms");
+    }
+
+    @Test
+    void aSleepersCreditIsBoundedByTheQuota() {
+        FairPolicySimulation sim = new FairPolicySimulation(queue, 1, QUOTA);
+        SchedulingGroup g = engine.group("g", 1);
+        SimActor busy = actor(g, "busy", 50 * US, BUSY, 0);
+        SimActor sleeper = actor(g, "sleeper", 50 * US, 20, 1_000 * MS); // 1 ms of work, then 1 s asleep
+        sim.start(busy);
+        sim.start(sleeper);
+        sim.runUntil(1_200 * MS); // the sleeper woke at ~1 s and slept again after 1 ms
+        long busy0 = busy.cpu;
+        SimActor woken = actor(g, "woken", 50 * US, BUSY, 0);
+        // a long sleeper of the same group comes back busy: it may run ahead by at most the credit
+        sim.start(woken);
+        sim.runUntil(1_300 * MS);
+        long woke = woken.cpu;
+        long busyDelta = busy.cpu - busy0;
+        assertTrue(woke - busyDelta <= QUOTA + GRANULARITY, "ran ahead by " + (woke - busyDelta));
+        assertTrue(woke >= 40 * MS, "woken actor got " + woke);
+    }
+}
