@@ -235,6 +235,7 @@ public final class SavinaRunner {
     /** One run on this library's actors, checked; returns its time in ns. */
     static long timeOurs(SavinaWorkload w, ActorScheduler scheduler) throws Exception {
         OursRun run = new OursRun(scheduler);
+        long[] before = engineCounters(scheduler);
         long t0 = System.nanoTime();
         long got;
         try {
@@ -244,9 +245,24 @@ public final class SavinaRunner {
             throw e;
         }
         long t1 = System.nanoTime();
+        long[] after = engineCounters(scheduler);
         run.teardown(TEARDOWN_TIMEOUT);
         check(w, SavinaPeers.OURS, got);
+        if (COUNTERS) {
+            double m = w.messages();
+            System.out.printf(Locale.ROOT, "[savina]     %s engine per message: run-queue locks %.3f, wake-ups %.3f,"
+                    + " chained turns %.3f, run-next rescues %.4f%n", w.name(), (after[0] - before[0]) / m,
+                    (after[1] - before[1]) / m, (after[2] - before[2]) / m, (after[3] - before[3]) / m);
+        }
         return t1 - t0;
+    }
+
+    /** {@code -Dsavina.counters=true}: print the engine's shared-structure counters per message of each run. */
+    private static final boolean COUNTERS = Boolean.getBoolean("savina.counters");
+
+    /** The engine's [run-queue locks, wake-ups, chained turns, rescues] (racy reads; exact once quiet). */
+    private static long[] engineCounters(ActorScheduler scheduler) {
+        return io.reactoractor.internal.Internals.engine(scheduler.defaultGroup()).engineCounters();
     }
 
     /** One run on Pekko, checked; returns its time in ns. */

@@ -25,13 +25,15 @@ package io.reactoractor.internal.scheduling;
  *       a whole turn. The quota stays the hard backstop.</li>
  * </ol>
  *
- * <p>One lock guards the whole structure, except for one path: a turn that ends with its carrier
+ * <p>One lock guards the whole structure, except for two paths. (1) A turn that ends with its carrier
  * going on with its run-next slot's actor ({@link RunNext}) is charged without the lock
  * ({@link #finishChainedTurn}): the actor's virtual time is its carrier's while it runs, and the
  * group's charge waits in {@code SchedulingGroup.pendingVtime} until {@code fold} adds it under the
- * lock, before any read of that group's virtual time (enqueue, take, end of turn, preemption check).
+ * lock, before any read of that group's virtual time under the lock (enqueue, take, end of turn).
  * The deferral is bounded: a chain only goes on while nobody else is ready, or for a few turns within
- * its slice, and its next end of chain folds the charge.
+ * its slice, and its next end of chain folds the charge. (2) The preemption check
+ * ({@link #shouldPreempt}) reads published copies (the next pick, the groups' virtual times plus their
+ * pending charges) and takes no lock: it is a heuristic that every end of turn corrects.
  *
  * <p>Groups sit in a {@link VTimeHeap} (their virtual time changes while queued; there are few), the
  * ready actors of a group in a {@link ReadyActorQueue}: an exact heap while small, a calendar of
@@ -52,6 +54,28 @@ final class FairRunQueue implements RunQueue {
     private long locks;
     private volatile int ready;
 
+    // The next pick as of the last change under the lock, for the lock-free preemption check: written
+    // with opaque stores under the lock (publishHead), read with opaque loads by shouldPreempt.
+    private static final java.lang.invoke.VarHandle HEAD_GROUP;
+    private static final java.lang.invoke.VarHandle HEAD_ACTOR_VTIME;
+
+    static {
+        try {
+            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+            HEAD_GROUP = l.findVarHandle(FairRunQueue.class, "headGroup", SchedulingGroup.class);
+            HEAD_ACTOR_VTIME = l.findVarHandle(FairRunQueue.class, "headActorVtime", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The group that would be picked next, or {@code null} (see {@link #publishHead}). */
+    @SuppressWarnings("unused") // through HEAD_GROUP
+    private SchedulingGroup headGroup;
+    /** The virtual time of that group's next actor (see {@link #publishHead}). */
+    @SuppressWarnings("unused") // through HEAD_ACTOR_VTIME
+    private long headActorVtime;
+
     FairRunQueue(long creditNanos, long granularityNanos) {
         this.credit = creditNanos;
         this.granularity = granularityNanos;
@@ -64,6 +88,7 @@ final class FairRunQueue implements RunQueue {
         fold(g);
         place(cell, g.floor);
         addReady(cell, g, now);
+        publishHead();
     }
 
     private void addReady(ActorCell cell, SchedulingGroup g, long now) {
@@ -72,6 +97,7 @@ final class FairRunQueue implements RunQueue {
         g.ready.add(cell);
         if (g.heapIndex < 0) {
             place(g, rootFloor);
+            g.publishVtime();
             g.seq = seq;
             g.readyAt = now;
             groups.add(g);
@@ -91,7 +117,9 @@ final class FairRunQueue implements RunQueue {
     @Override
     public synchronized ActorCell take(long now) {
         locks++;
-        return takeLocked();
+        ActorCell cell = takeLocked();
+        publishHead();
+        return cell;
     }
 
     private ActorCell takeLocked() {
@@ -127,6 +155,7 @@ final class FairRunQueue implements RunQueue {
         long e = Math.max(0L, elapsed);
         cell.vtime += e / cell.weight();
         g.vtime += e / g.weight();
+        g.publishVtime();
         g.account(e);
         if (g.heapIndex >= 0) {
             groups.update(g);
@@ -134,37 +163,52 @@ final class FairRunQueue implements RunQueue {
         if (requeue) {
             addReady(cell, g, now);
         }
-        return takeNext ? takeLocked() : null;
+        ActorCell next = takeNext ? takeLocked() : null;
+        publishHead();
+        return next;
     }
 
+    /**
+     * Without the lock (the run-to-parity rule above). It reads the next pick as published by the last
+     * change under the lock ({@link #publishHead}) and the groups' virtual times as published
+     * ({@link SchedulingGroup#vtimeEstimate}), each an opaque load: recent and untorn, not a consistent
+     * snapshot. A stale answer costs one early or one late preemption, never fairness: the turn's end
+     * charges and re-sorts under the lock, and the quota bounds any turn. The check runs at most once per
+     * check interval of a turn and once per run-next hand-off, so it must not take the lock every time
+     * others are ready (with hundreds of ready actors, that was one lock per message).
+     */
     @Override
     public boolean shouldPreempt(ActorCell current, long turnElapsed, long now) {
         if (ready == 0) {
             return false;
         }
-        synchronized (this) {
-            locks++;
-            SchedulingGroup mine = current.group();
-            fold(mine);
-            SchedulingGroup g = groups.peek();
-            if (g == null) {
-                return false;
-            }
-            fold(g);
-            g = groups.peek();
-            // How far the next pick is behind the running actor, in virtual time, compared where
-            // they differ: between groups, or between actors of the running actor's group.
-            long lead = g != mine
-                    ? mine.vtime + turnElapsed / mine.weight() - g.vtime
-                    : current.vtime + turnElapsed / current.weight() - g.ready.peekVtime();
-            if (lead <= 0) {
-                return false; // the running actor is still the fairest choice
-            }
-            // Run to parity: a turn has a minimum slice, so thousands of ready actors do not make
-            // every task pay for a whole turn; a waking actor far enough behind (a sleeper placed
-            // at floor - credit, a light tenant) cuts in at the next task boundary.
-            return turnElapsed >= granularity || lead >= granularity;
+        SchedulingGroup g = (SchedulingGroup) HEAD_GROUP.getOpaque(this);
+        if (g == null) {
+            return false;
         }
+        SchedulingGroup mine = current.group();
+        // How far the next pick is behind the running actor, in virtual time, compared where they
+        // differ: between groups, or between actors of the running actor's group. The running actor's
+        // own virtual time is its carrier's while it runs.
+        long lead = g != mine
+                ? mine.vtimeEstimate() + turnElapsed / mine.weight() - g.vtimeEstimate()
+                : current.vtime + turnElapsed / current.weight() - (long) HEAD_ACTOR_VTIME.getOpaque(this);
+        if (lead <= 0) {
+            return false; // the running actor is still the fairest choice
+        }
+        // Run to parity: a turn has a minimum slice, so thousands of ready actors do not make every
+        // task pay for a whole turn; a waking actor far enough behind (a sleeper placed at
+        // floor - credit, a light tenant) cuts in at the next task boundary.
+        return turnElapsed >= granularity || lead >= granularity;
+    }
+
+    /** Lock held, after a change: publishes the next pick for {@link #shouldPreempt}. */
+    private void publishHead() {
+        SchedulingGroup g = groups.peek();
+        if (g != null) {
+            HEAD_ACTOR_VTIME.setOpaque(this, g.ready.peekVtime());
+        }
+        HEAD_GROUP.setOpaque(this, g);
     }
 
     @Override
@@ -184,6 +228,7 @@ final class FairRunQueue implements RunQueue {
         long pending = g.takePendingVtime();
         if (pending != 0) {
             g.vtime += pending;
+            g.publishVtime();
             if (g.heapIndex >= 0) {
                 groups.update(g);
             }

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A set of actors sharing one fair share of the scheduler (a tenant, a consumer group).
@@ -17,15 +18,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SchedulingGroup extends SchedulingEntity {
 
     private static final VarHandle PENDING_VTIME;
-    private static final VarHandle CPU_NANOS;
-    private static final VarHandle TURNS;
+    private static final VarHandle VTIME_VIEW;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             PENDING_VTIME = l.findVarHandle(SchedulingGroup.class, "pendingVtime", long.class);
-            CPU_NANOS = l.findVarHandle(SchedulingGroup.class, "cpuNanos", long.class);
-            TURNS = l.findVarHandle(SchedulingGroup.class, "turns", long.class);
+            VTIME_VIEW = l.findVarHandle(SchedulingGroup.class, "vtimeView", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -47,9 +46,19 @@ public final class SchedulingGroup extends SchedulingEntity {
      */
     private volatile long pendingVtime;
 
-    // statistics: atomic adds (turns end under the run queue lock or, chained, without it), read by anyone
-    private volatile long cpuNanos;
-    private volatile long turns;
+    /**
+     * A copy of {@link #vtime} for readers without the run queue's lock (the lock-free preemption
+     * check, {@code FairRunQueue#shouldPreempt}): written with opaque stores under the lock each time
+     * {@code vtime} changes, read with opaque loads. Opaque suffices: the reader only needs an untorn,
+     * recent value for a heuristic that the next end of turn re-checks under the lock.
+     */
+    @SuppressWarnings("unused") // through VTIME_VIEW
+    private long vtimeView;
+
+    // statistics, added at the end of every turn by any carrier (under the run queue lock or, chained,
+    // without it): striped so that carriers running actors of one group do not fight over a cache line
+    private final LongAdder cpuNanos = new LongAdder();
+    private final LongAdder turns = new LongAdder();
 
     final Set<ActorCell> cells = ConcurrentHashMap.newKeySet();
     private final AtomicInteger actorCount = new AtomicInteger();
@@ -71,12 +80,12 @@ public final class SchedulingGroup extends SchedulingEntity {
 
     /** @return total measured run time of this group's turns, in nanoseconds */
     public long cpuTimeNanos() {
-        return cpuNanos;
+        return cpuNanos.sum();
     }
 
     /** @return number of turns run by this group's actors */
     public long turns() {
-        return turns;
+        return turns.sum();
     }
 
     /** @return number of live (not terminated) actors in this group */
@@ -95,13 +104,27 @@ public final class SchedulingGroup extends SchedulingEntity {
 
     /** Counts a turn's run time in the statistics (at the end of every turn, any carrier). */
     void account(long elapsedNanos) {
-        CPU_NANOS.getAndAdd(this, elapsedNanos);
-        TURNS.getAndAdd(this, 1L);
+        cpuNanos.add(elapsedNanos);
+        turns.increment();
     }
 
     /** Charges virtual time without the run queue's lock (see {@link #pendingVtime}). */
     void chargeLater(long weightedNanos) {
         PENDING_VTIME.getAndAdd(this, weightedNanos);
+    }
+
+    /** Run queue lock held: publishes {@link #vtime} for lock-free readers (see {@link #vtimeView}). */
+    void publishVtime() {
+        VTIME_VIEW.setOpaque(this, vtime);
+    }
+
+    /**
+     * Without the lock: the group's virtual time as last published, plus the charges not folded yet.
+     *
+     * @return a recent, untorn estimate of the group's virtual time
+     */
+    long vtimeEstimate() {
+        return (long) VTIME_VIEW.getOpaque(this) + pendingVtime;
     }
 
     /** Run queue lock held: takes the charges made without it, to add them to {@link #vtime}. */
