@@ -198,13 +198,17 @@ class BuilderValidationTest {
             await(LONG, () -> onScheduler.get() >= 100 && onWorker.get() >= 100,
                     () -> "period " + p + ": ran " + onScheduler + " / " + onWorker + " times");
             d1.dispose();
-            d2.dispose();
-            TestSupport.sleepMillis(20);
             int a = onScheduler.get();
+            d2.dispose();
             int b = onWorker.get();
-            TestSupport.sleepMillis(100);
-            assertEquals(a, onScheduler.get(), "period " + period + ": still running after cancel (scheduler)");
-            assertEquals(b, onWorker.get(), "period " + period + ": still running after cancel (worker)");
+            // Reactor's contract: no run starts after dispose(); the one in flight, if any, may still end
+            // (on a busy machine, much later: its carrier may be descheduled). Uncancelled, a task with
+            // period <= 0 would run thousands of times in these 150 ms.
+            TestSupport.sleepMillis(150);
+            assertTrue(onScheduler.get() <= a + 1,
+                    "period " + period + ": still running after cancel (scheduler): " + a + " -> " + onScheduler);
+            assertTrue(onWorker.get() <= b + 1,
+                    "period " + period + ": still running after cancel (worker): " + b + " -> " + onWorker);
         }
     }
 }
