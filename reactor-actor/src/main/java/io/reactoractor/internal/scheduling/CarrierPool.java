@@ -12,6 +12,12 @@ import java.util.concurrent.locks.LockSupport;
  * microseconds watching {@link RunQueue#readyCount()}, then registers as parked and parks. A
  * wake-up costs ~10 µs, so it is only paid when a thread really was asleep.
  *
+ * <h2>At most one wake-up per submission</h2>
+ * A waker counts the carrier it unparks as spinning (see {@link #idle}), so the submissions that
+ * follow before that carrier runs see a spinner and wake nobody; a carrier that takes an actor while
+ * more are ready wakes the next one ({@link #propagate}). Go's scheduler counts its woken threads as
+ * spinning for the same reason.
+ *
  * <h2>No lost wake-up (a Dekker handshake on volatile variables)</h2>
  * <pre>
  *   enqueuer:  ready++ (volatile, under the run queue lock) ; read spinning ; read parked
@@ -82,6 +88,7 @@ final class CarrierPool {
             CarrierThread c = slots.get(i);
             if (c != null && c.isParked() && c.tryUnmarkParked()) {
                 parked.decrementAndGet();
+                spinning.incrementAndGet(); // on its behalf: it spins once it runs (see idle)
                 wakeUps.increment();
                 LockSupport.unpark(c);
                 return;
@@ -96,6 +103,7 @@ final class CarrierPool {
             if (c != null) {
                 if (c.tryUnmarkParked()) {
                     parked.decrementAndGet();
+                    spinning.incrementAndGet(); // on its behalf, as in wakeOne
                 }
                 LockSupport.unpark(c);
             }
@@ -105,38 +113,48 @@ final class CarrierPool {
     /**
      * Waits for work. Returns {@code false} when the carrier must exit (the scheduler stopped, or a
      * compensating carrier is no longer needed).
+     *
+     * <p>The carrier counts as spinning from entry until it sees work or parks, and again from the
+     * moment a waker unparks it ({@link #wakeOne} counts it on its behalf, before the unpark) until it
+     * sees work or parks again. So a submission that arrives while a woken carrier is still on its way
+     * back wakes nobody else: one submission wakes at most one carrier, and a burst fans out one
+     * wake-up per taken actor ({@link #propagate}), not one per submission.
      */
     boolean idle(CarrierThread c) {
         spinning.incrementAndGet();
-        for (int i = 0; i < SPIN_ITERATIONS; i++) {
-            if (runQueue.readyCount() > 0) {
+        for (;;) {
+            for (int i = 0; i < SPIN_ITERATIONS; i++) {
+                if (runQueue.readyCount() > 0) {
+                    spinning.decrementAndGet();
+                    return true;
+                }
+                Thread.onSpinWait();
+            }
+            if (rescueRunNext(c)) {
                 spinning.decrementAndGet();
                 return true;
             }
-            Thread.onSpinWait();
-        }
-        if (rescueRunNext(c)) {
+            c.markParked();
+            parked.incrementAndGet();
             spinning.decrementAndGet();
-            return true;
+            c.clearHogStamp();
+            boolean shuttingDown = engine.isShuttingDown();
+            if (runQueue.readyCount() == 0 && !engine.isStopping()) {
+                LockSupport.parkNanos(this, shuttingDown ? SHUTDOWN_POLL_NANOS : PARK_NANOS);
+            }
+            if (c.tryUnmarkParked()) {
+                // timed out, spurious, or the re-check above saw work: nobody counted this carrier
+                parked.decrementAndGet();
+                spinning.incrementAndGet();
+            } // else a waker moved it PARKED -> RUNNING and already counted it as spinning
+            if (shuttingDown) {
+                engine.checkQuiescence();
+            }
+            if (engine.isStopping() || (c.compensating() && shouldRetire(c))) {
+                spinning.decrementAndGet();
+                return false;
+            }
         }
-        c.markParked();
-        parked.incrementAndGet();
-        spinning.decrementAndGet();
-        c.clearHogStamp();
-        boolean shuttingDown = engine.isShuttingDown();
-        if (runQueue.readyCount() == 0 && !engine.isStopping()) {
-            LockSupport.parkNanos(this, shuttingDown ? SHUTDOWN_POLL_NANOS : PARK_NANOS);
-        }
-        if (c.tryUnmarkParked()) {
-            parked.decrementAndGet();
-        }
-        if (shuttingDown) {
-            engine.checkQuiescence();
-        }
-        if (engine.isStopping()) {
-            return false;
-        }
-        return !(c.compensating() && shouldRetire(c));
     }
 
     /**

@@ -7,7 +7,8 @@ import reactor.core.scheduler.NonBlocking;
 
 /**
  * A thread of an {@code ActorScheduler}: takes ready actors from the run queue and runs their
- * turns. Implements Reactor's {@link NonBlocking} marker so {@code block()} fails fast on it.
+ * turns ({@link #runLoop}, beside the per-carrier state it drives: the run-next slot, the task stamps
+ * the hog monitor reads, the park state). Implements Reactor's {@link NonBlocking} marker so {@code block()} fails fast on it.
  *
  * <p>Fields read by other threads ({@link #taskStartedAt}, {@link #currentCell}, {@link #hogStamp},
  * {@link #parkState}) are documented where they are declared.
@@ -101,13 +102,105 @@ public final class CarrierThread extends Thread implements NonBlocking {
     @Override
     public void run() {
         try {
-            engine.runCarrier(this);
+            runLoop();
         } catch (Throwable t) {
-            // runCarrier catches everything itself; this guards the guard (e.g. a StackOverflowError
+            // runLoop catches everything itself; this guards the guard (e.g. a StackOverflowError
             // while reporting), so the exit below always runs and the pool can replace this carrier
             engine.internalError("leaving a carrier loop", t);
         } finally {
             engine.carrierExited(this);
+        }
+    }
+
+    /**
+     * The run loop: take an actor (this carrier's run-next slot first, then the run queue), run its
+     * turn, charge it, repeat; idle in the pool when nothing is ready. Catches everything: a task's
+     * error is the task's, and an error of the engine's own bookkeeping is counted and survived.
+     */
+    private void runLoop() {
+        final CarrierThread self = this;
+        final RunQueue runQueue = engine.runQueue();
+        final RunNext runNext = engine.runNext();
+        final CarrierPool pool = engine.pool();
+        final SchedulerEngine.Config config = engine.config();
+        Turn turn = new Turn(engine, self);
+        boolean recordDelay = config.metrics().recordsSchedulingDelay();
+        ActorCell next = null;
+        boolean chained = false;
+        long lastEnd = 0L;
+        for (;;) {
+            try {
+                if (next == null) {
+                    if (engine.isStopping() || (self.compensating() && pool.shouldRetire(self))) {
+                        return;
+                    }
+                    next = runQueue.take(0L);
+                    chained = false; // also after the catch below interrupted a chain
+                    if (next == null) {
+                        if (!pool.idle(self)) {
+                            return;
+                        }
+                        continue;
+                    }
+                }
+                pool.propagate();
+                ActorCell cell = next;
+                next = null;
+                // a chained turn starts where the previous one ended (same carrier, no gap)
+                long start = chained ? lastEnd : System.nanoTime();
+                if (recordDelay) {
+                    config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
+                }
+                if (chained) {
+                    turn.beginChained(cell, start);
+                } else {
+                    turn.begin(cell, start);
+                }
+                if (cell.runnable()) {
+                    try {
+                        cell.runTurn(turn);
+                    } catch (Throwable t) {
+                        // runTurn implementations route task errors through Turn.run; this is a bug guard
+                        engine.taskFailed(cell, t);
+                    }
+                }
+                long end = turn.now();
+                lastEnd = end;
+                turn.end();
+                boolean requeue = cell.keepScheduledAfterTurn();
+                boolean takeNext = !engine.isStopping() && !(self.compensating() && pool.shouldRetire(self));
+                ActorCell fromSlot = null;
+                if (takeNext) {
+                    fromSlot = runNext.next(self, end - turn.sliceStart(), end);
+                } else {
+                    runNext.flush(self, end); // this carrier leaves: its occupant must not be stranded
+                }
+                if (fromSlot != null) {
+                    // the slot's actor replaces this one as the carrier's running actor: no lock to
+                    // find the next actor, none to charge the turn unless this one is re-queued
+                    if (requeue) {
+                        runQueue.finishTurn(cell, end - start, true, end, false, true);
+                    } else {
+                        runQueue.finishChainedTurn(cell, end - start);
+                    }
+                    runNext.chainedInto();
+                    next = fromSlot;
+                    chained = true;
+                } else {
+                    next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext, false);
+                    chained = false;
+                }
+                if (!requeue) {
+                    cell.releaseAfterTurn();
+                }
+                if (!takeNext && next == null) {
+                    return;
+                }
+            } catch (Throwable t) {
+                // Only the engine's own bookkeeping can get here (an allocation failure, a bug): the
+                // carrier survives; the actor it held, if any, may be stranded, and is counted here.
+                engine.internalError("running a carrier loop", t);
+            }
         }
     }
 
