@@ -21,7 +21,9 @@ public enum Scenario {
     /** Tasks submitted to the scheduler from a non-pool thread, next to self-re-scheduling actors. */
     OUTSIDE("outside", "Outside submitter vs self-re-scheduling actors"),
     /** Hot never-ending streams and a light stream, behind Reactor's publishOn or the actor operator. */
-    PUBLISH_ON("publish-on", "Hot publishOn streams vs the fair actor operator");
+    PUBLISH_ON("publish-on", "Hot publishOn streams vs the fair actor operator"),
+    /** Issue 9's tenant-scale scenario. */
+    TENANT("tenant-scale", "A tenant of 4,096 busy actors next to a tenant holding one light actor");
 
     // Parameters of the scenarios that are not run options (those are in FairnessRunner.Options).
     static final int[] WEIGHTS = {1, 2, 4};
@@ -36,6 +38,8 @@ public enum Scenario {
     static final long OUTSIDE_WORK_NANOS = 20_000;
     static final int HOT_STREAMS = 2;
     static final long HOT_ITEM_NANOS = 50_000;
+    static final int TENANT_BUSY_ACTORS = 4_096;
+    static final long TENANT_BUSY_TASK_NANOS = 5_000;
 
     private final String id;
     private final String title;
@@ -134,6 +138,14 @@ public enum Scenario {
                         + "series runs on more than the 2 threads the others have.",
                         HOT_STREAMS, HOT_ITEM_NANOS / 1000, o.lightPeriodNanos() / 1_000_000,
                         o.lightWorkNanos() / 1000);
+            case TENANT:
+                return String.format(Locale.ROOT, "Two equal-weight groups (tenants): one of %,d busy workers, "
+                        + "each running %d µs tasks that re-schedule themselves on their own worker, and one "
+                        + "holding only the light actor: %s. Reported: the light delay, and the busy tenant's "
+                        + "useful CPU (busy time measured by its tasks) as a share of the %d threads, i.e. what "
+                        + "per-turn overhead leaves. Peers without groups put the light worker among the %,d "
+                        + "others.", TENANT_BUSY_ACTORS, TENANT_BUSY_TASK_NANOS / 1000, light, o.threads(),
+                        TENANT_BUSY_ACTORS);
             default:
                 throw new AssertionError(this);
         }

@@ -63,6 +63,8 @@ final class Scenarios {
                 }
                 return r;
             }
+            case TENANT:
+                return List.of(tenant(peer, o));
             default:
                 throw new AssertionError(scenario);
         }
@@ -233,6 +235,29 @@ final class Scenarios {
             m.add(Metric.number("hot streams busy-ms/s", hot, "%.0f", true));
             m.add(Metric.number("busy-ms/s", w.busyMsPerSec(), "%.0f", true));
             return w.result(Scenario.PUBLISH_ON, peer, op.label(), m, null, d);
+        }
+    }
+
+    static ScenarioResult tenant(Peer peer, FairnessRunner.Options o) throws InterruptedException {
+        try (Run run = new Run(peer, o)) {
+            LongAdder busy = run.ledger.add("busy tenant (" + workers(Scenario.TENANT_BUSY_ACTORS) + ")");
+            LongAdder lightBusy = run.ledger.add("light tenant");
+            HeavyLoad load = new HeavyLoad(Scenario.TENANT_BUSY_TASK_NANOS);
+            run.onClose(load::stop);
+            load.add(peer.group(run.scheduler, "busy", 1), Scenario.TENANT_BUSY_ACTORS, busy);
+            Scheduler.Worker w = peer.group(run.scheduler, "light", 1).createWorker();
+            run.onClose(w::dispose);
+            LightProbe light = run.probe(new LightProbe("tenant-light-submitter", w::schedule, o.lightPeriodNanos(), 1,
+                    o.lightWorkNanos(), lightBusy));
+            load.start();
+            Window window = run.observeWith(light);
+            light.stopAndDrain(drainNanos(o));
+            DelayResult d = light.result("light tenant");
+            List<Metric> m = new ArrayList<>(delayMetrics("light", d));
+            m.add(Metric.percent("busy tenant useful CPU (of " + o.threads() + " threads)",
+                    window.busyMsPerSec(0) / (1000.0 * o.threads()), true));
+            m.add(Metric.number("busy-ms/s", window.busyMsPerSec(), "%.0f", true));
+            return window.result(Scenario.TENANT, peer, "", m, null, d);
         }
     }
 

@@ -109,7 +109,8 @@ class FairnessRunnerTest {
 
         DelayResult d = r.delay();
         boolean delayed = r.scenario() == Scenario.LIGHT || r.scenario() == Scenario.CHURN
-                || r.scenario() == Scenario.OUTSIDE || r.scenario() == Scenario.PUBLISH_ON;
+                || r.scenario() == Scenario.OUTSIDE || r.scenario() == Scenario.PUBLISH_ON
+                || r.scenario() == Scenario.TENANT;
         if (!delayed) {
             assertNull(d, id);
             return;
@@ -117,9 +118,12 @@ class FairnessRunnerTest {
         assertNotNull(d, id);
         assertTrue(d.submitted() > 0, id);
         assertEquals(d.submitted(), d.samples() + d.unfinished(), id);
-        // Reactor's publishOn drain loops may legitimately starve the light stream; nothing else should
+        // Reactor's publishOn drain loops may legitimately starve the light stream; so may every peer but
+        // the fair one behind 4,096 busy actors in this tiny window (FIFO and qmq-pq run each of them for a
+        // whole quota before the light one: a round takes seconds); nothing else should
         boolean mayStarve = r.scenario() == Scenario.PUBLISH_ON
-                && r.variant().equals(HotStreams.Operator.PUBLISH_ON.label());
+                && r.variant().equals(HotStreams.Operator.PUBLISH_ON.label())
+                || r.scenario() == Scenario.TENANT && r.peer() != Peer.ACTOR_FAIR;
         if (!mayStarve) {
             assertTrue(d.samples() > 0, () -> "histogram empty: " + id + " " + d);
         }
