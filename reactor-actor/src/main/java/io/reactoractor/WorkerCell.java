@@ -11,7 +11,14 @@ import io.reactoractor.internal.scheduling.Turn;
  */
 final class WorkerCell extends ActorCell {
 
-    private final MpscChunkedArrayQueue<MailboxTask> mailbox = new MpscChunkedArrayQueue<>();
+    /**
+     * Chunks of {@value #MAILBOX_CHUNK} tasks: a worker usually holds a few tasks at a time (a publishOn
+     * drain, a subscribeOn, a self-rescheduling task), and one is created per {@code subscribeOn}
+     * subscription, so the empty mailbox's chunk is most of its cost; a burst links more chunks.
+     */
+    private static final int MAILBOX_CHUNK = 16;
+
+    private final MpscChunkedArrayQueue<MailboxTask> mailbox = new MpscChunkedArrayQueue<>(MAILBOX_CHUNK);
     final TimedTasks timed;
 
     WorkerCell(SchedulerEngine engine, SchedulingGroup group, String path, TimedTasks timed) {
