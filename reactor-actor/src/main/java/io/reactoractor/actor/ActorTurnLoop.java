@@ -249,12 +249,18 @@ final class ActorTurnLoop<I, O> {
         return true;
     }
 
+    /**
+     * Whether the turn that is suspending could go on: cancelled, or a downstream with an error to
+     * deliver, demand, or a completion to deliver. An error without a downstream waits for one like
+     * any other signal (the turn would only suspend again: answering {@code true} there made it spin
+     * on its carrier until a subscriber came).
+     */
     private boolean canProceed() {
-        if (cancelled || pendingError != null) {
+        if (cancelled) {
             return true;
         }
         Subscriber<? super O> d = out.downstream;
-        return d != null && (out.hasDemand() || (out.outBuffered == 0 && completeRequested
+        return d != null && (pendingError != null || out.hasDemand() || (out.outBuffered == 0 && completeRequested
                 && mailbox.isEmpty()));
     }
 
