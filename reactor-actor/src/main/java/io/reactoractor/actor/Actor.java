@@ -47,7 +47,8 @@ import reactor.util.context.ContextView;
  *   <li>Completion: when every inbound subscriber completed (and the mailbox drained), or after
  *       {@link #complete()}: {@code onComplete} downstream once the mailbox is empty.</li>
  *   <li>Upstream error, or a behaviour error under {@link ErrorPolicy#stop()}: {@code onError}
- *       downstream at once, other upstreams cancelled, messages still in the mailbox discarded.</li>
+ *       downstream on the actor's next turn, without draining the mailbox: other upstreams cancelled,
+ *       messages still in the mailbox discarded. The first failure wins; later ones are dropped.</li>
  *   <li>Downstream cancellation: the actor stops and cancels its upstreams.</li>
  *   <li>{@code request(n <= 0)}: {@code onError(IllegalArgumentException)} (rule 3.9).</li>
  * </ul>
@@ -97,8 +98,9 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
     }
 
     /**
-     * An actor that passes every message downstream unchanged: the building block of
-     * {@link ActorOperators#publishOn(Scheduler)} and the TCK's identity processor.
+     * An actor that passes every message downstream unchanged (the TCK's identity processor). For a
+     * fair hop of a {@code Flux} onto the scheduler, {@link ActorOperators#publishOn(Scheduler)} is the
+     * lighter choice: Reactor's {@code publishOn} semantics over a single-producer queue.
      *
      * @param scheduler an {@link ActorScheduler} or one of its groups
      * @param capacity  the mailbox capacity (≥ 1)
