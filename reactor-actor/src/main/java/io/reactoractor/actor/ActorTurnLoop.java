@@ -25,8 +25,9 @@ import reactor.util.context.Context;
  * <h2>Lifecycle</h2>
  * Four terminal flags, each {@code volatile}, set once and never cleared: {@code completeRequested},
  * {@code pendingError}, {@code cancelled} and {@code done}. Any thread may set the first three (then
- * {@link #wake()}s the actor); only the turn acts on them, so the terminal signal is always delivered
- * on the actor's turn. {@code done} is written only by {@link #terminate}, which runs on the turn or in
+ * {@link #wake()}s the actor; {@code pendingError} by CAS from {@code null}, so the first failure
+ * wins); only the turn acts on them, so the terminal signal is always delivered on the actor's turn.
+ * {@code done} is written only by {@link #terminate}, which runs on the turn or in
  * {@code drainTerminated} — both by the carrier holding the cell's {@code SCHEDULED} bit, so it has a
  * single writer. Two suspensions are the actor's own and one is the user's; all three are units of
  * the cell's suspend count ({@link ActorCell}), told apart by their own bookkeeping:
@@ -40,7 +41,7 @@ import reactor.util.context.Context;
  *   -------------------------------+-----------------------------------------------+------------------------------------------
  *   live (done=false)              | complete() (any); last inbound port completes | completeRequested=true; wake()
  *                                  | (its upstream's)                              |
- *   live                           | upstream onError or overflow (upstream's);    | pendingError=t if none yet; wake()
+ *   live                           | upstream onError or overflow (upstream's);    | pendingError: null-&gt;t by CAS; wake()
  *                                  | request(n &lt;= 0) (downstream's); behaviour    |
  *                                  | error under stop, or retries exhausted (actor)|
  *   live                           | cancel() (downstream's)                       | cancelled=true; wake()
@@ -61,7 +62,7 @@ import reactor.util.context.Context;
  *   live                           | resumeAfter(d), retry back-off (actor)        | cell.suspend(), timer armed (ActorTimers)
  *   back-off                       | timer fires (timer) / disposed first (any)    | cell.resume() / the unit becomes a user
  *                                  |                                               | suspension (userSuspensions+1)
- *   live                           | scheduler disposed: drainTerminated (carrier) | pendingError=rejection if none; terminate
+ *   live                           | scheduler disposed: drainTerminated (carrier) | pendingError: null-&gt;rejection; terminate
  *                                  |                                               | with onError(rejection)
  *   done                           | anything                                      | flags ignored; new ports cancelled, tell()
  *                                  |                                               | false, send() fails; late messages and
@@ -92,10 +93,13 @@ import reactor.util.context.Context;
 final class ActorTurnLoop<I, O> {
 
     private static final VarHandle BP_SUSPENDED;
+    private static final VarHandle PENDING_ERROR;
 
     static {
         try {
-            BP_SUSPENDED = MethodHandles.lookup().findVarHandle(ActorTurnLoop.class, "bpSuspended", boolean.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            BP_SUSPENDED = lookup.findVarHandle(ActorTurnLoop.class, "bpSuspended", boolean.class);
+            PENDING_ERROR = lookup.findVarHandle(ActorTurnLoop.class, "pendingError", Throwable.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -167,11 +171,13 @@ final class ActorTurnLoop<I, O> {
         cell.signal();
     }
 
-    /** Records a failure (the first one seen wins; see the table) and makes sure the actor runs to deliver it. */
+    /**
+     * Records a failure and makes sure the actor runs to deliver it. The first one wins, by CAS: a
+     * check-then-write let two racing failures both see none, and the later write could replace the
+     * error the turn had already delivered (then {@code Attr.ERROR} and a late subscriber saw another).
+     */
     void fail(Throwable t) {
-        if (pendingError == null) {
-            pendingError = t;
-        }
+        PENDING_ERROR.compareAndSet(this, null, t);
         wake();
     }
 
@@ -455,9 +461,7 @@ final class ActorTurnLoop<I, O> {
             if (!done) {
                 // the scheduler was disposed under a live actor: tell downstream instead of hanging
                 Throwable rejected = engine.reject();
-                if (pendingError == null) {
-                    pendingError = rejected;
-                }
+                PENDING_ERROR.compareAndSet(ActorTurnLoop.this, null, rejected);
                 ActorTurnLoop.this.terminate(rejected, true);
             }
             I m;
