@@ -18,13 +18,19 @@ import reactor.util.context.Context;
  *
  * <h2>Threads</h2>
  * <ul>
- *   <li>{@code freeCredits} (atomic): taken by CAS without the lock by {@link #tryAcquire()} (any
- *       thread: {@code tell}, {@code send}); given back by {@link #returnCredits} (the turn) and by a
- *       closing port; moved to ports only under the lock.</li>
+ *   <li>{@code freeCredits} (atomic): taken only by CAS ({@link #acquireUpTo}): without the lock by
+ *       {@link #tryAcquire()} (any thread: {@code tell}, {@code send}), and under it when
+ *       {@link #distribute()} moves them to ports or waiting sends; given back by {@link #returnCredits}
+ *       (the turn) and by a closing port. Never negative, so demand plus messages never exceed the
+ *       capacity.</li>
  *   <li>{@code ports}, {@code openPorts}, {@code anyPortAttached}, {@code pendingSends}: guarded by this
  *       object's monitor (attach, close and distribute run on the upstreams', senders' and actor's
- *       threads). Signals to other parties (a port's {@code request}, a send's {@code success}) are made
- *       after the lock is released, never under it.</li>
+ *       threads). A monitor because {@link #distribute()} must see the ports, their windows and the
+ *       waiting sends together to share credits fairly; it is taken once per replenish batch and per
+ *       port or waiting-send event, never by a port's {@code onNext} or by {@code tell()}; and it is
+ *       this internal object's, not the public {@link Actor}'s, which user code could lock. Signals to
+ *       other parties (a port's {@code request}, a send's {@code success}) are made after the lock is
+ *       released, never under it.</li>
  *   <li>a port's {@code outstanding} (atomic): raised under the lock by {@link #distribute()},
  *       decremented by the port's {@code onNext} (its upstream's thread, without the lock).</li>
  * </ul>
@@ -65,13 +71,26 @@ final class InboundCredits<I> {
 
     /** @return whether a free credit was taken (any thread) */
     boolean tryAcquire() {
+        return acquireUpTo(1) == 1;
+    }
+
+    /**
+     * Takes up to {@code want} free credits by CAS. Always by CAS, also under the monitor:
+     * {@link #tryAcquire()} takes credits without it, so a read-then-subtract could hand out credits
+     * a {@code tell()} took in between, leaving {@code freeCredits} negative and the demand plus the
+     * mailbox above the capacity.
+     *
+     * @return the credits taken, {@code 0} if none are free
+     */
+    private long acquireUpTo(long want) {
         for (;;) {
             long f = freeCredits.get();
-            if (f <= 0) {
-                return false;
+            long take = Math.min(f, want);
+            if (take <= 0) {
+                return 0;
             }
-            if (freeCredits.compareAndSet(f, f - 1)) {
-                return true;
+            if (freeCredits.compareAndSet(f, f - take)) {
+                return take;
             }
         }
     }
@@ -170,12 +189,10 @@ final class InboundCredits<I> {
                     if (have >= target || p.closed) {
                         continue;
                     }
-                    long f = freeCredits.get();
-                    long give = Math.min(f, target - have);
+                    long give = acquireUpTo(target - have);
                     if (give <= 0) {
                         break;
                     }
-                    freeCredits.addAndGet(-give);
                     p.outstanding.addAndGet(give);
                     if (granted == null) {
                         granted = new ArrayList<>(ports.size());
