@@ -28,9 +28,10 @@ import reactor.util.context.Context;
  * {@link #wake()}s the actor; {@code pendingError} by CAS from {@code null}, so the first failure
  * wins); only the turn acts on them, so the terminal signal is always delivered on the actor's turn.
  * {@code done} is written only by {@link #terminate}, which runs on the turn or in
- * {@code drainTerminated} — both by the carrier holding the cell's {@code SCHEDULED} bit, so it has a
- * single writer. Two suspensions are the actor's own and one is the user's; all three are units of
- * the cell's suspend count ({@link ActorCell}), told apart by their own bookkeeping:
+ * {@code drainTerminated} — both by the thread holding the cell's {@code SCHEDULED} bit (a carrier, or
+ * whoever gains that bit to drain a terminated cell), so it has a single writer. Two suspensions are
+ * the actor's own and one is the user's; all three are units of the cell's suspend count
+ * ({@link ActorCell}), told apart by their own bookkeeping:
  * <ul>
  *   <li>backpressure: the {@code bpSuspended} flag (one unit while it is set);</li>
  *   <li>back-off: a {@link ActorTimers} resume timer (one unit until it fires or is disposed);</li>
@@ -62,8 +63,8 @@ import reactor.util.context.Context;
  *   live                           | resumeAfter(d), retry back-off (actor)        | cell.suspend(), timer armed (ActorTimers)
  *   back-off                       | timer fires (timer) / disposed first (any)    | cell.resume() / the unit becomes a user
  *                                  |                                               | suspension (userSuspensions+1)
- *   live                           | scheduler disposed: drainTerminated (carrier) | pendingError: null-&gt;rejection; terminate
- *                                  |                                               | with onError(rejection)
+ *   live                           | scheduler disposed: drainTerminated (holder   | pendingError: null-&gt;rejection; terminate
+ *                                  | of SCHEDULED)                                 | with onError(rejection)
  *   done                           | anything                                      | flags ignored; new ports cancelled, tell()
  *                                  |                                               | false, send() fails; late messages and
  *                                  |                                               | control tasks discarded by drainTerminated
@@ -79,9 +80,9 @@ import reactor.util.context.Context;
  * stands for lifted exactly once however many threads wake the actor at once; the order (suspend the
  * cell first, publish the flag second, re-check third) is explained in {@link #suspendForBackpressure()}.
  *
- * <h2>Actor-confined fields (the carrier holding {@code SCHEDULED}, no synchronization)</h2>
+ * <h2>Actor-confined fields (the thread holding {@code SCHEDULED}, no synchronization)</h2>
  * {@code inBehaviour}, {@code unreturnedCredits}, {@code attempt} here, and {@link OutboundPort}'s
- * {@code emitted} and out buffer. The cell hands consumer rights from one carrier to the next through
+ * {@code emitted} and out buffer. The cell hands consumer rights from one holder to the next through
  * its status word (a CAS), which orders one turn's writes before the next turn's reads. Where another
  * thread needs a glimpse of one of them, a {@code volatile} mirror is kept ({@code outBuffered}).
  * The other regimes: the credits' monitor in {@link InboundCredits}, the downstream's demand in
@@ -392,7 +393,7 @@ final class ActorTurnLoop<I, O> {
         }
     }
 
-    /** Ends the actor (the turn or drainTerminated only: the carrier holding {@code SCHEDULED}). */
+    /** Ends the actor (the turn or drainTerminated only: the thread holding {@code SCHEDULED}). */
     private void terminate(Throwable error, boolean signal) {
         if (done) {
             return;
