@@ -1,0 +1,132 @@
+package io.reactoractor.actor;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.reactoractor.internal.scheduling.TimerEntry;
+import reactor.core.Disposable;
+
+/**
+ * The behaviour's timers ({@link ActorContext#resumeAfter}, {@link ActorContext#schedule}) on the
+ * engine's timer. They fire on the timer thread, so they only touch the actor through thread-safe
+ * calls: the cell's {@code resume()}/{@code signal()} and the control mailbox (a task there runs on
+ * the actor's turn).
+ */
+final class ActorTimers {
+
+    private ActorTimers() {
+    }
+
+    /**
+     * Suspends the actor now and resumes it after {@code delay}; if the scheduler no longer takes
+     * timers, the suspension is undone at once.
+     */
+    static Disposable resumeAfter(ActorTurnLoop<?, ?> loop, Duration delay) {
+        Objects.requireNonNull(delay, "delay");
+        loop.cell.suspend();
+        ResumeTimer t = new ResumeTimer(loop);
+        if (!loop.engine.scheduleTimer(t, dueAt(delay))) {
+            loop.cell.resume();
+        }
+        return t;
+    }
+
+    /** Runs {@code task} on the actor's turn after {@code delay}. */
+    static Disposable schedule(ActorTurnLoop<?, ?> loop, Duration delay, Runnable task) {
+        Objects.requireNonNull(delay, "delay");
+        Objects.requireNonNull(task, "task");
+        ControlTimer t = new ControlTimer(loop, task);
+        if (!loop.engine.scheduleTimer(t, dueAt(delay))) {
+            throw loop.engine.reject();
+        }
+        return t;
+    }
+
+    private static long dueAt(Duration delay) {
+        return System.nanoTime() + Math.max(0L, delay.toNanos());
+    }
+
+    /**
+     * Resumes the actor when due (runs on the timer thread: resume is thread-safe). Exactly one of
+     * {@link #fire()} and {@link #dispose()} settles the suspension it holds: firing lifts it;
+     * disposing first hands it to the user, so {@link Actor#resume()} lifts it (as documented on
+     * {@link ActorContext#resumeAfter}).
+     */
+    private static final class ResumeTimer extends TimerEntry implements Disposable {
+        private final ActorTurnLoop<?, ?> loop;
+        private final AtomicBoolean settled = new AtomicBoolean();
+
+        ResumeTimer(ActorTurnLoop<?, ?> loop) {
+            this.loop = loop;
+        }
+
+        @Override
+        protected void fire() {
+            if (settled.compareAndSet(false, true)) {
+                loop.cell.resume();
+            }
+        }
+
+        @Override
+        protected boolean awaitedOnShutdown() {
+            return true;
+        }
+
+        @Override
+        public void dispose() {
+            if (settled.compareAndSet(false, true)) {
+                loop.engine.cancelTimer(this);
+                loop.handSuspensionToUser();
+            }
+        }
+
+        @Override
+        public boolean isDisposed() {
+            return settled.get();
+        }
+    }
+
+    /** Delivers a task into the actor's control mailbox when due. */
+    private static final class ControlTimer extends TimerEntry implements Disposable {
+        private final ActorTurnLoop<?, ?> loop;
+        private final Runnable task;
+        private volatile boolean disposed;
+
+        ControlTimer(ActorTurnLoop<?, ?> loop, Runnable task) {
+            this.loop = loop;
+            this.task = task;
+        }
+
+        @Override
+        protected void fire() {
+            if (!disposed) {
+                loop.control.offer(() -> {
+                    if (!disposed) {
+                        disposed = true;
+                        task.run();
+                    }
+                });
+                loop.cell.signal();
+            }
+        }
+
+        @Override
+        protected boolean awaitedOnShutdown() {
+            return true;
+        }
+
+        @Override
+        public void dispose() {
+            if (!disposed) {
+                disposed = true;
+                loop.engine.cancelTimer(this);
+            }
+        }
+
+        @Override
+        public boolean isDisposed() {
+            return disposed;
+        }
+    }
+}

@@ -1,0 +1,477 @@
+package io.reactoractor.actor;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.reactoractor.ActorGroup;
+import io.reactoractor.internal.Internals;
+import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
+import io.reactoractor.internal.scheduling.ActorCell;
+import io.reactoractor.internal.scheduling.SchedulerEngine;
+import io.reactoractor.internal.scheduling.Turn;
+import org.reactivestreams.Subscriber;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
+
+/**
+ * The core of an {@link Actor}: its lifecycle, its mailboxes, its schedulable {@link ActorCell} and
+ * the turn that runs the {@link Behaviour}. It owns the other parts ({@link InboundCredits} for the
+ * inbound side, {@link OutboundPort} for the downstream side, {@link BehaviourContext} and
+ * {@link ActorTimers} for the behaviour); {@link Actor} is the public front over it.
+ *
+ * <h2>Lifecycle</h2>
+ * Four terminal flags, each {@code volatile}, set once and never cleared: {@code completeRequested},
+ * {@code pendingError}, {@code cancelled} and {@code done}. Any thread may set the first three (then
+ * {@link #wake()}s the actor; {@code pendingError} by CAS from {@code null}, so the first failure
+ * wins); only the turn acts on them, so the terminal signal is always delivered on the actor's turn.
+ * {@code done} is written only by {@link #terminate}, which runs on the turn or in
+ * {@code drainTerminated} — both by the thread holding the cell's {@code SCHEDULED} bit (a carrier, or
+ * whoever gains that bit to drain a terminated cell), so it has a single writer. Two suspensions are
+ * the actor's own and one is the user's; all three are units of the cell's suspend count
+ * ({@link ActorCell}), told apart by their own bookkeeping:
+ * <ul>
+ *   <li>backpressure: the {@code bpSuspended} flag (one unit while it is set);</li>
+ *   <li>back-off: a {@link ActorTimers} resume timer (one unit until it fires or is disposed);</li>
+ *   <li>user: the {@code userSuspensions} count (one unit each).</li>
+ * </ul>
+ * <pre>
+ *   state                          | event (thread)                                | next state / action
+ *   -------------------------------+-----------------------------------------------+------------------------------------------
+ *   live (done=false)              | complete() (any); last inbound port completes | completeRequested=true; wake()
+ *                                  | (its upstream's)                              |
+ *   live                           | upstream onError or overflow (upstream's);    | pendingError: null-&gt;t by CAS; wake()
+ *                                  | request(n &lt;= 0) (downstream's); behaviour    |
+ *                                  | error under stop, or retries exhausted (actor)|
+ *   live                           | cancel() (downstream's)                       | cancelled=true; wake()
+ *   live, cancelled                | turn (actor)                                  | terminate(no signal): done=true, upstreams
+ *                                  |                                               | cancelled, waiting sends failed, downstream
+ *                                  |                                               | dropped; cell terminated, mailbox discarded
+ *   live, pendingError, downstream | turn (actor)                                  | terminate: onError downstream, as above
+ *   live, completeRequested,       | turn, out buffer and mailbox empty (actor)    | terminate: onComplete downstream, as above
+ *   downstream                     |                                               |
+ *   live, no downstream and work;  | turn (actor)                                  | backpressure-suspended: cell.suspend(), then
+ *   or out buffer not flushable;   |                                               | bpSuspended false-&gt;true, then re-check
+ *   or a message but no demand     |                                               | (canProceed): if it can, undo at once
+ *   backpressure-suspended         | wake(): subscribe, request(n), fail, cancel,  | bpSuspended true-&gt;false: the CAS winner
+ *                                  | complete, a port closing (any)                | calls cell.resume(); losers only signal
+ *   live                           | Actor.suspend(), ActorContext.suspend() (any) | userSuspensions+1, then cell.suspend()
+ *   user-suspended                 | Actor.resume(), ActorContext.resume() (any)   | userSuspensions-1 by CAS (never below 0),
+ *                                  |                                               | then cell.resume(); none: returns false
+ *   live                           | resumeAfter(d), retry back-off (actor)        | cell.suspend(), timer armed (ActorTimers)
+ *   back-off                       | timer fires (timer) / disposed first (any)    | cell.resume() / the unit becomes a user
+ *                                  |                                               | suspension (userSuspensions+1)
+ *   live                           | scheduler disposed: drainTerminated (holder   | pendingError: null-&gt;rejection; terminate
+ *                                  | of SCHEDULED)                                 | with onError(rejection)
+ *   done                           | anything                                      | flags ignored; new ports cancelled, tell()
+ *                                  |                                               | false, send() fails; late messages and
+ *                                  |                                               | control tasks discarded by drainTerminated
+ * </pre>
+ * Precedence on a turn: {@code cancelled}, then {@code pendingError} (with a downstream), then the
+ * control mailbox, then completion (only once nothing is buffered and the mailbox is empty). Without a
+ * downstream subscriber an error or a completion waits for one; a user-suspended actor delivers its
+ * terminal signal when resumed.
+ *
+ * <h2>Backpressure suspension ({@code bpSuspended}, a VarHandle-CAS flag)</h2>
+ * Set only by the turn ({@link #suspendForBackpressure()}), cleared by whichever thread wins the CAS
+ * in {@link #wake()} (or by the turn's own re-check). The CAS makes the one unit of suspension it
+ * stands for lifted exactly once however many threads wake the actor at once; the order (suspend the
+ * cell first, publish the flag second, re-check third) is explained in {@link #suspendForBackpressure()}.
+ *
+ * <h2>Actor-confined fields (the thread holding {@code SCHEDULED}, no synchronization)</h2>
+ * {@code inBehaviour}, {@code unreturnedCredits}, {@code attempt} here, and {@link OutboundPort}'s
+ * {@code emitted} and out buffer. The cell hands consumer rights from one holder to the next through
+ * its status word (a CAS), which orders one turn's writes before the next turn's reads. Where another
+ * thread needs a glimpse of one of them, a {@code volatile} mirror is kept ({@code outBuffered}).
+ * The other regimes: the credits' monitor in {@link InboundCredits}, the downstream's demand in
+ * {@link OutboundPort}.
+ *
+ * @param <I> inbound message type
+ * @param <O> outbound result type
+ */
+final class ActorTurnLoop<I, O> {
+
+    private static final VarHandle BP_SUSPENDED;
+    private static final VarHandle PENDING_ERROR;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            BP_SUSPENDED = lookup.findVarHandle(ActorTurnLoop.class, "bpSuspended", boolean.class);
+            PENDING_ERROR = lookup.findVarHandle(ActorTurnLoop.class, "pendingError", Throwable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final ActorGroup group;
+    final SchedulerEngine engine;
+    private final Behaviour<I, O> behaviour;
+    private final ErrorPolicy policy;
+    final MpscChunkedArrayQueue<I> mailbox = new MpscChunkedArrayQueue<>();
+    /** Tasks of the behaviour's timers ({@link ActorContext#schedule}), run on the turn before messages. */
+    final MpscChunkedArrayQueue<Runnable> control = new MpscChunkedArrayQueue<>();
+    final OutboundPort<O> out;
+    final InboundCredits<I> credits;
+    private final BehaviourContext<O> context;
+    /** Created last: the cell is published to its group inside its constructor (see {@link Cell}). */
+    final ActorCell cell;
+
+    /** Suspensions by the user or the behaviour, counted apart from the actor's own (see {@link #resumeUser()}). */
+    private final AtomicInteger userSuspensions = new AtomicInteger();
+    private volatile boolean bpSuspended;
+
+    // ---- actor-confined
+    /** Whether the behaviour is running on the current message (the run-next hint). */
+    private boolean inBehaviour;
+    private int unreturnedCredits;
+    private int attempt;
+
+    // ---- lifecycle (see the table above)
+    volatile Throwable pendingError;
+    private volatile boolean completeRequested;
+    volatile boolean cancelled;
+    volatile boolean done;
+
+    final LongAdder skippedMessages = new LongAdder();
+    final LongAdder processedMessages = new LongAdder();
+
+    ActorTurnLoop(ActorGroup group, String path, int weight, int capacity, Behaviour<I, O> behaviour,
+            ErrorPolicy policy) {
+        this.group = group;
+        this.engine = Internals.engine(group);
+        this.behaviour = behaviour;
+        this.policy = policy;
+        this.out = new OutboundPort<>(this);
+        this.credits = new InboundCredits<>(this, capacity);
+        this.context = new BehaviourContext<>(this, out);
+        this.cell = new Cell(path, weight);
+    }
+
+    /** @return the actor's path, {@code <group>/<name>} */
+    String path() {
+        return cell.path();
+    }
+
+    int attempt() {
+        return attempt;
+    }
+
+    boolean isTerminated() {
+        return done || cell.isTerminated();
+    }
+
+    // ================================================================== signals to the actor (any thread)
+
+    /** Adds a message for which a credit was taken and schedules the actor. */
+    void enqueue(I message) {
+        mailbox.offer(message);
+        // false when terminated meanwhile: the message is then discarded with the rest of the mailbox
+        cell.signal();
+    }
+
+    /**
+     * Records a failure and makes sure the actor runs to deliver it. The first one wins, by CAS: a
+     * check-then-write let two racing failures both see none, and the later write could replace the
+     * error the turn had already delivered (then {@code Attr.ERROR} and a late subscriber saw another).
+     */
+    void fail(Throwable t) {
+        PENDING_ERROR.compareAndSet(this, null, t);
+        wake();
+    }
+
+    /** Completion requested ({@link Actor#complete()} or every inbound port completed). */
+    void requestComplete() {
+        completeRequested = true;
+        wake();
+    }
+
+    /** The downstream cancelled. */
+    void cancel() {
+        cancelled = true;
+        wake();
+    }
+
+    /** Lifts the backpressure suspension if any, and schedules the actor if it has work. */
+    void wake() {
+        if (bpSuspended && BP_SUSPENDED.compareAndSet(this, true, false)) {
+            cell.resume();
+        } else {
+            cell.signal();
+        }
+    }
+
+    /** A user suspension: counted, so that {@link #resumeUser()} never lifts one of the actor's own. */
+    void suspendByUser() {
+        userSuspensions.incrementAndGet();
+        cell.suspend();
+    }
+
+    /** @return {@code true} if a user suspension was lifted, {@code false} if there was none */
+    boolean resumeUser() {
+        for (;;) {
+            int n = userSuspensions.get();
+            if (n == 0) {
+                return false;
+            }
+            if (userSuspensions.compareAndSet(n, n - 1)) {
+                cell.resume();
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Turns a suspension unit the caller holds on the cell into a user suspension (a disposed
+     * {@link ActorContext#resumeAfter} timer), so {@link Actor#resume()} lifts it.
+     */
+    void handSuspensionToUser() {
+        userSuspensions.incrementAndGet();
+    }
+
+    // ================================================================== backpressure suspension (actor)
+
+    /**
+     * Suspends for lack of demand (or of a subscriber); undone at once if a wake-up raced with it.
+     *
+     * @return {@code true} if the actor stays suspended
+     */
+    private boolean suspendForBackpressure() {
+        // Order matters: the cell is suspended *before* the flag is published. A wake() that runs in
+        // between sees no flag and only signals (a no-op while we hold SCHEDULED), but it ran after its
+        // state change (demand, subscriber, error), so the canProceed() re-check below sees that change.
+        // Publishing the flag first would let wake() clear it and call resume() on a cell that is not
+        // suspended yet: the resume is lost and the actor stays suspended forever.
+        cell.suspend();
+        if (!BP_SUSPENDED.compareAndSet(this, false, true)) {
+            // already suspended for backpressure (only if a user resume() lifted our unit): keep one unit
+            cell.resume();
+        }
+        if (canProceed() && BP_SUSPENDED.compareAndSet(this, true, false)) {
+            cell.resume();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Whether the turn that is suspending could go on: cancelled, or a downstream with an error to
+     * deliver, demand, or a completion to deliver. An error without a downstream waits for one like
+     * any other signal (the turn would only suspend again: answering {@code true} there made it spin
+     * on its carrier until a subscriber came).
+     */
+    private boolean canProceed() {
+        if (cancelled) {
+            return true;
+        }
+        Subscriber<? super O> d = out.downstream;
+        return d != null && (pendingError != null || out.hasDemand() || (out.outBuffered == 0 && completeRequested
+                && mailbox.isEmpty()));
+    }
+
+    // ================================================================== the actor's turn
+
+    private void runTurn(Turn turn) {
+        try {
+            loop(turn);
+        } finally {
+            if (unreturnedCredits > 0 && (unreturnedCredits >= credits.replenishBatch || mailbox.isEmpty() || done)) {
+                int n = unreturnedCredits;
+                unreturnedCredits = 0;
+                credits.returnCredits(n);
+            }
+        }
+    }
+
+    private void loop(Turn turn) {
+        for (;;) {
+            if (done) {
+                return;
+            }
+            if (cancelled) {
+                terminate(null, false);
+                return;
+            }
+            Subscriber<? super O> d = out.downstream;
+            Throwable err = pendingError;
+            if (err != null && d != null) {
+                terminate(err, true);
+                return;
+            }
+            Runnable task;
+            while (turn.shouldContinue() && (task = control.poll()) != null) {
+                turn.run(task);
+            }
+            if (d == null) {
+                if (!mailbox.isEmpty() || completeRequested || err != null) {
+                    if (suspendForBackpressure()) {
+                        return;
+                    }
+                    continue;
+                }
+                return;
+            }
+            if (out.outBuffered > 0) {
+                out.flush(d);
+                if (out.outBuffered > 0) {
+                    if (suspendForBackpressure()) {
+                        return;
+                    }
+                    continue;
+                }
+            }
+            if (!turn.shouldContinue()) {
+                return;
+            }
+            I msg = mailbox.peek();
+            if (msg == null) {
+                if (completeRequested) {
+                    terminate(null, true);
+                }
+                return;
+            }
+            if (!out.hasDemand()) {
+                if (suspendForBackpressure()) {
+                    return;
+                }
+                continue;
+            }
+            boolean consumed;
+            turn.beginTask();
+            inBehaviour = true;
+            try {
+                consumed = behaviour.onMessage(msg, context);
+                if (consumed) {
+                    attempt = 0;
+                    processedMessages.increment();
+                }
+            } catch (Throwable t) {
+                Exceptions.throwIfJvmFatal(t);
+                consumed = onBehaviourError(msg, t);
+            } finally {
+                inBehaviour = false;
+                turn.endTask();
+            }
+            if (!consumed) {
+                return;
+            }
+            mailbox.poll();
+            if (++unreturnedCredits >= credits.replenishBatch) {
+                int n = unreturnedCredits;
+                unreturnedCredits = 0;
+                credits.returnCredits(n);
+            }
+        }
+    }
+
+    /** @return {@code true} if the message leaves the mailbox */
+    private boolean onBehaviourError(I msg, Throwable t) {
+        switch (policy.kind()) {
+            case SKIP:
+                skippedMessages.increment();
+                Operators.onDiscard(msg, Context.empty());
+                return true;
+            case RETRY:
+                attempt++;
+                if (attempt <= policy.maxRetries()) {
+                    context.resumeAfter(policy.backoff(attempt));
+                    return false;
+                }
+                attempt = 0;
+                if (policy.skipWhenExhausted()) {
+                    skippedMessages.increment();
+                    return true;
+                }
+                fail(t);
+                return false;
+            case STOP:
+            default:
+                fail(t);
+                return false;
+        }
+    }
+
+    /** Ends the actor (the turn or drainTerminated only: the thread holding {@code SCHEDULED}). */
+    private void terminate(Throwable error, boolean signal) {
+        if (done) {
+            return;
+        }
+        done = true;
+        credits.close(error);
+        out.terminate(error, signal);
+        cell.terminate();
+    }
+
+    // ================================================================== the schedulable cell
+
+    /**
+     * The actor as the engine sees it. An inner class on purpose: {@link ActorCell}'s constructor
+     * registers the cell with its group, so another thread (a group shutdown, metrics) may call
+     * {@link #hasWork()} before a subclass's own fields are assigned; the outer instance, fully built
+     * by then, holds all the state the hooks read.
+     */
+    private final class Cell extends ActorCell {
+
+        Cell(String path, int weight) {
+            super(engine, Internals.schedulingGroup(group), path, weight);
+        }
+
+        @Override
+        protected boolean hasWork() {
+            if (!control.isEmpty()) {
+                return true;
+            }
+            if (done || isTerminated()) {
+                // after termination only queued items are work (to be drained); flags such as
+                // 'cancelled' or 'pendingError' stay set forever and must not keep the drain loop going
+                return !mailbox.isEmpty();
+            }
+            if (cancelled) {
+                return true;
+            }
+            if (out.downstream == null) {
+                return false;
+            }
+            return pendingError != null || !mailbox.isEmpty() || out.outBuffered > 0 || completeRequested;
+        }
+
+        /**
+         * The message in progress is still at the head of the mailbox (it leaves only once the
+         * behaviour consumed it), so it does not count as more work. {@code size()} read by the
+         * consumer is never above the truth (the producers' count may be stale, its own is not).
+         */
+        @Override
+        protected boolean hasWorkAfterCurrentTask() {
+            return !control.isEmpty() || out.outBuffered > 0 || mailbox.size() > (inBehaviour ? 1 : 0);
+        }
+
+        @Override
+        public int pendingWork() {
+            return mailbox.size();
+        }
+
+        @Override
+        protected void runTurn(Turn turn) {
+            ActorTurnLoop.this.runTurn(turn);
+        }
+
+        @Override
+        protected void drainTerminated() {
+            if (!done) {
+                // the scheduler was disposed under a live actor: tell downstream instead of hanging
+                Throwable rejected = engine.reject();
+                PENDING_ERROR.compareAndSet(ActorTurnLoop.this, null, rejected);
+                ActorTurnLoop.this.terminate(rejected, true);
+            }
+            I m;
+            while ((m = mailbox.poll()) != null) {
+                Operators.onDiscard(m, Context.empty());
+            }
+            while (control.poll() != null) {
+                // timers and control tasks of a terminated actor are dropped
+            }
+        }
+    }
+}

@@ -1,0 +1,253 @@
+package io.reactoractor.actor;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.util.context.Context;
+
+/**
+ * The actor's mailbox credits: {@code capacity} of them, each either free, granted to an
+ * {@link InboundPort} as demand, taken by {@link Actor#tell}/{@link Actor#send}, or held by a message in
+ * the mailbox. The turn gives them back as messages leave ({@link #returnCredits}), and
+ * {@link #distribute()} hands free ones to waiting {@link Actor#send}s first, then to the ports up to
+ * their fair share (see {@link Actor}'s "Inbound" section for the policy).
+ *
+ * <h2>Threads</h2>
+ * <ul>
+ *   <li>{@code freeCredits} (atomic): taken only by CAS ({@link #acquireUpTo}): without the lock by
+ *       {@link #tryAcquire()} (any thread: {@code tell}, {@code send}), and under it when
+ *       {@link #distribute()} moves them to ports or waiting sends; given back by {@link #returnCredits}
+ *       (the turn) and by a closing port. Never negative, so demand plus messages never exceed the
+ *       capacity.</li>
+ *   <li>{@code ports}, {@code openPorts}, {@code anyPortAttached}, {@code pendingSends}: guarded by this
+ *       object's monitor (attach, close and distribute run on the upstreams', senders' and actor's
+ *       threads). A monitor because {@link #distribute()} must see the ports, their windows and the
+ *       waiting sends together to share credits fairly; it is taken once per replenish batch and per
+ *       port or waiting-send event, never by a port's {@code onNext} or by {@code tell()}; and it is
+ *       this internal object's, not the public {@link Actor}'s, which user code could lock. Signals to
+ *       other parties (a port's {@code request}, a send's {@code success}) are made after the lock is
+ *       released, never under it.</li>
+ *   <li>a port's {@code outstanding} (atomic): raised under the lock by {@link #distribute()},
+ *       decremented by the port's {@code onNext} (its upstream's thread, without the lock).</li>
+ * </ul>
+ * Termination ({@link #close}) runs after the actor set {@code done}; {@link #send} and
+ * {@link #distribute()} re-check {@code done} under the monitor, so a waiting send is either drained by
+ * {@code close} or sees {@code done} itself.
+ *
+ * @param <I> inbound message type
+ */
+final class InboundCredits<I> {
+
+    private final ActorTurnLoop<I, ?> loop;
+    final int capacity;
+    /** Credits are returned in batches of this size (or when the mailbox empties); also an extra port's window. */
+    final int replenishBatch;
+    /** The actor's own {@link org.reactivestreams.Processor} side. */
+    final InboundPort<I> primary;
+    private final AtomicLong freeCredits;
+
+    // ---- guarded by 'this'
+    private final List<InboundPort<I>> ports = new ArrayList<>();
+    private final ArrayDeque<PendingSend<I>> pendingSends = new ArrayDeque<>();
+    private int openPorts;
+    private boolean anyPortAttached;
+
+    InboundCredits(ActorTurnLoop<I, ?> loop, int capacity) {
+        this.loop = loop;
+        this.capacity = capacity;
+        this.replenishBatch = Math.max(1, capacity / 4);
+        this.freeCredits = new AtomicLong(capacity);
+        this.primary = new InboundPort<>(this, loop, Context.empty());
+    }
+
+    /** @return a new, not yet attached, inbound port ({@link Actor#newSubscriber()}) */
+    InboundPort<I> newPort(Context context) {
+        return new InboundPort<>(this, loop, context);
+    }
+
+    /** @return whether a free credit was taken (any thread) */
+    boolean tryAcquire() {
+        return acquireUpTo(1) == 1;
+    }
+
+    /**
+     * Takes up to {@code want} free credits by CAS. Always by CAS, also under the monitor:
+     * {@link #tryAcquire()} takes credits without it, so a read-then-subtract could hand out credits
+     * a {@code tell()} took in between, leaving {@code freeCredits} negative and the demand plus the
+     * mailbox above the capacity.
+     *
+     * @return the credits taken, {@code 0} if none are free
+     */
+    private long acquireUpTo(long want) {
+        for (;;) {
+            long f = freeCredits.get();
+            long take = Math.min(f, want);
+            if (take <= 0) {
+                return 0;
+            }
+            if (freeCredits.compareAndSet(f, f - take)) {
+                return take;
+            }
+        }
+    }
+
+    /** {@link Actor#send}: enqueues at once if a credit is free, else waits in {@code pendingSends}. */
+    Mono<Void> send(I message) {
+        return Mono.create(sink -> {
+            if (loop.isTerminated()) {
+                sink.error(new IllegalStateException("actor " + loop.path() + " is terminated"));
+                return;
+            }
+            if (tryAcquire()) {
+                loop.enqueue(message);
+                sink.success();
+                return;
+            }
+            PendingSend<I> p = new PendingSend<>(message, sink);
+            boolean queued;
+            synchronized (this) {
+                // terminate() sets 'done' and then drains pendingSends under this lock: re-checked
+                // here, under the same lock, a send either is drained by it or sees 'done' itself
+                queued = !loop.done;
+                if (queued) {
+                    pendingSends.addLast(p);
+                }
+            }
+            if (!queued) {
+                sink.error(new IllegalStateException("actor " + loop.path() + " is terminated"));
+                return;
+            }
+            sink.onCancel(() -> {
+                synchronized (this) {
+                    pendingSends.remove(p);
+                }
+            });
+            distribute();
+        });
+    }
+
+    void attach(InboundPort<I> port) {
+        synchronized (this) {
+            ports.add(port);
+            openPorts++;
+            anyPortAttached = true;
+        }
+        distribute();
+    }
+
+    /** A port's upstream terminated: its unused demand is freed; the last one to complete completes the actor. */
+    void portClosed(InboundPort<I> port, Throwable error) {
+        boolean completeNow = false;
+        synchronized (this) {
+            if (ports.remove(port)) {
+                openPorts--;
+                freeCredits.addAndGet(port.outstanding.getAndSet(0));
+                completeNow = error == null && openPorts == 0 && anyPortAttached;
+            }
+        }
+        if (error != null) {
+            loop.fail(error);
+        } else if (completeNow) {
+            loop.requestComplete();
+        }
+        distribute();
+    }
+
+    /** Called by the actor thread as messages leave the mailbox. */
+    void returnCredits(int n) {
+        freeCredits.addAndGet(n);
+        distribute();
+    }
+
+    /** Hands free credits to waiting senders first, then to inbound ports up to their fair share. */
+    void distribute() {
+        List<PendingSend<I>> accepted = null;
+        List<InboundPort<I>> granted = null;
+        List<Long> grants = null;
+        synchronized (this) {
+            if (loop.done) {
+                return;
+            }
+            while (!pendingSends.isEmpty() && tryAcquire()) {
+                if (accepted == null) {
+                    accepted = new ArrayList<>();
+                }
+                accepted.add(pendingSends.pollFirst());
+            }
+            if (openPorts > 0 && freeCredits.get() > 0) {
+                long share = Math.max(1, capacity / openPorts);
+                for (InboundPort<I> p : ports) {
+                    // the primary port (Processor API) may hold the whole capacity when alone; an extra
+                    // port holds at most one replenish batch, so an idle upstream cannot sit on the
+                    // credits the other upstreams, tell() and send() need (demand cannot be revoked)
+                    long target = p == primary ? share : Math.min(share, replenishBatch);
+                    long have = p.outstanding.get();
+                    if (have >= target || p.closed) {
+                        continue;
+                    }
+                    long give = acquireUpTo(target - have);
+                    if (give <= 0) {
+                        break;
+                    }
+                    p.outstanding.addAndGet(give);
+                    if (granted == null) {
+                        granted = new ArrayList<>(ports.size());
+                        grants = new ArrayList<>(ports.size());
+                    }
+                    granted.add(p);
+                    grants.add(give);
+                }
+            }
+        }
+        if (accepted != null) {
+            for (PendingSend<I> p : accepted) {
+                loop.enqueue(p.message);
+                p.sink.success();
+            }
+        }
+        if (granted != null) {
+            for (int i = 0; i < granted.size(); i++) {
+                granted.get(i).request(grants.get(i));
+            }
+        }
+    }
+
+    /**
+     * The actor terminated ({@code done} is set): cancels every upstream and fails every waiting send
+     * with {@code error}, or with "terminated" when it ended without one.
+     */
+    void close(Throwable error) {
+        List<InboundPort<I>> toCancel;
+        List<PendingSend<I>> toFail;
+        synchronized (this) {
+            toCancel = new ArrayList<>(ports);
+            ports.clear();
+            openPorts = 0;
+            toFail = new ArrayList<>(pendingSends);
+            pendingSends.clear();
+        }
+        for (InboundPort<I> p : toCancel) {
+            p.cancelUpstream();
+        }
+        primary.cancelUpstream();
+        IllegalStateException gone = new IllegalStateException("actor " + loop.path() + " is terminated");
+        for (PendingSend<I> p : toFail) {
+            p.sink.error(error != null ? error : gone);
+        }
+    }
+
+    /** A {@link Actor#send} waiting for a credit (identity matters: it is removed by reference on cancel). */
+    private static final class PendingSend<I> {
+        final I message;
+        final MonoSink<Void> sink;
+
+        PendingSend(I message, MonoSink<Void> sink) {
+            this.message = message;
+            this.sink = sink;
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package io.reactoractor.actor;
+
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
+
+/**
+ * One upstream feeding the actor's mailbox: the actor's own {@link org.reactivestreams.Processor} side
+ * or one {@link Actor#newSubscriber()}. Its demand is the credits {@link InboundCredits} granted it
+ * ({@code outstanding}); a message beyond them fails the actor with an overflow error (rule 1.1 broken
+ * upstream), never a silent drop.
+ *
+ * <p>Signals arrive on the upstream's thread (serially, rule 1.3). {@code upstream} is set once by CAS
+ * (rule 2.5) and replaced by the cancelled sentinel on cancellation; {@code closed} is set by the
+ * upstream's terminal signal or by the actor's termination, after which messages are discarded.
+ *
+ * @param <I> inbound message type
+ */
+final class InboundPort<I> implements CoreSubscriber<I> {
+
+    private final InboundCredits<I> credits;
+    private final ActorTurnLoop<I, ?> loop;
+    /** Credits granted to the upstream as demand and not used yet. */
+    final AtomicLong outstanding = new AtomicLong();
+    private final AtomicReference<Subscription> upstream = new AtomicReference<>();
+    private final Context portContext;
+    volatile boolean closed;
+
+    InboundPort(InboundCredits<I> credits, ActorTurnLoop<I, ?> loop, Context context) {
+        this.credits = credits;
+        this.loop = loop;
+        this.portContext = context;
+    }
+
+    @Override
+    public Context currentContext() {
+        return portContext;
+    }
+
+    @Override
+    public void onSubscribe(Subscription s) {
+        Objects.requireNonNull(s, "subscription");
+        if (!upstream.compareAndSet(null, s)) {
+            s.cancel(); // rule 2.5: one active subscription per subscriber
+            return;
+        }
+        if (loop.done || closed) {
+            s.cancel();
+            return;
+        }
+        credits.attach(this);
+    }
+
+    @Override
+    public void onNext(I t) {
+        Objects.requireNonNull(t, "onNext");
+        if (closed) {
+            Operators.onDiscard(t, portContext);
+            return;
+        }
+        if (outstanding.decrementAndGet() < 0) {
+            outstanding.incrementAndGet();
+            Operators.onDiscard(t, portContext);
+            cancelUpstream();
+            loop.fail(Exceptions.failWithOverflow("Actor " + loop.path()
+                    + ": upstream sent more messages than it was asked for (rule 1.1); mailbox capacity "
+                    + credits.capacity));
+            return;
+        }
+        loop.enqueue(t);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+        Objects.requireNonNull(t, "onError");
+        if (closed) {
+            Operators.onErrorDropped(t, portContext);
+            return;
+        }
+        closed = true;
+        credits.portClosed(this, t);
+    }
+
+    @Override
+    public void onComplete() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        credits.portClosed(this, null);
+    }
+
+    /** Passes granted credits upstream as demand (never under the credits' lock). */
+    void request(long n) {
+        Subscription s = upstream.get();
+        if (s != null && !closed) {
+            s.request(n);
+        }
+    }
+
+    void cancelUpstream() {
+        closed = true;
+        Subscription s = upstream.getAndSet(Operators.cancelledSubscription());
+        if (s != null && s != Operators.cancelledSubscription()) {
+            s.cancel();
+        }
+    }
+}

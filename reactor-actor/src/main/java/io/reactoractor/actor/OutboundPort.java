@@ -1,0 +1,158 @@
+package io.reactoractor.actor;
+
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.Operators;
+
+/**
+ * The actor's unicast downstream side: the subscriber slot, the downstream's demand, the results the
+ * behaviour emitted beyond it (the out buffer), and the {@link Subscription} handed to the subscriber.
+ *
+ * <h2>Threads</h2>
+ * <ul>
+ *   <li>{@code subscriberSlot} (CAS, any thread): the first subscriber wins; a later one is rejected.
+ *       On termination it holds a sentinel, so the subscriber is not referenced any more (rule 3.13)
+ *       and later subscribers still see "terminated".</li>
+ *   <li>{@code downstream} ({@code volatile}): published by {@link #subscribe} <em>after</em>
+ *       {@code onSubscribe} returned, so the turn never signals before {@code onSubscribe}; read by the
+ *       turn and by {@code hasWork} (any thread); cleared by {@link #terminate}.</li>
+ *   <li>{@code requested} (atomic, saturating at {@code Long.MAX_VALUE}): added to by
+ *       {@link #request} on the downstream's threads, never decreased; the turn compares it with
+ *       {@code emitted} (actor-confined), so demand is {@code requested - emitted}.</li>
+ *   <li>the out buffer and {@code emitted}: actor-confined (see {@link ActorTurnLoop});
+ *       {@code outBuffered} is its {@code volatile} size for {@code hasWork} on other threads.</li>
+ * </ul>
+ *
+ * @param <O> outbound result type
+ */
+final class OutboundPort<O> implements Subscription {
+
+    /** Replaces the subscriber in {@code subscriberSlot} once the actor terminated (rule 3.13). */
+    private static final Subscriber<Object> TERMINATED_SUBSCRIBER = new Subscriber<>() {
+        @Override
+        public void onSubscribe(Subscription s) {
+        }
+
+        @Override
+        public void onNext(Object o) {
+        }
+
+        @Override
+        public void onError(Throwable t) {
+        }
+
+        @Override
+        public void onComplete() {
+        }
+    };
+
+    @SuppressWarnings("unchecked")
+    private static <O> Subscriber<? super O> terminatedSubscriber() {
+        return (Subscriber<? super O>) (Subscriber<?>) TERMINATED_SUBSCRIBER;
+    }
+
+    private final ActorTurnLoop<?, O> loop;
+    private final AtomicReference<Subscriber<? super O>> subscriberSlot = new AtomicReference<>();
+    volatile Subscriber<? super O> downstream;
+    final AtomicLong requested = new AtomicLong();
+
+    // ---- actor-confined
+    private long emitted;
+    private final ArrayDeque<O> outBuffer = new ArrayDeque<>();
+    volatile int outBuffered;
+
+    OutboundPort(ActorTurnLoop<?, O> loop) {
+        this.loop = loop;
+    }
+
+    /** Attaches the single subscriber (any thread). */
+    void subscribe(Subscriber<? super O> s) {
+        Objects.requireNonNull(s, "subscriber");
+        if (!subscriberSlot.compareAndSet(null, s)) {
+            if (subscriberSlot.get() == TERMINATED_SUBSCRIBER) {
+                Throwable e = loop.pendingError;
+                Operators.error(s, e != null ? e : new IllegalStateException("Actor " + loop.path()
+                        + " is terminated and allows only a single Subscriber (unicast)"));
+                return;
+            }
+            Operators.error(s, new IllegalStateException("Actor " + loop.path()
+                    + " allows only a single Subscriber (unicast); use share() or publish() to multicast"));
+            return;
+        }
+        s.onSubscribe(this);
+        downstream = s;
+        loop.wake();
+    }
+
+    /** @return whether the downstream asked for more than was emitted (actor thread) */
+    boolean hasDemand() {
+        return requested.get() - emitted > 0;
+    }
+
+    /** A result of the behaviour: straight downstream when there is demand and nothing buffered (actor thread). */
+    void emit(O result) {
+        Objects.requireNonNull(result, "result");
+        Subscriber<? super O> d = downstream;
+        if (d != null && outBuffered == 0 && hasDemand()) {
+            emitted++;
+            d.onNext(result);
+        } else {
+            outBuffer.addLast(result);
+            outBuffered = outBuffer.size();
+        }
+    }
+
+    /** Sends buffered results while there is demand (actor thread). */
+    void flush(Subscriber<? super O> d) {
+        while (outBuffered > 0 && hasDemand()) {
+            O v = outBuffer.pollFirst();
+            outBuffered = outBuffer.size();
+            emitted++;
+            d.onNext(v);
+        }
+    }
+
+    /** Drops the downstream and the buffer, then signals it if asked ({@link ActorTurnLoop}'s terminate). */
+    void terminate(Throwable error, boolean signal) {
+        Subscriber<? super O> d = downstream;
+        downstream = null;
+        // rule 3.13: drop the reference to the subscriber; the sentinel keeps rejecting later subscribers
+        subscriberSlot.set(terminatedSubscriber());
+        outBuffer.clear();
+        outBuffered = 0;
+        if (signal && d != null) {
+            if (error != null) {
+                d.onError(error);
+            } else {
+                d.onComplete();
+            }
+        }
+    }
+
+    @Override
+    public void request(long n) {
+        if (n <= 0) {
+            loop.fail(new IllegalArgumentException(
+                    "§3.9 violated: positive request amount required but it was " + n));
+            return;
+        }
+        for (;;) {
+            long r = requested.get();
+            long u = r + n < 0 ? Long.MAX_VALUE : r + n;
+            if (r == Long.MAX_VALUE || requested.compareAndSet(r, u)) {
+                break;
+            }
+        }
+        loop.wake();
+    }
+
+    @Override
+    public void cancel() {
+        loop.cancel();
+    }
+}
