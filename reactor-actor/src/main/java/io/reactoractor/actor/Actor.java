@@ -146,12 +146,12 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
 
     /** @return messages dropped by {@link ErrorPolicy#skip()} or {@link ErrorPolicy#retryThenSkip} */
     public long skippedMessages() {
-        return loop.skippedMessages.sum();
+        return loop.skippedMessages();
     }
 
     /** @return messages the behaviour completed */
     public long processedMessages() {
-        return loop.processedMessages.sum();
+        return loop.processedMessages();
     }
 
     /** @return whether the actor is suspended (by itself, by the user, or for lack of downstream demand) */

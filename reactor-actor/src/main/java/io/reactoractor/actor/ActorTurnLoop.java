@@ -3,7 +3,6 @@ package io.reactoractor.actor;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.internal.Internals;
@@ -95,11 +94,15 @@ final class ActorTurnLoop<I, O> {
 
     private static final VarHandle BP_SUSPENDED;
     private static final VarHandle PENDING_ERROR;
+    private static final VarHandle SKIPPED;
+    private static final VarHandle PROCESSED;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             BP_SUSPENDED = lookup.findVarHandle(ActorTurnLoop.class, "bpSuspended", boolean.class);
+            SKIPPED = lookup.findVarHandle(ActorTurnLoop.class, "skippedMessages", long.class);
+            PROCESSED = lookup.findVarHandle(ActorTurnLoop.class, "processedMessages", long.class);
             PENDING_ERROR = lookup.findVarHandle(ActorTurnLoop.class, "pendingError", Throwable.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -135,8 +138,11 @@ final class ActorTurnLoop<I, O> {
     volatile boolean cancelled;
     volatile boolean done;
 
-    final LongAdder skippedMessages = new LongAdder();
-    final LongAdder processedMessages = new LongAdder();
+    // ---- statistics: written only by the thread holding SCHEDULED (one writer at a time; the status
+    // word's CAS orders one holder's writes before the next holder's), with opaque stores so that any
+    // thread may read them with opaque loads (untorn, eventually current) without a CAS per message
+    private long skippedMessages;
+    private long processedMessages;
 
     ActorTurnLoop(ActorGroup group, String path, int weight, int capacity, Behaviour<I, O> behaviour,
             ErrorPolicy policy) {
@@ -345,7 +351,7 @@ final class ActorTurnLoop<I, O> {
                 consumed = behaviour.onMessage(msg, context);
                 if (consumed) {
                     attempt = 0;
-                    processedMessages.increment();
+                    PROCESSED.setOpaque(this, processedMessages + 1);
                 }
             } catch (Throwable t) {
                 Exceptions.throwIfJvmFatal(t);
@@ -366,11 +372,25 @@ final class ActorTurnLoop<I, O> {
         }
     }
 
+    private void countSkipped() {
+        SKIPPED.setOpaque(this, skippedMessages + 1);
+    }
+
+    /** @return messages the behaviour consumed (any thread; opaque read) */
+    long processedMessages() {
+        return (long) PROCESSED.getOpaque(this);
+    }
+
+    /** @return messages skipped by the error policy (any thread; opaque read) */
+    long skippedMessages() {
+        return (long) SKIPPED.getOpaque(this);
+    }
+
     /** @return {@code true} if the message leaves the mailbox */
     private boolean onBehaviourError(I msg, Throwable t) {
         switch (policy.kind()) {
             case SKIP:
-                skippedMessages.increment();
+                countSkipped();
                 Operators.onDiscard(msg, Context.empty());
                 return true;
             case RETRY:
@@ -381,7 +401,7 @@ final class ActorTurnLoop<I, O> {
                 }
                 attempt = 0;
                 if (policy.skipWhenExhausted()) {
-                    skippedMessages.increment();
+                    countSkipped();
                     return true;
                 }
                 fail(t);
