@@ -76,6 +76,11 @@ public final class CarrierThread extends Thread implements NonBlocking {
     private long runNextSince;
     /** Consecutive turns this carrier took from its slot (carrier-confined). */
     int runNextStreak;
+    /**
+     * Turns this carrier took from its slot, ever: a plain increment by this thread, read racily by the
+     * benchmarks' counters (like {@link #tasksRun}).
+     */
+    long chainedTurns;
 
     /**
      * Written only by this thread (a plain increment per task: no fence on the hot path); statistics

@@ -71,7 +71,6 @@ final class RunNext {
     /** {@code System::nanoTime}; a test clock in the policy tests. */
     private final LongSupplier clock;
     private final AtomicInteger slotted = new AtomicInteger();
-    private final LongAdder chained = new LongAdder();
     private final LongAdder rescued = new LongAdder();
 
     RunNext(SchedulerEngine engine, RunQueue runQueue, LongSupplier clock) {
@@ -137,7 +136,7 @@ final class RunNext {
             return null;
         }
         carrier.runNextStreak++;
-        chained.increment();
+        carrier.chainedTurns++; // carrier-confined: no shared counter on the hand-off path
         return taken;
     }
 
@@ -183,10 +182,6 @@ final class RunNext {
         return slotted.get() == 0;
     }
 
-    /** @return turns that came from a slot (hand-offs without the run queue) */
-    long chainedTurns() {
-        return chained.sum();
-    }
 
     /** @return occupants moved to the run queue by another thread after waiting too long */
     long rescues() {

@@ -133,6 +133,7 @@ public final class SchedulerEngine {
     private final LongAdder quotaOverruns = new LongAdder();
     private final LongAdder mailboxFull = new LongAdder();
     private final LongAdder exitedCarrierTasks = new LongAdder();
+    private final LongAdder exitedCarrierChains = new LongAdder();
     private final LongAdder internalErrors = new LongAdder();
     private volatile boolean internalErrorLogged;
     private final AtomicLong quiescentSince = new AtomicLong();
@@ -282,6 +283,7 @@ public final class SchedulerEngine {
 
     void carrierExited(CarrierThread c) {
         exitedCarrierTasks.add(c.tasksRun());
+        exitedCarrierChains.add(c.chainedTurns);
         pool.exited(c);
         threadExited();
     }
@@ -480,7 +482,7 @@ public final class SchedulerEngine {
      *         slot, run-next occupants rescued by another thread]} so far
      */
     public long[] engineCounters() {
-        return new long[] {runQueue.lockAcquisitions(), pool.wakeUps(), runNext.chainedTurns(), runNext.rescues()};
+        return new long[] {runQueue.lockAcquisitions(), pool.wakeUps(), chainedTurns(), runNext.rescues()};
     }
 
     CarrierPool pool() {
@@ -569,6 +571,13 @@ public final class SchedulerEngine {
      */
     public int pendingTimers() {
         return timer.size();
+    }
+
+    /** @return turns that came from a run-next slot so far (racy sum of carrier counters) */
+    private long chainedTurns() {
+        long[] sum = {exitedCarrierChains.sum()};
+        pool.forEach(c -> sum[0] += c.chainedTurns);
+        return sum[0];
     }
 
     /** @return tasks run so far (approximate while running) */
