@@ -188,7 +188,6 @@ public final class CarrierThread extends Thread implements NonBlocking {
                     } else {
                         runQueue.finishChainedTurn(cell, end - start);
                     }
-                    runNext.chainedInto();
                     next = fromSlot;
                     chained = true;
                 } else {

@@ -39,23 +39,31 @@ import java.util.function.LongSupplier;
  * <pre>
  *   slot      | event (thread)                                   | next / action
  *   ----------+--------------------------------------------------+------------------------------------------
- *   empty     | place A (owner, inside a young last task)        | A; slotted+1
- *   A         | place B (owner)                                  | B; A to the run queue; slotted-1
+ *   empty     | place A (owner, inside a young last task)        | A
+ *   A         | place B (owner)                                  | B; A to the run queue (a move)
  *   A         | turn ends; nobody ready, or streak &lt; max and   | empty; A runs next on this carrier
- *             | no preemption due (owner)                        | (getAndSet); slotted-1 once running
- *   A         | turn ends, otherwise (owner)                     | empty; A to the run queue, no wake-up;
- *             |                                                  | slotted-1
- *   A         | next task of the same turn starts (owner)        | empty; A to the run queue; slotted-1
- *   A         | waited &ge; rescue delay (spinner, hog monitor)     | empty (CAS); A to the run queue; slotted-1
+ *             | no preemption due (owner)                        | (getAndSet), inheriting the running count
+ *   A         | turn ends, otherwise (owner)                     | empty; A to the run queue (a move), no
+ *             |                                                  | wake-up
+ *   A         | next task of the same turn starts (owner)        | empty; A to the run queue (a move)
+ *   A         | waited &ge; rescue delay (spinner, hog monitor)     | empty (CAS); A to the run queue (a move)
  * </pre>
  * Whoever empties the slot (owner: {@code getAndSet}; rescuer: {@code compareAndSet} against the
  * occupant it read) owns the occupant, so exactly one thread runs or enqueues it. Both are volatile
  * atomics, and placement is a volatile {@code getAndSet}: everything the placing thread wrote before
  * (the actor's status CAS, its {@code readyAt}) is visible to whoever takes the actor.
  *
- * <p>{@code slotted} counts occupants (incremented before placement, decremented only once the
- * occupant is counted by the run queue as ready or running), so a graceful shutdown never sees the
- * scheduler quiescent while an actor waits in a slot.
+ * <h2>Quiescence without a counter on the hand-off path</h2>
+ * A graceful shutdown must never see the scheduler quiescent while an actor waits in a slot
+ * ({@link #isEmpty}): it scans the slots, then reads {@code moving}, then (the caller) the run queue.
+ * An occupant is always visible to one of the three: placed by a running task (the run queue counts
+ * that turn as running until it ends, and a turn ends only after its carrier chained the occupant —
+ * it then inherits the running count — or moved it to the run queue); and every move out of a slot
+ * to the run queue increments {@code moving} <em>before</em> the slot is emptied and decrements it
+ * only <em>after</em> the run queue counts the actor as ready. All volatile (sequentially consistent):
+ * a checker that finds the slot already empty reads {@code moving} later, so it sees the move in
+ * progress, or reads the run queue later still, after the actor is counted there. A chained hand-off
+ * (the common path) touches neither counter.
  */
 final class RunNext {
 
@@ -70,13 +78,18 @@ final class RunNext {
     private final RunQueue runQueue;
     /** {@code System::nanoTime}; a test clock in the policy tests. */
     private final LongSupplier clock;
-    private final AtomicInteger slotted = new AtomicInteger();
+    /** Occupants between their slot and the run queue (see "Quiescence"). */
+    private final AtomicInteger moving = new AtomicInteger();
+    /** Visits the carriers whose slots {@link #isEmpty} scans (the pool's; a test's own carrier). */
+    private final java.util.function.Consumer<java.util.function.Consumer<CarrierThread>> carriers;
     private final LongAdder rescued = new LongAdder();
 
-    RunNext(SchedulerEngine engine, RunQueue runQueue, LongSupplier clock) {
+    RunNext(SchedulerEngine engine, RunQueue runQueue, LongSupplier clock,
+            java.util.function.Consumer<java.util.function.Consumer<CarrierThread>> carriers) {
         this.engine = engine;
         this.runQueue = runQueue;
         this.clock = clock;
+        this.carriers = carriers;
     }
 
     /**
@@ -99,18 +112,25 @@ final class RunNext {
             return false; // a long task may go on for much longer
         }
         cell.readyAt = now;
-        slotted.incrementAndGet();
+        // only this carrier fills its slot: an occupant seen now is displaced below, unless a rescuer
+        // takes it first; count the move before the slot lets go of it
+        boolean occupied = carrier.hasRunNext();
+        if (occupied) {
+            moving.incrementAndGet();
+        }
         ActorCell displaced = carrier.putRunNext(cell, now);
         if (displaced != null) {
             toRunQueue(displaced, now, true);
+        } else if (occupied) {
+            moving.decrementAndGet(); // a rescuer took it (and counted its own move)
         }
         return true;
     }
 
     /**
      * End of a turn on {@code carrier}: takes the occupant to run next, or moves it to the run queue.
-     * A returned actor is still counted in {@code slotted}: call {@link #chainedInto} once the run
-     * queue counts it as running.
+     * A returned actor takes the finished actor's place among the running ones (the caller ends that
+     * turn as chained).
      *
      * @param sliceElapsed the time since the start of the current chain (or turn)
      * @return the actor to run next on this carrier, or {@code null}
@@ -124,10 +144,7 @@ final class RunNext {
         if (runQueue.readyCount() > 0
                 && (carrier.runNextStreak >= MAX_STREAK || runQueue.shouldPreempt(candidate, sliceElapsed, now))) {
             carrier.runNextStreak = 0;
-            ActorCell c = carrier.takeRunNext();
-            if (c != null) {
-                toRunQueue(c, now, false); // this carrier takes from the run queue right away
-            }
+            moveToRunQueue(carrier, now, false); // this carrier takes from the run queue right away
             return null;
         }
         ActorCell taken = carrier.takeRunNext();
@@ -140,16 +157,20 @@ final class RunNext {
         return taken;
     }
 
-    /** The actor returned by {@link #next} is now counted as running by the run queue. */
-    void chainedInto() {
-        slotted.decrementAndGet();
-    }
-
     /** Moves {@code carrier}'s occupant, if any, to the run queue (owner side). */
     void flush(CarrierThread carrier, long now) {
+        if (carrier.hasRunNext()) {
+            moveToRunQueue(carrier, now, true);
+        }
+    }
+
+    private void moveToRunQueue(CarrierThread carrier, long now, boolean wake) {
+        moving.incrementAndGet(); // before the slot lets go of the occupant (see "Quiescence")
         ActorCell c = carrier.takeRunNext();
         if (c != null) {
-            toRunQueue(c, now, true);
+            toRunQueue(c, now, wake);
+        } else {
+            moving.decrementAndGet(); // rescued meanwhile
         }
     }
 
@@ -160,8 +181,10 @@ final class RunNext {
      * @return whether one was moved
      */
     boolean rescue(CarrierThread carrier, long now) {
+        moving.incrementAndGet(); // before the slot lets go of the occupant (see "Quiescence")
         ActorCell c = carrier.rescueRunNext(now, RESCUE_AFTER_NANOS);
         if (c == null) {
+            moving.decrementAndGet();
             return false;
         }
         rescued.increment();
@@ -169,17 +192,25 @@ final class RunNext {
         return true;
     }
 
+    /** Caller counted the move in {@code moving}; this ends it once the run queue counts the actor. */
     private void toRunQueue(ActorCell c, long now, boolean wake) {
         try {
             engine.enqueueShared(c, now, wake);
         } finally {
-            slotted.decrementAndGet(); // after the run queue counts it as ready
+            moving.decrementAndGet(); // after the run queue counts it as ready
         }
     }
 
-    /** @return whether no actor waits in any slot */
+    /**
+     * Whether no actor waits in a slot or between a slot and the run queue (see "Quiescence": read
+     * the run queue after this).
+     *
+     * @return {@code true} if every slot is empty and no move is in progress
+     */
     boolean isEmpty() {
-        return slotted.get() == 0;
+        boolean[] occupied = {false};
+        carriers.accept(c -> occupied[0] |= c.hasRunNext());
+        return !occupied[0] && moving.get() == 0;
     }
 
 

@@ -149,7 +149,7 @@ public final class SchedulerEngine {
         this.runQueue = config.fair()
                 ? new FairRunQueue(config.quotaNanos(), config.granularityNanos())
                 : new FifoRunQueue();
-        this.runNext = new RunNext(this, runQueue, System::nanoTime);
+        this.runNext = new RunNext(this, runQueue, System::nanoTime, visitor -> pool().forEach(visitor));
         this.pool = new CarrierPool(this, config.threads(), config.maxCompensating());
         this.timer = new TimerQueue(this);
         this.hogMonitor = new HogMonitor(this, config.hogThresholdNanos());

@@ -30,7 +30,7 @@ class RunNextTest {
             GRANULARITY, true, 10 * QUOTA, 0, SchedulerMetrics.NONE));
     private final RunQueue queue = engine.runQueue();
     private long now = 1_000_000 * US;
-    private final RunNext runNext = new RunNext(engine, queue, () -> now);
+    private final RunNext runNext = new RunNext(engine, queue, () -> now, visit -> visit.accept(this.carrier));
     private final CarrierThread carrier = new CarrierThread(engine, "runnext-1", false, 0);
     private final SchedulingGroup group = engine.group("g", 1);
 
@@ -76,7 +76,6 @@ class RunNextTest {
         carrier.taskEnded();
         assertSame(woken, runNext.next(carrier, 20 * US, now));
         assertNull(carrier.peekRunNext());
-        runNext.chainedInto();
         assertTrue(runNext.isEmpty());
     }
 
@@ -121,7 +120,6 @@ class RunNextTest {
             carrier.taskEnded();
             // a short chain: the fair order alone would not preempt it yet (run to parity)
             assertSame(ping, runNext.next(carrier, 10 * US, now), "chained turn " + i);
-            runNext.chainedInto();
         }
         inTask(10 * US);
         assertTrue(runNext.tryPlace(carrier, ping));
@@ -139,7 +137,6 @@ class RunNextTest {
             assertTrue(runNext.tryPlace(carrier, ping));
             carrier.taskEnded();
             assertSame(ping, runNext.next(carrier, 10 * US, now), "chained turn " + i);
-            runNext.chainedInto();
         }
     }
 
