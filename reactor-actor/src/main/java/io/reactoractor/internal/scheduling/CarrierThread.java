@@ -129,6 +129,8 @@ public final class CarrierThread extends Thread implements NonBlocking {
         final CarrierPool pool = engine.pool();
         final SchedulerEngine.Config config = engine.config();
         Turn turn = new Turn(engine, self);
+        // chained turns' group charges, summed on this carrier and handed over before any lock or idle
+        final ChainCharge charge = new ChainCharge();
         boolean recordDelay = config.metrics().recordsSchedulingDelay();
         ActorCell next = null;
         boolean chained = false;
@@ -136,6 +138,7 @@ public final class CarrierThread extends Thread implements NonBlocking {
         for (;;) {
             try {
                 if (next == null) {
+                    charge.flush(); // before the lock, idling or leaving
                     if (engine.isStopping() || (self.compensating() && pool.shouldRetire(self))) {
                         return;
                     }
@@ -184,13 +187,15 @@ public final class CarrierThread extends Thread implements NonBlocking {
                     // the slot's actor replaces this one as the carrier's running actor: no lock to
                     // find the next actor, none to charge the turn unless this one is re-queued
                     if (requeue) {
+                        charge.flush();
                         runQueue.finishTurn(cell, end - start, true, end, false, true);
                     } else {
-                        runQueue.finishChainedTurn(cell, end - start);
+                        runQueue.finishChainedTurn(cell, end - start, charge);
                     }
                     next = fromSlot;
                     chained = true;
                 } else {
+                    charge.flush();
                     next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext, false);
                     chained = false;
                 }

@@ -28,10 +28,11 @@ package io.reactoractor.internal.scheduling;
  * <p>One lock guards the whole structure, except for two paths. (1) A turn that ends with its carrier
  * going on with its run-next slot's actor ({@link RunNext}) is charged without the lock
  * ({@link #finishChainedTurn}): the actor's virtual time is its carrier's while it runs, and the
- * group's charge waits in {@code SchedulingGroup.pendingVtime} until {@code fold} adds it under the
- * lock, before any read of that group's virtual time under the lock (enqueue, take, end of turn).
- * The deferral is bounded: a chain only goes on while nobody else is ready, or for a few turns within
- * its slice, and its next end of chain folds the charge. (2) The preemption check
+ * group's charge is summed on the carrier ({@link ChainCharge}: handed over after at most
+ * {@value ChainCharge#FLUSH_NANOS} ns of run time, at a change of group, and before the carrier takes
+ * this lock or idles), then waits in {@code SchedulingGroup.pendingVtime} until {@code fold} adds it
+ * under the lock, before any read of that group's virtual time under the lock (enqueue, take, end of
+ * turn). So a group's virtual time as seen here lags by at most that much run time per carrier. (2) The preemption check
  * ({@link #shouldPreempt}) reads published copies (the next pick, the groups' virtual times plus their
  * pending charges) and takes no lock: it is a heuristic that every end of turn corrects.
  *
@@ -212,12 +213,11 @@ final class FairRunQueue implements RunQueue {
     }
 
     @Override
-    public void finishChainedTurn(ActorCell cell, long elapsed) {
+    public void finishChainedTurn(ActorCell cell, long elapsed, ChainCharge charge) {
         SchedulingGroup g = cell.group();
         long e = Math.max(0L, elapsed);
         cell.vtime += e / cell.weight(); // the running actor is in no heap: its carrier owns its vtime
-        g.chargeLater(e / g.weight());
-        g.account(e);
+        charge.add(g, e / g.weight(), e); // to the group in sums (ChainCharge: bounded lag)
     }
 
     /**

@@ -55,8 +55,8 @@ final class FifoRunQueue implements RunQueue {
     }
 
     @Override
-    public void finishChainedTurn(ActorCell cell, long elapsed) {
-        cell.group().account(Math.max(0L, elapsed));
+    public void finishChainedTurn(ActorCell cell, long elapsed, ChainCharge charge) {
+        charge.add(cell.group(), 0L, Math.max(0L, elapsed));
     }
 
     @Override

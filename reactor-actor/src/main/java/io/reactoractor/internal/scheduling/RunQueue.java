@@ -35,10 +35,11 @@ interface RunQueue {
     /**
      * Ends a turn without the run queue's lock: the actor is not re-queued and its carrier goes on
      * with an actor from its run-next slot, which takes its place among the running ones. Charges the
-     * actor (confined to its carrier while it runs) and, deferred, its group (folded in under the lock
-     * before the group's virtual time is next read: at most one chain late).
+     * actor (confined to its carrier while it runs) and, deferred, its group: through the carrier's
+     * {@code charge} (summed there, bounded by {@link ChainCharge#FLUSH_NANOS}), then the group's
+     * pending virtual time (folded in under the lock before the group's virtual time is next read).
      */
-    void finishChainedTurn(ActorCell cell, long elapsed);
+    void finishChainedTurn(ActorCell cell, long elapsed, ChainCharge charge);
 
     /**
      * Whether the running actor should end its turn early because a ready actor precedes it (see

@@ -108,6 +108,12 @@ public final class SchedulingGroup extends SchedulingEntity {
         turns.increment();
     }
 
+    /** Counts several chained turns at once ({@link ChainCharge}). */
+    void account(long elapsedNanos, long turnCount) {
+        cpuNanos.add(elapsedNanos);
+        turns.add(turnCount);
+    }
+
     /** Charges virtual time without the run queue's lock (see {@link #pendingVtime}). */
     void chargeLater(long weightedNanos) {
         PENDING_VTIME.getAndAdd(this, weightedNanos);
