@@ -1,0 +1,42 @@
+package io.reactoractor.internal.scheduling;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** {@link ChainCharge}: chained turns reach their group in sums, with a bounded lag. */
+class ChainChargeTest {
+
+    private final SchedulingGroup a = new SchedulingGroup("a", 1);
+    private final SchedulingGroup b = new SchedulingGroup("b", 2);
+    private final ChainCharge charge = new ChainCharge();
+
+    @Test
+    void turnsOfOneGroupAreSummedUntilTheBoundThenHandedOver() {
+        long turn = ChainCharge.FLUSH_NANOS / 5;
+        for (int i = 0; i < 4; i++) {
+            charge.add(a, turn, turn);
+        }
+        assertEquals(0, a.cpuTimeNanos(), "below the bound: still on the carrier");
+        assertEquals(0, a.takePendingVtime());
+        charge.add(a, turn, turn);
+        assertEquals(5 * turn, a.cpuTimeNanos(), "the bound reached: handed over");
+        assertEquals(5, a.turns());
+        assertEquals(5 * turn, a.takePendingVtime());
+    }
+
+    @Test
+    void aTurnOfAnotherGroupOrAFlushHandsTheSumOver() {
+        charge.add(a, 100, 100);
+        charge.add(b, 50, 100);
+        assertEquals(100, a.cpuTimeNanos(), "another group chained: a's sum went to a");
+        assertEquals(100, a.takePendingVtime());
+        assertEquals(0, b.cpuTimeNanos());
+        charge.flush();
+        assertEquals(100, b.cpuTimeNanos());
+        assertEquals(50, b.takePendingVtime());
+        assertEquals(1, b.turns());
+        charge.flush();
+        assertEquals(100, b.cpuTimeNanos(), "a second flush adds nothing");
+    }
+}
