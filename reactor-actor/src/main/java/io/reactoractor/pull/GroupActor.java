@@ -419,7 +419,10 @@ final class GroupActor extends ActorCell {
         long end = endOffset();
         long committed = committedOffset;
         long n = pulls.sum();
-        return new GroupStats(subject, group, group().name(), end, committed, Math.max(0, end - committed),
+        // offsets with gaps (Redis entry IDs) do not count messages: the lag is then what this process
+        // holds (fetched, not yet acknowledged); the group's own lag is the store's position()
+        long lag = store != null || denseRemote ? Math.max(0, end - committed) : (long) buffered + inFlight;
+        return new GroupStats(subject, group, group().name(), end, committed, lag,
                 waitingCount, inFlight, isSuspended(), n, pullsTimedOut.sum(), pullsExpired.sum(),
                 suspends.sum(), resumes.sum(), delivered.sum(), acknowledged.sum(), redelivered.sum(),
                 skipped.sum(), deadLettered.sum(), evicted.sum(), n == 0 ? 0 : queueTimeNanos.sum() / n);

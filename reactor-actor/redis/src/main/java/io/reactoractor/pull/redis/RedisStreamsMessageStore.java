@@ -54,7 +54,9 @@ import reactor.util.Loggers;
  *       {@code p -> payload}</td></tr>
  *   <tr><td>consumer group {@code g}</td><td>the stream's consumer group {@code g}, created at
  *       {@code 0-0} (a new group starts at the oldest entry held) on its first fetch</td></tr>
- *   <tr><td>this process</td><td>the consumer {@link Builder#consumerName} of every group</td></tr>
+ *   <tr><td>this process</td><td>the consumer {@link Builder#consumerName} of every group; consumers
+ *       holding nothing and idle past {@link Builder#consumerExpiry} are removed when a process
+ *       reclaims</td></tr>
  *   <tr><td>fetch / acknowledge</td><td>{@code XREADGROUP ... >} / {@code XACK}</td></tr>
  *   <tr><td>in flight</td><td>the group's pending entries list (PEL)</td></tr>
  *   <tr><td>reclaim (ack timeout, dead instance)</td><td>{@code XAUTOCLAIM} with the ack timeout as the
@@ -95,6 +97,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     public static final String DEFAULT_KEY_PREFIX = "reactor-actor:";
     /** Default retention: entries kept per stream (approximately, {@code MAXLEN ~}). */
     public static final long DEFAULT_MAX_LEN = 1_000_000;
+    /** Default idle time after which a consumer holding nothing is removed from its group. */
+    public static final Duration DEFAULT_CONSUMER_EXPIRY = Duration.ofHours(1);
     /** Default timeout of one Redis command. */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(5);
 
@@ -121,6 +125,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     private final String channel;
     private final String consumerName;
     private final long maxLen;
+    private final long consumerExpiryMillis;
     private final byte[] maxLenArg;
     private final byte[] channelArg;
     private final CopyOnWriteArrayList<MessageStore.AppendListener> listeners = new CopyOnWriteArrayList<>();
@@ -131,6 +136,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         this.channel = b.keyPrefix + "appends";
         this.consumerName = b.consumerName != null ? b.consumerName : "instance-" + UUID.randomUUID();
         this.maxLen = b.maxLen;
+        this.consumerExpiryMillis = b.consumerExpiry.toMillis();
         this.maxLenArg = Long.toString(b.maxLen).getBytes(StandardCharsets.US_ASCII);
         this.channelArg = channel.getBytes(StandardCharsets.UTF_8);
         if (b.client != null) {
@@ -296,8 +302,9 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                     }
                     String next = claimed.getId();
                     Reclaimed r = new Reclaimed(messages, next == null || "0-0".equals(next) ? 0 : offset(next));
-                    return gone.isEmpty() ? Mono.just(r)
-                            : commands.xack(key, group, gone.toArray(String[]::new)).thenReturn(r);
+                    Mono<Void> settleGone = gone.isEmpty() ? Mono.empty()
+                            : commands.xack(key, group, gone.toArray(String[]::new)).then();
+                    return settleGone.then(expireConsumers(key, group)).thenReturn(r);
                 })
                 .onErrorResume(RedisStreamsMessageStore::noGroup, e -> Mono.just(Reclaimed.NONE));
     }
@@ -395,6 +402,26 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     }
 
     // ================================================================== internals
+
+    /**
+     * Removes the group's consumers that hold nothing and were idle past {@link Builder#consumerExpiry}
+     * (instances gone for good, e.g. with random names): the group's consumer list stays bounded. Best
+     * effort: a failure is ignored (the next reclaim tries again). A removed consumer that comes back is
+     * created again by its next fetch.
+     */
+    private Mono<Void> expireConsumers(String key, String group) {
+        return reactor.core.publisher.Flux.defer(() -> commands.xinfoConsumers(key, group))
+                .map(RedisStreamsMessageStore::fields)
+                .filter(f -> f.get("pending") instanceof Long p && p == 0
+                        && f.get("idle") instanceof Long idle && idle > consumerExpiryMillis
+                        && !consumerName.equals(f.get("name")))
+                .concatMap(f -> commands.xgroupDelconsumer(key, Consumer.from(group, String.valueOf(f.get("name")))))
+                .then()
+                .onErrorResume(e -> {
+                    LOG.debug("expiring idle consumers of " + key + "/" + group + " failed", e);
+                    return Mono.empty();
+                });
+    }
 
     private Mono<Void> createGroup(String key, String group) {
         return Mono.defer(() -> commands.xgroupCreate(XReadArgs.StreamOffset.from(key, "0-0"), group,
@@ -494,8 +521,24 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         private String consumerName;
         private long maxLen = DEFAULT_MAX_LEN;
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+        private Duration consumerExpiry = DEFAULT_CONSUMER_EXPIRY;
 
         private Builder() {
+        }
+
+        /**
+         * @param consumerExpiry a consumer of a group that holds no pending message and was idle this
+         *                       long is removed from the group when this process reclaims (default 1 h):
+         *                       instances that are gone (a random name per start) do not pile up; &gt; 0
+         * @return this
+         * @throws IllegalArgumentException if it is {@code null}, zero or negative
+         */
+        public Builder consumerExpiry(Duration consumerExpiry) {
+            if (consumerExpiry == null || consumerExpiry.isZero() || consumerExpiry.isNegative()) {
+                throw new IllegalArgumentException("consumerExpiry must be > 0 but was " + consumerExpiry);
+            }
+            this.consumerExpiry = consumerExpiry;
+            return this;
         }
 
         /**

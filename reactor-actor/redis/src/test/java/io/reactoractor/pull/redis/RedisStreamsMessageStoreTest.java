@@ -111,6 +111,8 @@ class RedisStreamsMessageStoreTest {
         assertMessage("maxLen", assertThrows(IllegalArgumentException.class, () -> b.maxLen(0)));
         assertMessage("commandTimeout", assertThrows(IllegalArgumentException.class,
                 () -> b.commandTimeout(Duration.ZERO)));
+        assertMessage("consumerExpiry", assertThrows(IllegalArgumentException.class,
+                () -> b.consumerExpiry(Duration.ofSeconds(-1))));
     }
 
     private static void assertMessage(String parameter, IllegalArgumentException e) {
@@ -206,6 +208,30 @@ class RedisStreamsMessageStoreTest {
         assertEquals(1, a.fetch("s", "g", -1, 10).block(WAIT).size());
         assertEquals(List.of(), b.reclaim("s", "g", 0, Duration.ofMinutes(10), 10).block(WAIT).messages());
         assertEquals(1, b.reclaim("s", "g", 0, Duration.ZERO, 10).block(WAIT).messages().size());
+    }
+
+    @Test
+    void consumersThatHoldNothingAndWentIdleAreRemoved() throws Exception {
+        String prefix = unique("expire") + ":";
+        for (String name : new String[] {"gone-1", "gone-2"}) {
+            RedisStreamsMessageStore gone = store(shared, prefix, name);
+            gone.append("s", b("x")).block(WAIT);
+            List<Message> m = gone.fetch("s", "g", -1, 10).block(WAIT);
+            gone.acknowledge("s", "g", m.stream().mapToLong(Message::offset).toArray(), -1).block(WAIT);
+            gone.dispose();
+        }
+        RedisStreamsMessageStore holder = store(shared, prefix, "holder");
+        holder.append("s", b("held")).block(WAIT);
+        assertEquals(1, holder.fetch("s", "g", -1, 10).block(WAIT).size()); // holder keeps it pending
+        assertEquals("*3", shared.command("XINFO CONSUMERS " + prefix + "s g"));
+        pause(50); // idle > 1 ms
+        RedisStreamsMessageStore survivor = RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix)
+                .consumerName("survivor").consumerExpiry(Duration.ofMillis(1)).build();
+        closing.add(survivor::dispose);
+        survivor.reclaim("s", "g", 0, Duration.ofMinutes(10), 10).block(WAIT);
+        // gone-1 and gone-2 held nothing: removed; holder has a pending message: kept; survivor: never there
+        assertEquals("*1", shared.command("XINFO CONSUMERS " + prefix + "s g"));
+        assertEquals(1, survivor.position("s", "g").block(WAIT).pending());
     }
 
     // ================================================================== Redis failures
