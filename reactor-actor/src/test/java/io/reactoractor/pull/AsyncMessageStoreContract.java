@@ -305,6 +305,25 @@ public abstract class AsyncMessageStoreContract {
         }
     }
 
+    /** A reactive consumer ({@code consume}, ack after onNext) gets every message; the store's position follows. */
+    @Test
+    public void aReactiveConsumerGetsEveryMessage() throws InterruptedException {
+        PullConsumer c = consumer(b -> b);
+        String s = unique("s");
+        int n = 300;
+        for (int i = 0; i < n; i++) {
+            c.appendAsync(s, b("m" + i)).block(WAIT);
+        }
+        List<String> got = c.consume(s, "g").take(n).map(d -> d.message().payloadAsString())
+                .collectList().block(WAIT);
+        assertEquals(n, got.size());
+        assertEquals(n, new java.util.HashSet<>(got).size(), "no duplicates");
+        await(() -> {
+            AsyncMessageStore.Position p = store.position(s, "g").block(WAIT);
+            return p.lag() == 0 && p.pending() == 0;
+        }, "every message acknowledged in the store");
+    }
+
     /** The sync {@code append} is refused on an asynchronous store, with a clear error. */
     @Test
     public void syncAppendIsRefused() {

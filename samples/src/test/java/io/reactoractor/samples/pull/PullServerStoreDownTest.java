@@ -14,7 +14,6 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -70,20 +69,14 @@ class PullServerStoreDownTest {
         AsyncMessageStore downStore() {
             return new DownStore();
         }
-
-        /** Not the JVM-wide Netty resources: closing this app must not stop other test contexts' servers. */
-        @Bean
-        ReactorResourceFactory reactorResourceFactory() {
-            ReactorResourceFactory factory = new ReactorResourceFactory();
-            factory.setUseGlobalResources(false);
-            return factory;
-        }
     }
 
     @Test
     @Timeout(60)
     void appendsAndPollsFailFastWith503AndJson() {
-        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(PullServerApplication.class, Down.class)
+        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(PullServerApplication.class, Down.class,
+                // not the JVM-wide Netty resources: closing this app must not stop other test contexts' servers
+                PullServerShutdownTest.PrivateNettyResources.class)
                 .run("--server.port=0", "--reactor.actor.threads=2")) {
             WebClient web = WebClient.create("http://localhost:" + app.getEnvironment().getProperty("local.server.port"));
             var append = web.post().uri("/subjects/orders/messages").bodyValue("hello")

@@ -61,7 +61,7 @@ import reactor.util.Loggers;
  *   <tr><td>in flight</td><td>the group's pending entries list (PEL)</td></tr>
  *   <tr><td>reclaim (ack timeout, dead instance)</td><td>{@code XAUTOCLAIM} with the ack timeout as the
  *       minimum idle time</td></tr>
- *   <tr><td>dead letters of {@code g}</td><td>the stream of subject {@code _dlq.g}, then {@code XACK}</td></tr>
+ *   <tr><td>dead letters of {@code g}</td><td>the stream of subject {@code dlq.g}, then {@code XACK}</td></tr>
  *   <tr><td>retention</td><td>{@code XADD ... MAXLEN ~ n}</td></tr>
  *   <tr><td>append wake-ups</td><td>{@code PUBLISH <keyPrefix>appends "subject\nid"} in the same script as
  *       the {@code XADD}; every instance holds one Pub/Sub connection subscribed to it</td></tr>
@@ -561,7 +561,9 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         /**
          * @param client a client to connect with instead of {@link #uri}: its options are left as they
          *               are (this store sets fail-fast, auto-reconnect and the command timeout only on a
-         *               client of its own) and it is not shut down by {@link #dispose()}
+         *               client of its own) and it is not shut down by {@link #dispose()}; it must speak
+         *               RESP3 (Lettuce's default, Redis 6 or later): with RESP2 Lettuce 7.2 returned only
+         *               the first entry of an {@code XREADGROUP} reply
          * @return this
          * @throws IllegalArgumentException if it is {@code null}
          */
