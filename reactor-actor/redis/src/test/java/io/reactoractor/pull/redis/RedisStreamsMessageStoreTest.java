@@ -284,9 +284,12 @@ class RedisStreamsMessageStoreTest {
         PullConsumer c = consumer(store(redis, "down:", "c"), Duration.ofSeconds(30));
         c.appendAsync("s", b("before")).block(WAIT);
         PullResult first = c.pull("s", "g", 10, Duration.ofSeconds(5)).block(WAIT);
-        c.ack("s", "g", first.messages().stream().map(Message::offset).toList()).block(WAIT);
+        List<Long> unacked = first.messages().stream().map(Message::offset).toList();
 
         redis.kill();
+        // the ack is answered only once Redis recorded it: here it fails, nothing is reported settled
+        Throwable ack = assertThrows(RuntimeException.class, () -> c.ack("s", "g", unacked).block(WAIT));
+        assertInstanceOf(MessageStoreException.class, ack, ack.toString());
         Throwable append = assertThrows(RuntimeException.class, () -> c.appendAsync("s", b("lost")).block(WAIT));
         assertInstanceOf(MessageStoreException.class, append, append.toString());
         // a long poll is failed, not left waiting for its 60 s timeout (block(WAIT) would time out)
