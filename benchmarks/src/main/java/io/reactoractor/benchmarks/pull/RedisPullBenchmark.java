@@ -88,6 +88,44 @@ public final class RedisPullBenchmark {
         int pollers = p >= 0 ? Integer.parseInt(a.get(p + 1)) : 1_000;
         Options o = new Options(a.get(u + 1), quick ? 100_000 : 300_000,
                 quick ? Duration.ofSeconds(5) : Duration.ofSeconds(15), pollers);
+        System.out.println(run(o).toMarkdown(o));
+    }
+
+    /** Everything measured. */
+    public record Report(List<Throughput> throughput, List<Latency> latency) {
+        /**
+         * @param o the options of the run
+         * @return the tables
+         */
+        public String toMarkdown(Options o) {
+            StringBuilder sb = new StringBuilder();
+            sb.append("### Redis pull throughput (backlog drained by 4 pollers, ack per batch)\n\n"
+                    + "| peer | messages | seconds | messages/s |\n|---|---:|---:|---:|\n");
+            for (Throughput t : throughput) {
+                sb.append(String.format(Locale.ROOT, "| %s | %d | %.2f | %,.0f |%n", t.label(), t.messages(),
+                        t.seconds(), t.perSecond()));
+            }
+            sb.append(String.format(Locale.ROOT, "%nstore / plain Lettuce: %.2fx%n",
+                    throughput.get(0).perSecond() / throughput.get(1).perSecond()));
+            sb.append("\n### Redis wake-up latency, append → poll answered (µs), " + o.pollers()
+                    + " waiting polls\n\n| peer | answered | p50 | p99 | p99.9 | max | Redis connections |\n"
+                    + "|---|---:|---:|---:|---:|---:|---:|\n");
+            for (Latency l : latency) {
+                sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %d |%n", l.label(),
+                        l.count(), l.p50us(), l.p99us(), l.p999us(), l.maxUs(), l.connections()));
+            }
+            return sb.toString();
+        }
+    }
+
+    /**
+     * Runs both phases for both peers.
+     *
+     * @param o sizes and the Redis to use
+     * @return the figures
+     * @throws InterruptedException if interrupted
+     */
+    public static Report run(Options o) throws InterruptedException {
         List<Throughput> tp = new ArrayList<>();
         List<Latency> lat = new ArrayList<>();
         System.err.println("throughput: Redis store");
@@ -98,22 +136,7 @@ public final class RedisPullBenchmark {
         lat.add(storeWakeUp(o));
         System.err.println("wake-up: plain Lettuce");
         lat.add(lettuceWakeUp(o));
-        StringBuilder sb = new StringBuilder();
-        sb.append("### Redis pull throughput (backlog drained by 4 pollers, ack per batch)\n\n"
-                + "| peer | messages | seconds | messages/s |\n|---|---:|---:|---:|\n");
-        for (Throughput t : tp) {
-            sb.append(String.format(Locale.ROOT, "| %s | %d | %.2f | %,.0f |%n", t.label(), t.messages(), t.seconds(),
-                    t.perSecond()));
-        }
-        sb.append(String.format(Locale.ROOT, "%nstore / plain Lettuce: %.2fx%n", tp.get(0).perSecond() / tp.get(1).perSecond()));
-        sb.append("\n### Redis wake-up latency, append → poll answered (µs), " + o.pollers()
-                + " waiting polls\n\n| peer | answered | p50 | p99 | p99.9 | max | Redis connections |\n"
-                + "|---|---:|---:|---:|---:|---:|---:|\n");
-        for (Latency l : lat) {
-            sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %d |%n", l.label(), l.count(),
-                    l.p50us(), l.p99us(), l.p999us(), l.maxUs(), l.connections()));
-        }
-        System.out.println(sb);
+        return new Report(tp, lat);
     }
 
     private static String prefix(String what) {

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * (copied to a temporary file). Optionally with AOF ({@code appendfsync always}), restartable on the
  * same port and data directory.
  */
-final class TestRedis implements AutoCloseable {
+public final class TestRedis implements AutoCloseable {
 
     private static final String SHIPPED = "/redis-server-6.2.6-v5-linux-amd64";
 
@@ -40,25 +40,25 @@ final class TestRedis implements AutoCloseable {
      * @return a started server
      * @throws IOException if it cannot start
      */
-    static TestRedis start(boolean aof) throws IOException {
+    public static TestRedis start(boolean aof) throws IOException {
         TestRedis r = new TestRedis(aof);
         r.startProcess();
         return r;
     }
 
     /** @return {@code redis://127.0.0.1:<port>} */
-    String uri() {
+    public String uri() {
         return "redis://127.0.0.1:" + port;
     }
 
     /** Kills the server at once (SIGKILL): what a crash leaves is what AOF kept. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
     /** Starts the server again on the same port and directory (after {@link #kill}). */
-    void restart() throws IOException {
+    public void restart() throws IOException {
         startProcess();
     }
 
@@ -69,7 +69,7 @@ final class TestRedis implements AutoCloseable {
      * @return the reply's first line
      * @throws IOException on a connection error
      */
-    String command(String command) throws IOException {
+    public String command(String command) throws IOException {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout(60_000);
             OutputStream out = s.getOutputStream();
