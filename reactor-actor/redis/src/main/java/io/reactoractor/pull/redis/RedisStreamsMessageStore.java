@@ -57,7 +57,9 @@ import reactor.util.Loggers;
  *   <tr><td>this process</td><td>the consumer {@link Builder#consumerName} of every group; consumers
  *       holding nothing and idle past {@link Builder#consumerExpiry} are removed when a process
  *       reclaims</td></tr>
- *   <tr><td>fetch / acknowledge</td><td>{@code XREADGROUP ... >} / {@code XACK}</td></tr>
+ *   <tr><td>fetch / acknowledge</td><td>{@code XREADGROUP ... >} / {@code XACK}; a caller's first fetch
+ *       reads this consumer's own pending entries first ({@code XREADGROUP ... 0}: what a previous run
+ *       under the same name left unacknowledged)</td></tr>
  *   <tr><td>in flight</td><td>the group's pending entries list (PEL)</td></tr>
  *   <tr><td>reclaim (ack timeout, dead instance)</td><td>{@code XAUTOCLAIM} with the ack timeout as the
  *       minimum idle time</td></tr>
@@ -252,17 +254,33 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                 });
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The first fetch of a caller ({@code fromOffset < 0}) first reads this consumer's own pending
+     * entries ({@code XREADGROUP ... 0}): what a previous run under the same {@link Builder#consumerName}
+     * took and did not acknowledge comes back at once, not after the ack timeout. Two consumers (two
+     * {@code PullConsumer}s) sharing one store in one process would then see each other's in-flight
+     * messages again: give each its own store.
+     */
     @Override
     public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
         requirePositive(maxMessages);
         String key = key(subject);
-        Mono<List<Message>> read = Mono.defer(() -> commands
-                .xreadgroup(Consumer.from(group, consumerName), XReadArgs.Builder.count(maxMessages),
-                        XReadArgs.StreamOffset.lastConsumed(key))
-                .filter(m -> m.getBody() != null)
+        Mono<List<Message>> fresh = read(subject, group, XReadArgs.StreamOffset.lastConsumed(key), maxMessages);
+        Mono<List<Message>> read = fromOffset >= 0 ? fresh
+                : read(subject, group, XReadArgs.StreamOffset.from(key, "0"), maxMessages)
+                        .flatMap(own -> own.isEmpty() ? fresh : Mono.just(own));
+        return read.onErrorResume(RedisStreamsMessageStore::noGroup, e -> createGroup(key, group).then(fresh));
+    }
+
+    /** {@code XREADGROUP} from {@code offset} ({@code >}: new entries; an ID: this consumer's pending ones). */
+    private Mono<List<Message>> read(String subject, String group, XReadArgs.StreamOffset<String> offset, int max) {
+        return Mono.defer(() -> commands
+                .xreadgroup(Consumer.from(group, consumerName), XReadArgs.Builder.count(max), offset)
+                .filter(m -> m.getBody() != null && !m.getBody().isEmpty()) // trimmed while pending: gone
                 .map(m -> message(subject, m))
                 .collectList());
-        return read.onErrorResume(RedisStreamsMessageStore::noGroup, e -> createGroup(key, group).then(read));
     }
 
     @Override
@@ -592,8 +610,9 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         /**
          * @param consumerName this process's consumer name in every group (default: {@code instance-}
          *                     and a random UUID); a stable name (a host or pod name) lets a restarted
-         *                     instance find its own pending messages at once instead of after the ack
-         *                     timeout; 1 to 200 printable characters without spaces
+         *                     instance find its own pending messages at once (its first fetch of a
+         *                     group reads them) instead of after the ack timeout; 1 to 200 printable
+         *                     characters without spaces
          * @return this
          * @throws IllegalArgumentException if it is not such a name
          */

@@ -200,6 +200,27 @@ class RedisStreamsMessageStoreTest {
     }
 
     @Test
+    void aRestartedInstanceWithTheSameNameGetsItsPendingMessagesAtOnce() {
+        String prefix = unique("restart") + ":";
+        RedisStreamsMessageStore before = store(shared, prefix, "app-1");
+        for (int i = 0; i < 3; i++) {
+            before.append("s", b("m" + i)).block(WAIT);
+        }
+        assertEquals(3, before.fetch("s", "g", -1, 10).block(WAIT).size());
+        before.dispose(); // the process ends without acknowledging
+
+        // ack timeout 10 min: no reclaim can hand them out within this test, only reading its own pending
+        PullConsumer after = consumer(store(shared, prefix, "app-1"), Duration.ofMinutes(10));
+        PullResult r = after.pull("s", "g", 10, Duration.ofSeconds(20)).block(WAIT);
+        assertEquals(List.of("m0", "m1", "m2"), r.messages().stream().map(Message::payloadAsString).toList());
+        after.ack("s", "g", r.messages().stream().map(Message::offset).toList()).block(WAIT);
+        after.appendAsync("s", b("m3")).block(WAIT);
+        PullResult next = after.pull("s", "g", 10, Duration.ofSeconds(20)).block(WAIT);
+        assertEquals(List.of("m3"), next.messages().stream().map(Message::payloadAsString).toList(),
+                "then new messages, the acknowledged ones not again");
+    }
+
+    @Test
     void reclaimSkipsMessagesStillWithinTheAckTimeout() {
         String prefix = unique("idle") + ":";
         RedisStreamsMessageStore a = store(shared, prefix, "a");
@@ -258,7 +279,7 @@ class RedisStreamsMessageStoreTest {
         List<Message> again = s.reclaim("s", "g", 0, Duration.ZERO, 100).block(WAIT).messages();
         assertEquals(offsets.subList(5, 10), again.stream().map(Message::offset).toList(),
                 "exactly the unacknowledged, none of the acknowledged");
-        assertEquals(List.of(), s.fetch("s", "g", -1, 10).block(WAIT), "nothing new");
+        assertEquals(List.of(), s.fetch("s", "g", offsets.get(9) + 1, 10).block(WAIT), "nothing new");
         long next = s.append("s", b("after")).block(WAIT);
         assertTrue(next > offsets.get(9), "offsets keep increasing after the restart");
     }
