@@ -106,6 +106,20 @@ public interface AsyncMessageStore {
     Mono<Reclaimed> reclaim(String subject, String group, long cursor, Duration minIdle, int maxMessages);
 
     /**
+     * Tells the store that this process hands out these messages again (its own redelivery after an
+     * ack timeout, a release or a nack): a store that reclaims by idle time restarts their clock, so
+     * that no other process takes them over meanwhile. Best effort; the default does nothing.
+     *
+     * @param subject the subject
+     * @param group   the consumer group
+     * @param offsets the messages delivered again
+     * @return completes once the store recorded it
+     */
+    default Mono<Void> renew(String subject, String group, long[] offsets) {
+        return Mono.empty();
+    }
+
+    /**
      * Moves a message to the group's dead letters ({@link FailurePolicy#deadLetterSubject}) and
      * acknowledges it; when the copy fails nothing is acknowledged (the message stays pending).
      *

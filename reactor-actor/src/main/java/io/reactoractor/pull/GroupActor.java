@@ -105,6 +105,8 @@ import reactor.util.Loggers;
  *                 | acking: one call with every offset gathered  | answered (committed offset) or failed
  *   reclaim       | pulls wait, now &gt;= nextReclaimAt, not       | messages not already in this process
  *                 | reclaiming                                   | are queued for redelivery (due now)
+ *   renew         | a pull is answered with redeliveries         | a failure is logged (another process
+ *                 | (restarts their idle clock in the store)     | may take them over too: a duplicate)
  *   dead letter   | a nack's policy dead-letters a message       | a failure is logged: the message stays
  *                 |                                              | pending in the store, reclaimed later
  * </pre>
@@ -167,6 +169,8 @@ final class GroupActor extends ActorCell {
     private long skipCarry;
     private boolean acking;
     private boolean reclaiming;
+    /** Offsets acknowledged while a reclaim was outstanding: its answer must not bring them back. */
+    private final java.util.HashSet<Long> ackedWhileReclaiming = new java.util.HashSet<>();
     private long reclaimCursor;
     private long nextReclaimAt;
     /** Offsets acknowledged since the last acknowledge call. */
@@ -527,6 +531,9 @@ final class GroupActor extends ActorCell {
                 if (remote != null) {
                     // every offset, known here or not: another process may have delivered it
                     addToAck(offset);
+                    if (reclaiming) {
+                        ackedWhileReclaiming.add(offset); // the reclaim's answer may still hold it
+                    }
                 }
             }
             commitIfAdvanced();
@@ -704,6 +711,7 @@ final class GroupActor extends ActorCell {
         List<InFlight> out = new ArrayList<>();
         long bytes = 0;
         InFlight f;
+        int redeliveries = 0;
         while (out.size() < p.max && (f = redeliver.peek()) != null && f.due <= now) {
             if (f.state != InFlight.QUEUED) {
                 redeliver.poll();
@@ -719,8 +727,12 @@ final class GroupActor extends ActorCell {
             redelivered.increment();
             deliver(f, p, now);
             out.add(f);
+            redeliveries++;
         }
         updateRedeliveryDue();
+        if (remote != null && redeliveries > 0) {
+            renew(out, redeliveries);
+        }
         if (remote != null) {
             takeFetched(p, now, out, bytes);
         } else if (out.size() < p.max && store.endOffset(subject) > nextOffset) {
@@ -746,6 +758,15 @@ final class GroupActor extends ActorCell {
             }
         }
         return out;
+    }
+
+    /** Async store: restarts the store's idle clock of the first {@code n} messages of {@code out}. */
+    private void renew(List<InFlight> out, int n) {
+        long[] offsets = new long[n];
+        for (int i = 0; i < n; i++) {
+            offsets[i] = out.get(i).message.offset();
+        }
+        call(remote.renew(subject, group, offsets), new Renewed());
     }
 
     /** Async store: takes fetched messages into {@code out} (see {@link #take}). */
@@ -805,6 +826,9 @@ final class GroupActor extends ActorCell {
         }
         if (!reclaiming && !waiting.isEmpty() && now >= nextReclaimAt) {
             reclaiming = true;
+            for (int i = 0; i < toAckCount; i++) {
+                ackedWhileReclaiming.add(toAck[i]); // settled here, XACK not sent yet (one is outstanding)
+            }
             call(remote.reclaim(subject, group, reclaimCursor, java.time.Duration.ofNanos(ackTimeoutNanos), MAX_FETCH),
                     new Reclaim());
         }
@@ -1189,6 +1213,14 @@ final class GroupActor extends ActorCell {
         void apply(long now) {
             reclaiming = false;
             nextReclaimAt = now + reclaimIntervalNanos;
+            try {
+                takeOver(now);
+            } finally {
+                ackedWhileReclaiming.clear();
+            }
+        }
+
+        private void takeOver(long now) {
             if (error != null) {
                 LOG.debug("pull group " + path() + ": reclaim failed", error);
                 return;
@@ -1202,6 +1234,9 @@ final class GroupActor extends ActorCell {
                 if (pending.containsKey(m.offset()) || isFetched(m.offset())) {
                     continue; // ours already: our own ack timeout redelivers it
                 }
+                if (ackedWhileReclaiming.contains(m.offset())) {
+                    continue; // claimed before our XACK reached the store, acknowledged since
+                }
                 InFlight f = new InFlight(m);
                 pending.put(m.offset(), f);
                 requeue(f, now);
@@ -1212,6 +1247,21 @@ final class GroupActor extends ActorCell {
         @Override
         public String toString() {
             return "Reclaim";
+        }
+    }
+
+    /** A renew call's answer: a failure only means another process may take the messages over too. */
+    private final class Renewed extends StoreReply<Void> {
+        @Override
+        void apply(long now) {
+            if (error != null) {
+                LOG.debug("pull group " + path() + ": renewing redelivered messages failed", error);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Renewed";
         }
     }
 

@@ -62,7 +62,8 @@ import reactor.util.Loggers;
  *       under the same name left unacknowledged)</td></tr>
  *   <tr><td>in flight</td><td>the group's pending entries list (PEL)</td></tr>
  *   <tr><td>reclaim (ack timeout, dead instance)</td><td>{@code XAUTOCLAIM} with the ack timeout as the
- *       minimum idle time</td></tr>
+ *       minimum idle time; a redelivery by this process restarts the idle time ({@code XCLAIM ... JUSTID},
+ *       {@link #renew})</td></tr>
  *   <tr><td>dead letters of {@code g}</td><td>the stream of subject {@code dlq.g}, then {@code XACK}</td></tr>
  *   <tr><td>retention</td><td>{@code XADD ... MAXLEN ~ n}</td></tr>
  *   <tr><td>append wake-ups</td><td>{@code PUBLISH <keyPrefix>appends "subject\nid"} in the same script as
@@ -298,6 +299,22 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                 .then();
     }
 
+    /** {@code XCLAIM ... 0 ids JUSTID}: the entries' idle time starts again, owned by this consumer. */
+    @Override
+    public Mono<Void> renew(String subject, String group, long[] offsets) {
+        if (offsets.length == 0) {
+            return Mono.empty();
+        }
+        String[] ids = new String[offsets.length];
+        for (int i = 0; i < offsets.length; i++) {
+            ids[i] = streamId(offsets[i]);
+        }
+        return reactor.core.publisher.Flux.defer(() -> commands.xclaim(key(subject), Consumer.from(group, consumerName),
+                        io.lettuce.core.XClaimArgs.Builder.justid(), ids))
+                .onErrorResume(RedisStreamsMessageStore::noGroup, e -> reactor.core.publisher.Flux.empty())
+                .then();
+    }
+
     @Override
     public Mono<Reclaimed> reclaim(String subject, String group, long cursor, Duration minIdle, int maxMessages) {
         requirePositive(maxMessages);
@@ -352,7 +369,10 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         Mono<Long> committed = pending == 0
                 ? Mono.just(delivered + 1)
                 : Mono.defer(() -> commands.xpending(key, group))
-                        .map(p -> offset(p.getMessageIds().getLower().getValue()));
+                        // acknowledged between XINFO and XPENDING: nothing pending any more
+                        .map(p -> p.getCount() == 0 || p.getMessageIds() == null
+                                || p.getMessageIds().getLower() == null || p.getMessageIds().getLower().getValue() == null
+                                ? delivered + 1 : offset(p.getMessageIds().getLower().getValue()));
         Mono<Long> undelivered = f.get("lag") instanceof Long lag
                 ? Mono.just(lag) // Redis 7 counts it
                 : Mono.defer(() -> commands.xrange(key,

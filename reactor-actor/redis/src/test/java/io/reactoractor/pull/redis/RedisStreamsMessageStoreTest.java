@@ -221,6 +221,22 @@ class RedisStreamsMessageStoreTest {
     }
 
     @Test
+    void renewRestartsTheIdleTimeSoOtherInstancesDoNotReclaim() throws Exception {
+        String prefix = unique("renew") + ":";
+        RedisStreamsMessageStore a = store(shared, prefix, "a");
+        RedisStreamsMessageStore b = store(shared, prefix, "b");
+        long offset = a.append("s", b("slow")).block(WAIT);
+        assertEquals(1, a.fetch("s", "g", -1, 10).block(WAIT).size());
+        pause(1_000);
+        a.renew("s", "g", new long[] {offset}).block(WAIT); // a delivers it again
+        // without the renewal it has been idle for 1 s or more, and b (1 s minimum idle) would take it over
+        assertEquals(List.of(), b.reclaim("s", "g", 0, Duration.ofSeconds(1), 10).block(WAIT).messages());
+        pause(1_000);
+        assertEquals(1, b.reclaim("s", "g", 0, Duration.ofSeconds(1), 10).block(WAIT).messages().size(),
+                "idle again for 1 s: taken over");
+    }
+
+    @Test
     void reclaimSkipsMessagesStillWithinTheAckTimeout() {
         String prefix = unique("idle") + ":";
         RedisStreamsMessageStore a = store(shared, prefix, "a");
