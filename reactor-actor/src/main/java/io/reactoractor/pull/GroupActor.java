@@ -86,6 +86,35 @@ import reactor.util.Loggers;
  * A post holds {@code entry} above zero from before its offer until after it, so the actor's CAS to
  * {@code RETIRED} (which needs zero) is ordered after every completed offer: the emptiness check that
  * follows the CAS sees each command posted before, and no post starts after it.
+ *
+ * <h2>Asynchronous store ({@link AsyncMessageStore}: {@code remote != null})</h2>
+ * With a synchronous {@link MessageStore} the actor reads and commits in its turn. With an
+ * asynchronous one it never waits: it issues a call and goes on; the call's {@link StoreReply} is
+ * posted to its own mailbox when the Mono completes (on whatever thread completes it, typically the
+ * store's I/O thread, which does nothing but the post), and its result is applied in a later turn of
+ * the actor (Zeebe's {@code runOnCompletion}). While a pull waits only for a store call, nothing is
+ * servable ({@link #hasData} is false while {@code fetching}), so the actor suspends as for data; the
+ * reply's post resumes it. At most one call of each kind is outstanding; new messages fetched are kept
+ * in {@code fetched} (in this process's name in the store) until a pull takes them.
+ * <pre>
+ *   call          | issued (actor turn, end)                     | reply applied (actor turn)
+ *   --------------+----------------------------------------------+---------------------------------------
+ *   fetch         | pulls wait, {@code fetched} empty, maybeMore,| fetching=false; messages to fetched;
+ *                 | not fetching: fetching=true, maybeMore=false | a full batch sets maybeMore; an error
+ *                 | (an append listener or a new pull sets       | fails every waiting pull
+ *                 | maybeMore again, any thread)                 | ({@link MessageStoreException})
+ *   acknowledge   | acks / ack-on-delivery / commit pending, not | acking=false; the acks it carried are
+ *                 | acking: one call with every offset gathered  | answered (committed offset) or failed
+ *   reclaim       | pulls wait, now &gt;= nextReclaimAt, not       | messages not already in this process
+ *                 | reclaiming                                   | are queued for redelivery (due now)
+ *   renew         | a pull is answered with redeliveries         | a failure is logged (another process
+ *                 | (restarts their idle clock in the store)     | may take them over too: a duplicate)
+ *   dead letter   | a nack's policy dead-letters a message       | a failure is logged: the message stays
+ *                 |                                              | pending in the store, reclaimed later
+ * </pre>
+ * A pull never waits past its deadline for a call: the deadline timer answers it {@code TIMED_OUT}
+ * whatever is outstanding, and a late fetch's messages stay in {@code fetched} for the next pull. The
+ * actor does not retire while a call is outstanding or acks wait for one ({@link #idle}).
  */
 final class GroupActor extends ActorCell {
 
@@ -94,6 +123,8 @@ final class GroupActor extends ActorCell {
     private static final VarHandle ENTRY;
     /** {@code entry} of a retired actor: no post or consumer may enter any more. */
     private static final int RETIRED = Integer.MIN_VALUE;
+    /** Async store: the most messages one fetch or reclaim asks for. */
+    private static final int MAX_FETCH = 1024;
 
     static {
         try {
@@ -108,7 +139,14 @@ final class GroupActor extends ActorCell {
     final String group;
     private final PullConsumer owner;
     private final ActorGroup schedulingGroupHandle;
+    /** The synchronous store, or {@code null} when {@link #remote} is used. */
     private final MessageStore store;
+    /** The asynchronous store, or {@code null} when {@link #store} is used. */
+    private final AsyncMessageStore remote;
+    /** Offsets of the asynchronous store are dense: a gap before a fetched message was retention. */
+    private final boolean denseRemote;
+    /** How often waiting pulls make the actor reclaim long-unacknowledged messages (async store). */
+    private final long reclaimIntervalNanos;
     private final long ackTimeoutNanos;
     private final int maxWaitingPulls;
     private final long maxBytesPerPull;
@@ -125,6 +163,27 @@ final class GroupActor extends ActorCell {
     private final TreeMap<Long, InFlight> pending = new TreeMap<>();
     private final PriorityQueue<InFlight> redeliver = new PriorityQueue<>(InFlight.BY_DUE);
     private final ArrayDeque<AckDeadline> ackOrder = new ArrayDeque<>();
+    // ---- actor-confined, asynchronous store only (see the store table)
+    private final ArrayDeque<io.reactoractor.pull.Message> fetched = new ArrayDeque<>();
+    /** The offset after the last message fetched, or -1 before the first one. */
+    private long fetchCursor = -1;
+    /** Messages retention dropped before a fetch reached them, told to the next pull answered. */
+    private long skipCarry;
+    private boolean acking;
+    private boolean reclaiming;
+    /** Offsets acknowledged while a reclaim was outstanding: its answer must not bring them back. */
+    private final java.util.HashSet<Long> ackedWhileReclaiming = new java.util.HashSet<>();
+    private long reclaimCursor;
+    private long nextReclaimAt;
+    /** Offsets acknowledged since the last acknowledge call. */
+    private long[] toAck = new long[16];
+    private int toAckCount;
+    /** Whether the committed offset moved since the last acknowledge call. */
+    private boolean commitDirty;
+    /** Acks answered when the next acknowledge call completes. */
+    private List<Settle> ackWaiters = new ArrayList<>();
+    /** Store calls outstanding (the actor does not retire while one is). */
+    private int outstanding;
     private long armedAt = Long.MAX_VALUE;
     /** When the actor last handled a pull, an ack, a nack or a release (the idle clock). */
     private long lastActive;
@@ -139,6 +198,14 @@ final class GroupActor extends ActorCell {
     private volatile long committedOffset;
     private volatile int inFlight;
     private volatile boolean waitingForData;
+    /** Async store: a fetch is outstanding (written by the actor, read by {@link #hasData}). */
+    private volatile boolean fetching;
+    /** Async store: the store may hold messages not fetched yet (set by listeners and pulls). */
+    private volatile boolean maybeMore = true;
+    /** Async store: {@code fetched.size()}, for {@link #hasData} on other threads. */
+    private volatile int buffered;
+    /** Async store: the end offset last heard of (an append listener or a fetch), for stats. */
+    private volatile long knownEnd;
     /** Posts in progress, or {@link #RETIRED} (see the retirement table). */
     private volatile int entry;
     /** Reactive consumers attached ({@link PullConsumer#consume}); an actor with one never retires. */
@@ -165,7 +232,10 @@ final class GroupActor extends ActorCell {
         super(Internals.engine(schedulingGroup), Internals.schedulingGroup(schedulingGroup), schedulingGroup.name() + "/" + subject, 1);
         this.owner = owner;
         this.schedulingGroupHandle = schedulingGroup;
-        this.store = owner.store();
+        this.store = owner.syncStore();
+        this.remote = store == null ? owner.asyncStore() : null;
+        this.denseRemote = remote != null && remote.denseOffsets();
+        this.reclaimIntervalNanos = Math.max(owner.ackTimeoutNanos(), 1_000_000L);
         this.subject = subject;
         this.group = group;
         this.ackTimeoutNanos = owner.ackTimeoutNanos();
@@ -173,11 +243,16 @@ final class GroupActor extends ActorCell {
         this.maxBytesPerPull = owner.maxBytesPerPull();
         this.idleTimeoutNanos = owner.idleTimeoutNanos();
         this.lastActive = System.nanoTime();
-        store.ensureSubject(subject);
-        long committed = store.committedOffset(subject, group);
-        long start = committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject);
-        this.nextOffset = start;
-        this.committedOffset = start;
+        if (store != null) {
+            store.ensureSubject(subject);
+            long committed = store.committedOffset(subject, group);
+            long start = committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject);
+            this.nextOffset = start;
+            this.committedOffset = start;
+        } else {
+            // the store keeps the group's position: the first fetch tells where it stands
+            this.nextReclaimAt = lastActive;
+        }
         this.recorder = owner.metrics().bindGroup(subject, group, statsSupplier);
     }
 
@@ -274,7 +349,13 @@ final class GroupActor extends ActorCell {
      * with nothing to do), so the actor can be idle, not suspended, with pulls waiting; a later
      * append must still reach it. {@code signal()} is a volatile read when the actor is scheduled.
      */
-    void appended() {
+    void appended(long endOffset) {
+        if (remote != null) {
+            maybeMore = true; // before the wake-up: the woken actor must see it
+            if (endOffset > knownEnd) {
+                knownEnd = endOffset; // racy max: for stats only
+            }
+        }
         if (!wakeFromDataWait() && waitingCount > 0) {
             signal();
         }
@@ -303,7 +384,8 @@ final class GroupActor extends ActorCell {
 
     /** Whether nothing would be lost or kept waiting if the actor retired now (actor thread). */
     private boolean idle() {
-        return waiting.isEmpty() && pending.isEmpty() && commands.isEmpty() && consumers.get() == 0;
+        return waiting.isEmpty() && pending.isEmpty() && commands.isEmpty() && consumers.get() == 0
+                && outstanding == 0 && ackWaiters.isEmpty() && toAckCount == 0;
     }
 
     /** Whether a waiting pull could be answered now (any thread; reads volatile state only). */
@@ -313,7 +395,15 @@ final class GroupActor extends ActorCell {
 
     /** Whether a message could be handed out now: a new one in the store or a redelivery that is due. */
     private boolean hasData(long now) {
-        return store.endOffset(subject) > nextOffset || nextRedeliveryDue <= now;
+        if (store != null) {
+            return store.endOffset(subject) > nextOffset || nextRedeliveryDue <= now;
+        }
+        return buffered > 0 || (maybeMore && !fetching) || nextRedeliveryDue <= now;
+    }
+
+    /** @return the subject's end offset: the store's, or the last heard of (async store) */
+    private long endOffset() {
+        return store != null ? store.endOffset(subject) : Math.max(knownEnd, nextOffset);
     }
 
     @Override
@@ -327,15 +417,18 @@ final class GroupActor extends ActorCell {
         return "GroupActor[" + subject + "/" + group + ", scheduled=" + isScheduled() + ", suspends="
                 + suspendCount() + ", waitingForData=" + waitingForData + ", waiting=" + waitingCount
                 + ", commands=" + commands.size() + ", nextOffset=" + nextOffset + ", end="
-                + store.endOffset(subject) + ", earliestDeadlineIn=" + (earliestPullDeadline == Long.MAX_VALUE
+                + endOffset() + ", fetching=" + fetching + ", earliestDeadlineIn=" + (earliestPullDeadline == Long.MAX_VALUE
                 ? "none" : (earliestPullDeadline - System.nanoTime()) / 1000 + "us") + "]";
     }
 
     GroupStats stats() {
-        long end = store.endOffset(subject);
+        long end = endOffset();
         long committed = committedOffset;
         long n = pulls.sum();
-        return new GroupStats(subject, group, group().name(), end, committed, Math.max(0, end - committed),
+        // offsets with gaps (Redis entry IDs) do not count messages: the lag is then what this process
+        // holds (fetched, not yet acknowledged); the group's own lag is the store's position()
+        long lag = store != null || denseRemote ? Math.max(0, end - committed) : (long) buffered + inFlight;
+        return new GroupStats(subject, group, group().name(), end, committed, lag,
                 waitingCount, inFlight, isSuspended(), n, pullsTimedOut.sum(), pullsExpired.sum(),
                 suspends.sum(), resumes.sum(), delivered.sum(), acknowledged.sum(), redelivered.sum(),
                 skipped.sum(), deadLettered.sum(), evicted.sum(), n == 0 ? 0 : queueTimeNanos.sum() / n);
@@ -369,6 +462,9 @@ final class GroupActor extends ActorCell {
         sweepAckTimeouts(now);
         serve(turn, now);
         commitIfAdvanced();
+        if (remote != null) {
+            callStore(now);
+        }
         if (idleTimeoutNanos > 0 && idle() && now - lastActive >= idleTimeoutNanos && tryRetire()) {
             return;
         }
@@ -425,15 +521,32 @@ final class GroupActor extends ActorCell {
             }
             waiting.addLast(p);
             waitingCount = waiting.size();
+            if (remote != null) {
+                maybeMore = true; // another process may have appended: a pull always asks the store
+            }
         } else if (c instanceof Ack a) {
             for (long offset : a.offsets) {
                 InFlight f = pending.get(offset);
                 if (f != null && f.state != InFlight.DONE) {
                     settle(f);
                 }
+                if (remote != null) {
+                    // every offset, known here or not: another process may have delivered it
+                    addToAck(offset);
+                    if (reclaiming) {
+                        ackedWhileReclaiming.add(offset); // the reclaim's answer may still hold it
+                    }
+                }
             }
             commitIfAdvanced();
-            a.done(committedOffset);
+            if (remote != null) {
+                ackWaiters.add(a); // answered when the store has recorded it
+            } else {
+                a.done(committedOffset);
+            }
+        } else if (c instanceof StoreReply<?> r) {
+            outstanding--;
+            r.apply(now);
         } else if (c instanceof Nack n) {
             InFlight f = pending.get(n.offset);
             if (f != null && f.state == InFlight.DELIVERED) {
@@ -474,7 +587,11 @@ final class GroupActor extends ActorCell {
             case RETRY_THEN_DEAD_LETTER:
             default:
                 if (f.attempts >= policy.maxAttempts()) {
-                    store.append(FailurePolicy.deadLetterSubject(group), f.message.payload());
+                    if (store != null) {
+                        store.append(FailurePolicy.deadLetterSubject(group), f.message.payload());
+                    } else {
+                        call(remote.deadLetter(subject, group, f.message), new DeadLettered(f.message));
+                    }
                     deadLettered.increment();
                     settle(f);
                 } else {
@@ -545,8 +662,8 @@ final class GroupActor extends ActorCell {
             answerAsTask(turn, p, PullResult.Status.MESSAGES, messages, attempts);
             answered++;
         }
-        if (!waiting.isEmpty() && !hasData(now)) {
-            // pull-once requests never wait: nothing to give them now means EMPTY now
+        if (!waiting.isEmpty() && !hasData(now) && !fetching) {
+            // pull-once requests never wait (but for an outstanding fetch): nothing to give them now means EMPTY now
             for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
                 Pull p = it.next();
                 if (p.timeoutNanos == 0) {
@@ -580,7 +697,7 @@ final class GroupActor extends ActorCell {
 
     private void answer(Pull p, PullResult.Status status, List<io.reactoractor.pull.Message> messages, int[] attempts) {
         try {
-            p.answer(new PullResult(subject, group, status, messages, store.epoch(), p.skipped), attempts);
+            p.answer(new PullResult(subject, group, status, messages, owner.epoch(), p.skipped), attempts);
         } catch (Throwable t) {
             Exceptions.throwIfJvmFatal(t);
             LOG.error("pull group " + path() + ": answering a pull failed", t);
@@ -596,6 +713,7 @@ final class GroupActor extends ActorCell {
         List<InFlight> out = new ArrayList<>();
         long bytes = 0;
         InFlight f;
+        int redeliveries = 0;
         while (out.size() < p.max && (f = redeliver.peek()) != null && f.due <= now) {
             if (f.state != InFlight.QUEUED) {
                 redeliver.poll();
@@ -611,9 +729,15 @@ final class GroupActor extends ActorCell {
             redelivered.increment();
             deliver(f, p, now);
             out.add(f);
+            redeliveries++;
         }
         updateRedeliveryDue();
-        if (out.size() < p.max && store.endOffset(subject) > nextOffset) {
+        if (remote != null && redeliveries > 0) {
+            renew(out, redeliveries);
+        }
+        if (remote != null) {
+            takeFetched(p, now, out, bytes);
+        } else if (out.size() < p.max && store.endOffset(subject) > nextOffset) {
             long from = nextOffset;
             List<io.reactoractor.pull.Message> read = store.read(subject, from, p.max - out.size());
             long first = read.isEmpty() ? Math.max(from, store.startOffset(subject)) : read.get(0).offset();
@@ -638,6 +762,103 @@ final class GroupActor extends ActorCell {
         return out;
     }
 
+    /** Async store: restarts the store's idle clock of the first {@code n} messages of {@code out}. */
+    private void renew(List<InFlight> out, int n) {
+        long[] offsets = new long[n];
+        for (int i = 0; i < n; i++) {
+            offsets[i] = out.get(i).message.offset();
+        }
+        call(remote.renew(subject, group, offsets), new Renewed());
+    }
+
+    /** Async store: takes fetched messages into {@code out} (see {@link #take}). */
+    private void takeFetched(Pull p, long now, List<InFlight> out, long bytes) {
+        io.reactoractor.pull.Message m;
+        while (out.size() < p.max && (m = fetched.peekFirst()) != null) {
+            long size = m.payload().length;
+            if (!out.isEmpty() && bytes + size > maxBytesPerPull) {
+                break;
+            }
+            fetched.pollFirst();
+            bytes += size;
+            InFlight n = new InFlight(m);
+            deliver(n, p, now);
+            out.add(n);
+            nextOffset = Math.max(nextOffset, m.offset() + 1);
+        }
+        if (skipCarry > 0 && !out.isEmpty()) {
+            p.skipped += skipCarry;
+            skipCarry = 0;
+        }
+        buffered = fetched.size();
+    }
+
+    private void addToAck(long offset) {
+        if (toAckCount == toAck.length) {
+            toAck = java.util.Arrays.copyOf(toAck, toAckCount * 2);
+        }
+        toAck[toAckCount++] = offset;
+    }
+
+    /**
+     * Async store, end of a turn: issues the calls the state asks for (see the store table), at most
+     * one of each kind outstanding.
+     */
+    private void callStore(long now) {
+        if (!fetching && maybeMore && fetched.isEmpty() && !waiting.isEmpty()) {
+            int want = 0;
+            for (Pull p : waiting) {
+                want = (int) Math.min(MAX_FETCH, (long) want + p.max);
+            }
+            fetching = true;
+            maybeMore = false;
+            call(remote.fetch(subject, group, fetchCursor, want), new Fetched(fetchCursor, want));
+        }
+        if (!acking && (toAckCount > 0 || commitDirty)) {
+            acking = true;
+            long[] offsets = java.util.Arrays.copyOf(toAck, toAckCount);
+            toAckCount = 0;
+            if (toAck.length > 1024) {
+                toAck = new long[16]; // a burst's array is not kept
+            }
+            commitDirty = false;
+            List<Settle> waiters = ackWaiters;
+            ackWaiters = new ArrayList<>();
+            call(remote.acknowledge(subject, group, offsets, committedOffset), new Acked(waiters));
+        }
+        if (!reclaiming && !waiting.isEmpty() && now >= nextReclaimAt) {
+            reclaiming = true;
+            for (int i = 0; i < toAckCount; i++) {
+                ackedWhileReclaiming.add(toAck[i]); // settled here, XACK not sent yet (one is outstanding)
+            }
+            call(remote.reclaim(subject, group, reclaimCursor, java.time.Duration.ofNanos(ackTimeoutNanos), MAX_FETCH),
+                    new Reclaim());
+        }
+    }
+
+    /** Subscribes {@code reply} to a store call: it is posted back to this actor when the call ends. */
+    private <T> void call(reactor.core.publisher.Mono<T> mono, StoreReply<T> reply) {
+        outstanding++;
+        try {
+            mono.subscribe(reply);
+        } catch (Throwable t) {
+            Exceptions.throwIfJvmFatal(t);
+            reply.onError(t); // a store that throws instead of failing its Mono
+        }
+    }
+
+    /** Fails every waiting pull: the store could not answer what they wait for. */
+    private void failWaiting(Throwable error) {
+        MessageStoreException e = new MessageStoreException("pull group " + subject + "/" + group
+                + ": the message store failed", error);
+        Pull p;
+        while ((p = waiting.pollFirst()) != null) {
+            p.fail(e);
+        }
+        waitingCount = 0;
+        earliestPullDeadline = Long.MAX_VALUE;
+    }
+
     private void deliver(InFlight f, Pull p, long now) {
         f.attempts++;
         f.consumerId = p.consumerId;
@@ -648,6 +869,9 @@ final class GroupActor extends ActorCell {
             }
             f.state = InFlight.DONE;
             acknowledged.increment();
+            if (remote != null) {
+                addToAck(f.message.offset());
+            }
         } else {
             f.state = InFlight.DELIVERED;
             f.generation++;
@@ -669,7 +893,11 @@ final class GroupActor extends ActorCell {
         long committed = pending.isEmpty() ? nextOffset : Math.min(pending.firstKey(), nextOffset);
         if (committed > committedOffset) {
             committedOffset = committed;
-            store.commit(subject, group, committed);
+            if (store != null) {
+                store.commit(subject, group, committed);
+            } else {
+                commitDirty = true;
+            }
         }
     }
 
@@ -678,6 +906,9 @@ final class GroupActor extends ActorCell {
         long deadline = Long.MAX_VALUE;
         if (!waiting.isEmpty()) {
             deadline = Math.min(earliestPullDeadline, nextRedeliveryDue);
+            if (remote != null && !reclaiming) {
+                deadline = Math.min(deadline, nextReclaimAt);
+            }
         }
         AckDeadline head = ackOrder.peekFirst();
         if (head != null) {
@@ -741,6 +972,10 @@ final class GroupActor extends ActorCell {
             p.fail(closed);
         }
         waitingCount = 0;
+        for (Settle s : ackWaiters) {
+            s.fail(closed);
+        }
+        ackWaiters.clear();
         if (!metricsUnbound) {
             metricsUnbound = true;
             owner.metrics().unbindGroup(subject, group);
@@ -844,6 +1079,222 @@ final class GroupActor extends ActorCell {
 
         Release(long consumerId) {
             this.consumerId = consumerId;
+        }
+    }
+
+    /**
+     * The answer of a store call, posted to the actor by the thread that completes the call's Mono
+     * (see the store table); {@link #apply} runs in the actor's turn. One subscriber per call.
+     */
+    private abstract class StoreReply<T> extends Command implements reactor.core.CoreSubscriber<T> {
+        T value;
+        Throwable error;
+        private boolean done;
+
+        @Override
+        public void onSubscribe(org.reactivestreams.Subscription s) {
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(T t) {
+            value = t;
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            if (!done) {
+                done = true;
+                error = t;
+                post(this);
+            }
+        }
+
+        @Override
+        public void onComplete() {
+            if (!done) {
+                done = true;
+                post(this);
+            }
+        }
+
+        /** Applies the answer (actor thread). */
+        abstract void apply(long now);
+
+        @Override
+        void fail(Throwable closed) {
+            // the actor terminated before applying the answer
+        }
+    }
+
+    /** A fetch's answer. */
+    private final class Fetched extends StoreReply<List<io.reactoractor.pull.Message>> {
+        private final long from;
+        private final int wanted;
+
+        Fetched(long from, int wanted) {
+            this.from = from;
+            this.wanted = wanted;
+        }
+
+        @Override
+        void apply(long now) {
+            fetching = false;
+            if (error != null) {
+                maybeMore = true; // ask again with the next pull
+                failWaiting(error);
+                return;
+            }
+            List<io.reactoractor.pull.Message> got = value == null ? List.of() : value;
+            if (!got.isEmpty()) {
+                long first = got.get(0).offset();
+                if (denseRemote && from >= 0 && first > from) {
+                    // dropped by retention before this group read them
+                    evicted.add(first - from);
+                    skipCarry += first - from;
+                }
+                fetched.addAll(got);
+                buffered = fetched.size();
+                fetchCursor = got.get(got.size() - 1).offset() + 1;
+                if (fetchCursor > knownEnd) {
+                    knownEnd = fetchCursor;
+                }
+                if (got.size() >= wanted) {
+                    maybeMore = true;
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Fetched";
+        }
+    }
+
+    /** An acknowledge call's answer: answers the acks it carried. */
+    private final class Acked extends StoreReply<Void> {
+        private final List<Settle> waiters;
+
+        Acked(List<Settle> waiters) {
+            this.waiters = waiters;
+        }
+
+        @Override
+        void apply(long now) {
+            acking = false;
+            if (error != null) {
+                // settled here, still pending in the store: reclaimed and redelivered later
+                MessageStoreException e = new MessageStoreException("pull group " + subject + "/" + group
+                        + ": acknowledgement not recorded", error);
+                for (Settle s : waiters) {
+                    s.fail(e);
+                }
+            } else {
+                for (Settle s : waiters) {
+                    s.done(committedOffset);
+                }
+            }
+        }
+
+        @Override
+        void fail(Throwable closed) {
+            for (Settle s : waiters) {
+                s.fail(closed);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Acked";
+        }
+    }
+
+    /** A reclaim's answer: messages nobody acknowledged in time, redelivered from here. */
+    private final class Reclaim extends StoreReply<AsyncMessageStore.Reclaimed> {
+        @Override
+        void apply(long now) {
+            reclaiming = false;
+            nextReclaimAt = now + reclaimIntervalNanos;
+            try {
+                takeOver(now);
+            } finally {
+                ackedWhileReclaiming.clear();
+            }
+        }
+
+        private void takeOver(long now) {
+            if (error != null) {
+                LOG.debug("pull group " + path() + ": reclaim failed", error);
+                return;
+            }
+            AsyncMessageStore.Reclaimed r = value;
+            if (r == null) {
+                return;
+            }
+            reclaimCursor = r.cursor();
+            for (io.reactoractor.pull.Message m : r.messages()) {
+                if (pending.containsKey(m.offset()) || isFetched(m.offset())) {
+                    continue; // ours already: our own ack timeout redelivers it
+                }
+                if (ackedWhileReclaiming.contains(m.offset())) {
+                    continue; // claimed before our XACK reached the store, acknowledged since
+                }
+                InFlight f = new InFlight(m);
+                pending.put(m.offset(), f);
+                requeue(f, now);
+            }
+            inFlight = pending.size();
+        }
+
+        @Override
+        public String toString() {
+            return "Reclaim";
+        }
+    }
+
+    /** A renew call's answer: a failure only means another process may take the messages over too. */
+    private final class Renewed extends StoreReply<Void> {
+        @Override
+        void apply(long now) {
+            if (error != null) {
+                LOG.debug("pull group " + path() + ": renewing redelivered messages failed", error);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Renewed";
+        }
+    }
+
+    private boolean isFetched(long offset) {
+        for (io.reactoractor.pull.Message m : fetched) {
+            if (m.offset() == offset) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A dead-letter call's answer: a failure leaves the message pending in the store. */
+    private final class DeadLettered extends StoreReply<Void> {
+        private final io.reactoractor.pull.Message message;
+
+        DeadLettered(io.reactoractor.pull.Message message) {
+            this.message = message;
+        }
+
+        @Override
+        void apply(long now) {
+            if (error != null) {
+                LOG.warn("pull group " + path() + ": dead-lettering " + message + " failed (it stays pending and"
+                        + " is redelivered after the ack timeout): " + error);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "DeadLettered";
         }
     }
 

@@ -8,7 +8,10 @@ package io.reactoractor.pull;
  * @param schedulingGroup       the scheduler group whose CPU share the group's actor uses
  * @param endOffset             the subject's end offset (next append's offset)
  * @param committedOffset       every message before it was acknowledged by the group
- * @param lag                   {@code endOffset - committedOffset}: messages not yet acknowledged
+ * @param lag                   {@code endOffset - committedOffset}: messages not yet acknowledged; with an
+ *                              {@link AsyncMessageStore} whose offsets have gaps, the messages this process
+ *                              holds (fetched, not yet acknowledged): the group's lag is the store's
+ *                              {@link AsyncMessageStore#position position}
  * @param waitingPulls          long polls waiting for messages now
  * @param inFlight              messages delivered and not yet acknowledged (or queued for redelivery)
  * @param suspended             whether the group's actor is suspended (waiting for data)

@@ -10,7 +10,9 @@ import java.util.Objects;
  * <p>The payload array is shared, not copied, on every read: treat it as read-only.
  *
  * @param subject         the subject (topic) it was appended to
- * @param offset          its position in the subject, from 0, without gaps
+ * @param offset          its position in the subject: from 0 without gaps in a {@link MessageStore};
+ *                        increasing, possibly with gaps, in an {@link AsyncMessageStore} that maps its own
+ *                        identifiers (see {@link AsyncMessageStore#denseOffsets()})
  * @param timestampMillis wall-clock time of the append ({@code System.currentTimeMillis()})
  * @param payload         the bytes appended
  */

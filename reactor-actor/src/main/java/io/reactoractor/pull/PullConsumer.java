@@ -101,7 +101,10 @@ public final class PullConsumer implements Disposable {
     public static final long DEFAULT_MAX_BYTES_PER_PULL = 4L << 20;
 
     private final ActorScheduler scheduler;
+    /** The synchronous store, or {@code null} when an asynchronous one was given. */
     private final MessageStore store;
+    /** The asynchronous store given, or an adapter of {@link #store}. */
+    private final AsyncMessageStore asyncStore;
     private final long ackTimeoutNanos;
     private final int maxWaitingPulls;
     private final int maxMessagesPerPull;
@@ -120,7 +123,8 @@ public final class PullConsumer implements Disposable {
 
     private PullConsumer(Builder b) {
         this.scheduler = b.scheduler;
-        this.store = b.store != null ? b.store : InMemoryMessageStore.create();
+        this.store = b.asyncStore != null ? null : b.store != null ? b.store : InMemoryMessageStore.create();
+        this.asyncStore = b.asyncStore != null ? b.asyncStore : AsyncMessageStore.of(store);
         this.ackTimeoutNanos = b.ackTimeout.toNanos();
         this.maxWaitingPulls = b.maxWaitingPulls;
         this.maxMessagesPerPull = b.maxMessagesPerPull;
@@ -132,7 +136,7 @@ public final class PullConsumer implements Disposable {
         this.metrics = scheduler.metrics() instanceof MetricsBinding binding
                 ? binding.pullMetrics(scheduler.name())
                 : PullMetrics.NONE;
-        this.appendListener = store.addAppendListener(this::appended);
+        this.appendListener = asyncStore.addAppendListener(this::appended);
     }
 
     /**
@@ -156,13 +160,40 @@ public final class PullConsumer implements Disposable {
      * @param payload the bytes (not copied)
      * @return the message's offset
      * @throws IllegalArgumentException on an invalid subject or a {@code null} payload
+     * @throws IllegalStateException    if the store is asynchronous (use {@link #appendAsync})
      */
     public long append(String subject, byte[] payload) {
         Names.subject(subject);
         if (payload == null) {
             throw new IllegalArgumentException("payload must not be null");
         }
+        if (store == null) {
+            throw new IllegalStateException("the store is asynchronous (" + asyncStore + "): use appendAsync");
+        }
         return store.append(subject, payload);
+    }
+
+    /**
+     * Appends a message with any store; waiting long polls of every group (of every process sharing
+     * the store) are woken. The offset is emitted once the store holds the message; a store failure
+     * is a {@link MessageStoreException} (the message may or may not have been stored).
+     *
+     * @param subject the subject
+     * @param payload the bytes (not copied)
+     * @return the message's offset
+     * @throws IllegalArgumentException on an invalid subject or a {@code null} payload
+     */
+    public Mono<Long> appendAsync(String subject, byte[] payload) {
+        Names.subject(subject);
+        if (payload == null) {
+            throw new IllegalArgumentException("payload must not be null");
+        }
+        if (store != null) {
+            return Mono.fromCallable(() -> store.append(subject, payload));
+        }
+        return Mono.defer(() -> asyncStore.append(subject, payload))
+                .onErrorMap(e -> !(e instanceof IllegalArgumentException) && !(e instanceof MessageStoreException),
+                        e -> new MessageStoreException("append to " + subject + " failed", e));
     }
 
     // ================================================================== pulling
@@ -299,7 +330,7 @@ public final class PullConsumer implements Disposable {
 
     @reactor.util.annotation.Nullable
     private StaleDeliveryException checkEpoch(String subject, String group, String epoch) {
-        String current = store.epoch();
+        String current = epoch();
         return current.equals(epoch) ? null : new StaleDeliveryException(subject, group, epoch, current);
     }
 
@@ -398,9 +429,21 @@ public final class PullConsumer implements Disposable {
 
     // ================================================================== introspection and lifecycle
 
-    /** @return the store */
+    /**
+     * @return the synchronous store
+     * @throws IllegalStateException if the consumer was built with an asynchronous store (see
+     *                               {@link #asyncStore()})
+     */
     public MessageStore store() {
+        if (store == null) {
+            throw new IllegalStateException("the store is asynchronous (" + asyncStore + "): use asyncStore()");
+        }
         return store;
+    }
+
+    /** @return the store through the asynchronous SPI (an adapter when the store is synchronous) */
+    public AsyncMessageStore asyncStore() {
+        return asyncStore;
     }
 
     /** @return the scheduler running the group actors */
@@ -422,6 +465,11 @@ public final class PullConsumer implements Disposable {
         GroupActor a = actors.get(key(subject, group));
         if (a != null && !a.isRetired()) {
             return a.stats();
+        }
+        if (store == null) {
+            // an asynchronous store is not asked here (no blocking): asyncStore().position() tells
+            return new GroupStats(subject, group, SCHEDULING_GROUP_PREFIX + group, 0, 0, 0,
+                    0, 0, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
         }
         long end = store.endOffset(subject);
         long committed = store.committedOffset(subject, group);
@@ -576,6 +624,16 @@ public final class PullConsumer implements Disposable {
         return metrics;
     }
 
+    /** @return the synchronous store, or {@code null} if the store is asynchronous */
+    MessageStore syncStore() {
+        return store;
+    }
+
+    /** @return the store's current epoch */
+    String epoch() {
+        return store != null ? store.epoch() : asyncStore.epoch();
+    }
+
     private static String key(String subject, String group) {
         return subject + '\u0000' + group;
     }
@@ -660,7 +718,7 @@ public final class PullConsumer implements Disposable {
         List<GroupActor> groups = bySubject.get(subject);
         if (groups != null) {
             for (GroupActor a : groups) {
-                a.appended();
+                a.appended(endOffset);
             }
         }
     }
@@ -675,13 +733,15 @@ public final class PullConsumer implements Disposable {
 
     @Override
     public String toString() {
-        return "PullConsumer[" + scheduler.name() + ", " + store + ", groups=" + actors.size() + "]";
+        return "PullConsumer[" + scheduler.name() + ", " + (store != null ? store : asyncStore) + ", groups="
+                + actors.size() + "]";
     }
 
     /** Builds a {@link PullConsumer}; every parameter validated when set. */
     public static final class Builder {
         private final ActorScheduler scheduler;
         private MessageStore store;
+        private AsyncMessageStore asyncStore;
         private Duration ackTimeout = Duration.ofSeconds(30);
         private int maxWaitingPulls = 100_000;
         private int maxMessagesPerPull = 1_000;
@@ -703,6 +763,24 @@ public final class PullConsumer implements Disposable {
                 throw new IllegalArgumentException("store must not be null");
             }
             this.store = store;
+            this.asyncStore = null;
+            return this;
+        }
+
+        /**
+         * Uses an asynchronous (remote) store instead: the group actors never wait on it (see
+         * {@link AsyncMessageStore}); {@link PullConsumer#append} is then refused, use
+         * {@link PullConsumer#appendAsync}. Replaces a {@link #store(MessageStore)} set before.
+         *
+         * @param store where messages and group positions live
+         * @return this
+         */
+        public Builder asyncStore(AsyncMessageStore store) {
+            if (store == null) {
+                throw new IllegalArgumentException("store must not be null");
+            }
+            this.asyncStore = store;
+            this.store = null;
             return this;
         }
 

@@ -5,6 +5,7 @@ import java.util.concurrent.RejectedExecutionException;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.reactoractor.pull.GroupLimitExceededException;
+import io.reactoractor.pull.MessageStoreException;
 import io.reactoractor.pull.StaleDeliveryException;
 import reactor.core.publisher.Mono;
 import reactor.netty.channel.AbortedException;
@@ -139,6 +140,18 @@ public class ApiErrors {
      */
     @ExceptionHandler({RejectedExecutionException.class, IllegalStateException.class})
     ResponseEntity<ErrorBody> unavailable(RuntimeException e) {
+        return answer(HttpStatus.SERVICE_UNAVAILABLE, null, e.getMessage());
+    }
+
+    /**
+     * The message store failed (Redis down or too slow): nothing was appended or acknowledged for sure;
+     * the client may retry.
+     *
+     * @param e the exception
+     * @return 503
+     */
+    @ExceptionHandler(MessageStoreException.class)
+    ResponseEntity<ErrorBody> storeUnavailable(MessageStoreException e) {
         return answer(HttpStatus.SERVICE_UNAVAILABLE, null, e.getMessage());
     }
 

@@ -85,10 +85,10 @@ public class PullController {
     @PostMapping(path = "/subjects/{subject}/messages", produces = MediaType.APPLICATION_JSON_VALUE)
     public Mono<ResponseEntity<Appended>> append(@PathVariable("subject") String subject,
             ServerHttpRequest request) {
-        return body(request).map(payload -> {
-            long offset = RequestParams.validatedByLibrary(() -> consumer.append(subject, payload));
-            return ResponseEntity.status(HttpStatus.CREATED).body(new Appended(subject, offset));
-        });
+        // appendAsync: the in-memory store answers at once, Redis once the XADD is answered (no thread waits)
+        return body(request)
+                .flatMap(payload -> RequestParams.validatedByLibrary(() -> consumer.appendAsync(subject, payload)))
+                .map(offset -> ResponseEntity.status(HttpStatus.CREATED).body(new Appended(subject, offset)));
     }
 
     /**
@@ -154,7 +154,7 @@ public class PullController {
             @PathVariable("group") String group, @RequestParam(name = "ack", required = false) String ack) {
         // the default differs from the long poll's: a stream client usually has no ack channel
         boolean explicit = ack != null && !RequestParams.autoAck(ack);
-        String epoch = consumer.store().epoch();
+        String epoch = consumer.asyncStore().epoch();
         ConsumerOptions options = ConsumerOptions.builder()
                 .ackMode(explicit ? AckMode.EXPLICIT : AckMode.AFTER_ON_NEXT)
                 .build();

@@ -25,6 +25,10 @@ import org.springframework.util.unit.DataSize;
  *                        {@code requestTimeout})
  * @param requestTimeout  the longest time to receive a whole request, headers and body (Reactor Netty's
  *                        {@code requestTimeout}); the wait of a long poll for its answer is not part of it
+ * @param store           where messages live: {@code memory} (the embedded in-memory store, the default)
+ *                        or {@code redis} (Redis Streams at {@code pull.redis.uri}, shared by every instance
+ *                        of the app)
+ * @param redis           the Redis store's settings ({@code pull.redis.*}), used with {@code pull.store=redis}
  */
 @ConfigurationProperties("pull")
 public record PullServerProperties(
@@ -33,7 +37,9 @@ public record PullServerProperties(
         @DefaultValue("100") int statusLimit,
         @DefaultValue("60s") Duration connectionIdleTimeout,
         @DefaultValue("30s") Duration requestReadTimeout,
-        @DefaultValue("2m") Duration requestTimeout) {
+        @DefaultValue("2m") Duration requestTimeout,
+        @DefaultValue("memory") String store,
+        @DefaultValue Redis redis) {
 
     /** Validates; the messages name the property. */
     public PullServerProperties {
@@ -47,6 +53,36 @@ public record PullServerProperties(
         requirePositive("pull.connection-idle-timeout", connectionIdleTimeout);
         requirePositive("pull.request-read-timeout", requestReadTimeout);
         requirePositive("pull.request-timeout", requestTimeout);
+        if (!"memory".equals(store) && !"redis".equals(store)) {
+            throw new IllegalArgumentException("pull.store must be memory or redis but was " + store);
+        }
+    }
+
+    /**
+     * The Redis store's settings ({@code pull.redis.*}).
+     *
+     * @param uri          the Redis server, e.g. {@code redis://localhost:6379}
+     * @param keyPrefix    put before every subject to make its stream's key
+     * @param consumerName this instance's consumer name in every group (empty: a random one); a stable
+     *                     name lets a restarted instance find its own pending messages at once
+     */
+    public record Redis(
+            @DefaultValue("redis://localhost:6379") String uri,
+            @DefaultValue("pull:") String keyPrefix,
+            @DefaultValue("") String consumerName) {
+
+        /** Validates; the messages name the property. */
+        public Redis {
+            if (uri == null || uri.isBlank()) {
+                throw new IllegalArgumentException("pull.redis.uri must not be blank");
+            }
+            if (keyPrefix == null || keyPrefix.isEmpty()) {
+                throw new IllegalArgumentException("pull.redis.key-prefix must not be empty");
+            }
+            if (consumerName == null) {
+                consumerName = "";
+            }
+        }
     }
 
     private static void requirePositive(String property, Duration d) {

@@ -33,17 +33,23 @@ class StatusReportTest {
         assertEquals(List.of(), StatusReport.cpuShares(stats(new SchedulerStats.GroupStats("default", 1, 0, 5, 1))));
     }
 
+    private static final PullServerProperties.Redis REDIS =
+            new PullServerProperties.Redis("redis://localhost:6379", "pull:", "");
+
     @Test
     void propertiesAreValidatedWithTheirNames() {
         Duration s = Duration.ofSeconds(1);
         DataSize mb = DataSize.ofMegabytes(1);
-        assertEquals(100, new PullServerProperties(s, mb, 100, s, s, s).statusLimit());
-        assertMessage("pull.max-timeout", () -> new PullServerProperties(Duration.ofMillis(-1), mb, 1, s, s, s));
-        assertMessage("pull.max-body-size", () -> new PullServerProperties(s, DataSize.ofBytes(0), 1, s, s, s));
-        assertMessage("pull.status-limit", () -> new PullServerProperties(s, mb, 0, s, s, s));
-        assertMessage("pull.connection-idle-timeout", () -> new PullServerProperties(s, mb, 1, Duration.ZERO, s, s));
-        assertMessage("pull.request-read-timeout", () -> new PullServerProperties(s, mb, 1, s, Duration.ZERO, s));
-        assertMessage("pull.request-timeout", () -> new PullServerProperties(s, mb, 1, s, s, Duration.ZERO));
+        assertEquals(100, new PullServerProperties(s, mb, 100, s, s, s, "memory", REDIS).statusLimit());
+        assertMessage("pull.max-timeout", () -> new PullServerProperties(Duration.ofMillis(-1), mb, 1, s, s, s, "memory", REDIS));
+        assertMessage("pull.max-body-size", () -> new PullServerProperties(s, DataSize.ofBytes(0), 1, s, s, s, "memory", REDIS));
+        assertMessage("pull.status-limit", () -> new PullServerProperties(s, mb, 0, s, s, s, "memory", REDIS));
+        assertMessage("pull.connection-idle-timeout", () -> new PullServerProperties(s, mb, 1, Duration.ZERO, s, s, "memory", REDIS));
+        assertMessage("pull.request-read-timeout", () -> new PullServerProperties(s, mb, 1, s, Duration.ZERO, s, "memory", REDIS));
+        assertMessage("pull.request-timeout", () -> new PullServerProperties(s, mb, 1, s, s, Duration.ZERO, "memory", REDIS));
+        assertMessage("pull.store", () -> new PullServerProperties(s, mb, 1, s, s, s, "disk", REDIS));
+        assertMessage("pull.redis.uri", () -> new PullServerProperties.Redis(" ", "p:", ""));
+        assertMessage("pull.redis.key-prefix", () -> new PullServerProperties.Redis("redis://x", "", ""));
     }
 
     private static void assertMessage(String property, Runnable r) {

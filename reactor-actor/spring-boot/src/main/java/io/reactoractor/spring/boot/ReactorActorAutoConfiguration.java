@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.reactoractor.ActorMetrics;
 import io.reactoractor.ActorScheduler;
 import io.reactoractor.micrometer.MicrometerActorMetrics;
+import io.reactoractor.pull.AsyncMessageStore;
 import io.reactoractor.pull.InMemoryMessageStore;
 import io.reactoractor.pull.MessageStore;
 import io.reactoractor.pull.PullConsumer;
@@ -23,7 +24,8 @@ import org.springframework.context.annotation.Configuration;
  * <ul>
  *   <li>an {@link ActorScheduler}, unless the application defines one;</li>
  *   <li>with {@code reactor.actor.pull.enabled=true}, a {@link PullConsumer} on it, on the application's
- *       {@link MessageStore} bean or else an {@link InMemoryMessageStore}, unless the application defines
+ *       {@link AsyncMessageStore} bean (a remote store, e.g. Redis), else its {@link MessageStore} bean,
+ *       else an {@link InMemoryMessageStore}, unless the application defines
  *       a {@code PullConsumer};</li>
  *   <li>when Micrometer is on the class path and the context has one {@code MeterRegistry} (or a primary
  *       one), an {@link ActorMetrics} binding to it, so the {@code reactor.actor.*} meters are registered,
@@ -93,17 +95,25 @@ public class ReactorActorAutoConfiguration {
     static class PullConsumerConfiguration {
 
         @Bean
-        @ConditionalOnMissingBean(MessageStore.class)
+        @ConditionalOnMissingBean({MessageStore.class, AsyncMessageStore.class})
         InMemoryMessageStore reactorActorMessageStore(ReactorActorProperties properties) {
             return InMemoryMessageStore.builder().retention(properties.pull().retention()).build();
         }
 
         @Bean(destroyMethod = "dispose")
-        PullConsumer pullConsumer(ActorScheduler scheduler, MessageStore store, ReactorActorProperties properties,
+        PullConsumer pullConsumer(ActorScheduler scheduler, ObjectProvider<MessageStore> store,
+                ObjectProvider<AsyncMessageStore> asyncStore, ReactorActorProperties properties,
                 ReactorActorShutdown shutdown) {
             ReactorActorProperties.Pull pull = properties.pull();
-            PullConsumer consumer = PullConsumer.builder(scheduler)
-                    .store(store)
+            PullConsumer.Builder builder = PullConsumer.builder(scheduler);
+            // an application's asynchronous (remote) store wins; else its MessageStore or the in-memory one
+            AsyncMessageStore remote = asyncStore.getIfUnique();
+            if (remote != null) {
+                builder.asyncStore(remote);
+            } else {
+                builder.store(store.getObject());
+            }
+            PullConsumer consumer = builder
                     .ackTimeout(pull.ackTimeout())
                     .maxWaitingPulls(pull.maxWaitingPulls())
                     .maxMessagesPerPull(pull.maxMessagesPerPull())

@@ -100,7 +100,7 @@ public record ReactorActorProperties(
      * Settings of the pull consumer ({@code reactor.actor.pull.*}); defaults are the library's.
      *
      * @param enabled            Whether to create a PullConsumer (and an in-memory message store unless
-     *                           the application has a MessageStore bean).
+     *                           the application has a MessageStore or an AsyncMessageStore bean).
      * @param retention          Messages the in-memory store keeps per subject; older ones are dropped.
      * @param ackTimeout         A delivered message not acknowledged within this time is redelivered.
      * @param maxWaitingPulls    Most long polls one (subject, group) holds at once.

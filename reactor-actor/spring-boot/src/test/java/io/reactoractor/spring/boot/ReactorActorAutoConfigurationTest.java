@@ -202,6 +202,20 @@ class ReactorActorAutoConfigurationTest {
     }
 
     @Test
+    void anAsynchronousStoreOfTheApplicationsIsUsedAndNoInMemoryStoreIsMade() {
+        io.reactoractor.pull.AsyncMessageStore remote =
+                io.reactoractor.pull.AsyncMessageStore.of(InMemoryMessageStore.builder().retention(5).build());
+        runner.withPropertyValues("reactor.actor.pull.enabled=true")
+                .withBean(io.reactoractor.pull.AsyncMessageStore.class, () -> remote)
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(InMemoryMessageStore.class);
+                    PullConsumer consumer = context.getBean(PullConsumer.class);
+                    assertThat(consumer.asyncStore()).isSameAs(remote);
+                    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, consumer::store);
+                });
+    }
+
+    @Test
     void metricsAreBoundToTheApplicationsRegistry() {
         runner.withBean(SimpleMeterRegistry.class)
                 .withPropertyValues("reactor.actor.name=metered", "reactor.actor.threads=1",

@@ -1,0 +1,687 @@
+package io.reactoractor.pull.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.Consumer;
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.XAutoClaimArgs;
+import io.lettuce.core.XGroupCreateArgs;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.reactive.RedisReactiveCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.reactoractor.pull.AsyncMessageStore;
+import io.reactoractor.pull.Message;
+import io.reactoractor.pull.MessageStore;
+import reactor.core.Disposable;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Mono;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The pull consumer's store on Redis Streams, through Lettuce's reactive API: several application
+ * instances share subjects and consumer groups, and a message survives the instance that appended or
+ * took it.
+ *
+ * <h2>Mapping</h2>
+ * <table>
+ *   <caption>What lives where in Redis</caption>
+ *   <tr><th>pull consumer</th><th>Redis</th></tr>
+ *   <tr><td>subject {@code s}</td><td>the stream at key {@code <keyPrefix>s}; each message an entry
+ *       {@code p -> payload}</td></tr>
+ *   <tr><td>consumer group {@code g}</td><td>the stream's consumer group {@code g}, created at
+ *       {@code 0-0} (a new group starts at the oldest entry held) on its first fetch</td></tr>
+ *   <tr><td>this process</td><td>the consumer {@link Builder#consumerName} of every group; consumers
+ *       holding nothing and idle past {@link Builder#consumerExpiry} are removed when a process
+ *       reclaims</td></tr>
+ *   <tr><td>fetch / acknowledge</td><td>{@code XREADGROUP ... >} / {@code XACK}; a caller's first fetch
+ *       reads this consumer's own pending entries first ({@code XREADGROUP ... 0}: what a previous run
+ *       under the same name left unacknowledged)</td></tr>
+ *   <tr><td>in flight</td><td>the group's pending entries list (PEL)</td></tr>
+ *   <tr><td>reclaim (ack timeout, dead instance)</td><td>{@code XAUTOCLAIM} with the ack timeout as the
+ *       minimum idle time; a redelivery by this process restarts the idle time ({@code XCLAIM ... JUSTID},
+ *       {@link #renew})</td></tr>
+ *   <tr><td>dead letters of {@code g}</td><td>the stream of subject {@code dlq.g}, then {@code XACK}</td></tr>
+ *   <tr><td>retention</td><td>{@code XADD ... MAXLEN ~ n}</td></tr>
+ *   <tr><td>append wake-ups</td><td>{@code PUBLISH <keyPrefix>appends "subject\nid"} in the same script as
+ *       the {@code XADD}; every instance holds one Pub/Sub connection subscribed to it</td></tr>
+ * </table>
+ *
+ * <h2>Offsets</h2>
+ * A stream entry ID {@code ms-seq} (milliseconds, sequence within the millisecond) is the offset
+ * {@code ms * 2^20 + seq} ({@link #offset(String)}, {@link #streamId(long)}): IDs increase, so offsets
+ * do, across instances and restarts; an offset tells its append time ({@code offset >>> 20} ms since
+ * the epoch). Offsets have gaps ({@link #denseOffsets()} is false): the distance between two offsets
+ * is not a message count. A sequence number of 2^20 or more within one millisecond (not reached by one
+ * Redis) fails the call; milliseconds up to 2^43 (the year 2248) fit.
+ *
+ * <h2>Failures</h2>
+ * Commands fail at once while the connection is down ({@code REJECT_COMMANDS}) and after
+ * {@link Builder#commandTimeout} otherwise; Lettuce reconnects by itself, and re-subscribes the Pub/Sub
+ * connection. A lost wake-up costs latency, not messages: every pull asks Redis.
+ * {@link #append} completes only once Redis answered the {@code XADD}.
+ *
+ * <pre>{@code
+ * RedisStreamsMessageStore store = RedisStreamsMessageStore.builder()
+ *         .uri("redis://localhost:6379").keyPrefix("orders:").consumerName("instance-1").build();
+ * PullConsumer consumer = PullConsumer.builder(scheduler).asyncStore(store).build();
+ * }</pre>
+ */
+public final class RedisStreamsMessageStore implements AsyncMessageStore, Disposable {
+
+    private static final Logger LOG = Loggers.getLogger(RedisStreamsMessageStore.class);
+
+    /** The stream field holding a message's payload. */
+    public static final String PAYLOAD_FIELD = "p";
+    /** Default key prefix. */
+    public static final String DEFAULT_KEY_PREFIX = "reactor-actor:";
+    /** Default retention: entries kept per stream (approximately, {@code MAXLEN ~}). */
+    public static final long DEFAULT_MAX_LEN = 1_000_000;
+    /** Default idle time after which a consumer holding nothing is removed from its group. */
+    public static final Duration DEFAULT_CONSUMER_EXPIRY = Duration.ofHours(1);
+    /** Default timeout of one Redis command. */
+    public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(5);
+
+    private static final int SEQ_BITS = 20;
+    private static final long SEQ_MASK = (1L << SEQ_BITS) - 1;
+    private static final long MAX_MILLIS = (1L << (63 - SEQ_BITS)) - 1;
+    /** {@link #position}: undelivered entries counted at most (Redis 6 has no group lag of its own). */
+    static final int LAG_SCAN_LIMIT = 10_000;
+
+    /** XADD (with approximate trimming) and the wake-up PUBLISH, in one round trip and atomically. */
+    private static final String APPEND_SCRIPT = """
+            local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'p', ARGV[2])
+            redis.call('PUBLISH', ARGV[3], ARGV[4] .. '\\n' .. id)
+            return id
+            """;
+    private static final String APPEND_SHA = sha1(APPEND_SCRIPT);
+
+    private final RedisClient client;
+    private final boolean ownsClient;
+    private final StatefulRedisConnection<String, byte[]> connection;
+    private final RedisReactiveCommands<String, byte[]> commands;
+    private final StatefulRedisPubSubConnection<String, String> pubSub;
+    private final String keyPrefix;
+    private final String channel;
+    private final String consumerName;
+    private final long maxLen;
+    private final long consumerExpiryMillis;
+    private final byte[] maxLenArg;
+    private final byte[] channelArg;
+    private final CopyOnWriteArrayList<MessageStore.AppendListener> listeners = new CopyOnWriteArrayList<>();
+    private volatile boolean disposed;
+
+    private RedisStreamsMessageStore(Builder b) {
+        this.keyPrefix = b.keyPrefix;
+        this.channel = b.keyPrefix + "appends";
+        this.consumerName = b.consumerName != null ? b.consumerName : "instance-" + UUID.randomUUID();
+        this.maxLen = b.maxLen;
+        this.consumerExpiryMillis = b.consumerExpiry.toMillis();
+        this.maxLenArg = Long.toString(b.maxLen).getBytes(StandardCharsets.US_ASCII);
+        this.channelArg = channel.getBytes(StandardCharsets.UTF_8);
+        if (b.client != null) {
+            this.client = b.client;
+            this.ownsClient = false;
+        } else {
+            this.client = RedisClient.create(b.uri);
+            this.ownsClient = true;
+            client.setOptions(ClientOptions.builder()
+                    .autoReconnect(true)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(TimeoutOptions.enabled(b.commandTimeout))
+                    .build());
+        }
+        StatefulRedisConnection<String, byte[]> c = null;
+        StatefulRedisPubSubConnection<String, String> p = null;
+        try {
+            c = client.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
+            p = client.connectPubSub(StringCodec.UTF8);
+            p.addListener(new RedisPubSubAdapter<>() {
+                @Override
+                public void message(String ch, String message) {
+                    heard(message);
+                }
+            });
+            p.sync().subscribe(channel);
+        } catch (RuntimeException e) {
+            if (c != null) {
+                c.close();
+            }
+            if (p != null) {
+                p.close();
+            }
+            if (ownsClient) {
+                client.shutdown();
+            }
+            throw e;
+        }
+        this.connection = c;
+        this.commands = c.reactive();
+        this.pubSub = p;
+    }
+
+    /** @return a builder */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ================================================================== offsets
+
+    /**
+     * The offset of a stream entry ID (see the class comment).
+     *
+     * @param streamId {@code ms-seq}
+     * @return {@code ms * 2^20 + seq}
+     * @throws IllegalArgumentException if it is not an entry ID
+     * @throws IllegalStateException    if it does not fit (a sequence of 2^20 or more)
+     */
+    public static long offset(String streamId) {
+        int dash = streamId == null ? -1 : streamId.indexOf('-');
+        if (dash <= 0 || dash == streamId.length() - 1) {
+            throw new IllegalArgumentException("not a stream entry ID: " + streamId);
+        }
+        long ms;
+        long seq;
+        try {
+            ms = Long.parseLong(streamId, 0, dash, 10);
+            seq = Long.parseLong(streamId, dash + 1, streamId.length(), 10);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a stream entry ID: " + streamId, e);
+        }
+        if (ms < 0 || seq < 0) {
+            throw new IllegalArgumentException("not a stream entry ID: " + streamId);
+        }
+        if (seq > SEQ_MASK || ms > MAX_MILLIS) {
+            throw new IllegalStateException("stream entry ID " + streamId + " does not fit an offset (sequence < 2^"
+                    + SEQ_BITS + ", milliseconds < 2^" + (63 - SEQ_BITS) + ")");
+        }
+        return (ms << SEQ_BITS) | seq;
+    }
+
+    /**
+     * The stream entry ID of an offset (see the class comment).
+     *
+     * @param offset an offset, ≥ 0
+     * @return its entry ID {@code ms-seq}
+     * @throws IllegalArgumentException if {@code offset} is negative
+     */
+    public static String streamId(long offset) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
+        }
+        return (offset >>> SEQ_BITS) + "-" + (offset & SEQ_MASK);
+    }
+
+    // ================================================================== the SPI
+
+    @Override
+    public Mono<Long> append(String subject, byte[] payload) {
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(payload, "payload");
+        String[] keys = {key(subject)};
+        byte[] subjectArg = subject.getBytes(StandardCharsets.UTF_8);
+        Mono<byte[]> bySha = Mono.defer(() -> commands.<byte[]>evalsha(APPEND_SHA, ScriptOutputType.VALUE, keys,
+                maxLenArg, payload, channelArg, subjectArg).next());
+        Mono<byte[]> byText = Mono.defer(() -> commands.<byte[]>eval(APPEND_SCRIPT, ScriptOutputType.VALUE, keys,
+                maxLenArg, payload, channelArg, subjectArg).next());
+        return bySha.onErrorResume(RedisStreamsMessageStore::noScript, e -> byText)
+                .map(id -> {
+                    long offset = offset(new String(id, StandardCharsets.US_ASCII));
+                    notifyListeners(subject, offset + 1);
+                    return offset;
+                });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The first fetch of a caller ({@code fromOffset < 0}) first reads this consumer's own pending
+     * entries ({@code XREADGROUP ... 0}): what a previous run under the same {@link Builder#consumerName}
+     * took and did not acknowledge comes back at once, not after the ack timeout. Two consumers (two
+     * {@code PullConsumer}s) sharing one store in one process would then see each other's in-flight
+     * messages again: give each its own store.
+     */
+    @Override
+    public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
+        requirePositive(maxMessages);
+        String key = key(subject);
+        Mono<List<Message>> fresh = read(subject, group, XReadArgs.StreamOffset.lastConsumed(key), maxMessages);
+        Mono<List<Message>> read = fromOffset >= 0 ? fresh
+                : read(subject, group, XReadArgs.StreamOffset.from(key, "0"), maxMessages)
+                        .flatMap(own -> own.isEmpty() ? fresh : Mono.just(own));
+        return read.onErrorResume(RedisStreamsMessageStore::noGroup, e -> createGroup(key, group).then(fresh));
+    }
+
+    /** {@code XREADGROUP} from {@code offset} ({@code >}: new entries; an ID: this consumer's pending ones). */
+    private Mono<List<Message>> read(String subject, String group, XReadArgs.StreamOffset<String> offset, int max) {
+        return Mono.defer(() -> commands
+                .xreadgroup(Consumer.from(group, consumerName), XReadArgs.Builder.count(max), offset)
+                .filter(m -> m.getBody() != null && !m.getBody().isEmpty()) // trimmed while pending: gone
+                .map(m -> message(subject, m))
+                .collectList());
+    }
+
+    @Override
+    public Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed) {
+        if (offsets.length == 0) {
+            return Mono.empty();
+        }
+        String[] ids = new String[offsets.length];
+        for (int i = 0; i < offsets.length; i++) {
+            ids[i] = streamId(offsets[i]);
+        }
+        // a group that does not exist has nothing pending: nothing to settle
+        return Mono.defer(() -> commands.xack(key(subject), group, ids))
+                .onErrorResume(RedisStreamsMessageStore::noGroup, e -> Mono.empty())
+                .then();
+    }
+
+    /** {@code XCLAIM ... 0 ids JUSTID}: the entries' idle time starts again, owned by this consumer. */
+    @Override
+    public Mono<Void> renew(String subject, String group, long[] offsets) {
+        if (offsets.length == 0) {
+            return Mono.empty();
+        }
+        String[] ids = new String[offsets.length];
+        for (int i = 0; i < offsets.length; i++) {
+            ids[i] = streamId(offsets[i]);
+        }
+        return reactor.core.publisher.Flux.defer(() -> commands.xclaim(key(subject), Consumer.from(group, consumerName),
+                        io.lettuce.core.XClaimArgs.Builder.justid(), ids))
+                .onErrorResume(RedisStreamsMessageStore::noGroup, e -> reactor.core.publisher.Flux.empty())
+                .then();
+    }
+
+    @Override
+    public Mono<Reclaimed> reclaim(String subject, String group, long cursor, Duration minIdle, int maxMessages) {
+        requirePositive(maxMessages);
+        String key = key(subject);
+        XAutoClaimArgs<String> args = new XAutoClaimArgs<String>()
+                .consumer(Consumer.from(group, consumerName))
+                .minIdleTime(minIdle)
+                .startId(cursor <= 0 ? "0-0" : streamId(cursor))
+                .count(maxMessages);
+        return Mono.defer(() -> commands.xautoclaim(key, args))
+                .flatMap(claimed -> {
+                    List<Message> messages = new ArrayList<>(claimed.getMessages().size());
+                    List<String> gone = new ArrayList<>();
+                    for (StreamMessage<String, byte[]> m : claimed.getMessages()) {
+                        if (m.getBody() == null || m.getBody().isEmpty()) {
+                            gone.add(m.getId()); // trimmed away while pending: nothing left to deliver
+                        } else {
+                            messages.add(message(subject, m));
+                        }
+                    }
+                    String next = claimed.getId();
+                    Reclaimed r = new Reclaimed(messages, next == null || "0-0".equals(next) ? 0 : offset(next));
+                    Mono<Void> settleGone = gone.isEmpty() ? Mono.empty()
+                            : commands.xack(key, group, gone.toArray(String[]::new)).then();
+                    return settleGone.then(expireConsumers(key, group)).thenReturn(r);
+                })
+                .onErrorResume(RedisStreamsMessageStore::noGroup, e -> Mono.just(Reclaimed.NONE));
+    }
+
+    @Override
+    public Mono<Position> position(String subject, String group) {
+        String key = key(subject);
+        Mono<Long> end = Mono.defer(() -> commands.xrevrange(key, Range.create("-", "+"), Limit.from(1)).next())
+                .map(m -> offset(m.getId()) + 1)
+                .defaultIfEmpty(0L);
+        Mono<Map<String, Object>> info = Mono.defer(() -> commands.xinfoGroups(key)
+                        .map(RedisStreamsMessageStore::fields)
+                        .filter(f -> group.equals(f.get("name")))
+                        .next())
+                .onErrorResume(e -> e instanceof RedisCommandExecutionException
+                        && String.valueOf(e.getMessage()).startsWith("ERR no such key"), e -> Mono.empty());
+        return end.flatMap(endOffset -> info
+                .flatMap(f -> groupPosition(key, group, endOffset, f))
+                .switchIfEmpty(Mono.defer(() -> commands.xlen(key))
+                        .map(len -> new Position(endOffset, -1, len, 0))));
+    }
+
+    private Mono<Position> groupPosition(String key, String group, long end, Map<String, Object> f) {
+        long pending = f.get("pending") instanceof Long l ? l : 0;
+        String lastDelivered = String.valueOf(f.get("last-delivered-id"));
+        long delivered = "0-0".equals(lastDelivered) ? -1 : offset(lastDelivered);
+        Mono<Long> committed = pending == 0
+                ? Mono.just(delivered + 1)
+                : Mono.defer(() -> commands.xpending(key, group))
+                        // acknowledged between XINFO and XPENDING: nothing pending any more
+                        .map(p -> p.getCount() == 0 || p.getMessageIds() == null
+                                || p.getMessageIds().getLower() == null || p.getMessageIds().getLower().getValue() == null
+                                ? delivered + 1 : offset(p.getMessageIds().getLower().getValue()));
+        Mono<Long> undelivered = f.get("lag") instanceof Long lag
+                ? Mono.just(lag) // Redis 7 counts it
+                : Mono.defer(() -> commands.xrange(key,
+                                Range.create(delivered < 0 ? "-" : streamId(delivered + 1), "+"),
+                                Limit.from(LAG_SCAN_LIMIT)).count());
+        return committed.zipWith(undelivered, (c, u) -> new Position(end, c, pending + u, pending));
+    }
+
+    @Override
+    public Disposable addAppendListener(MessageStore.AppendListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
+    }
+
+    // ================================================================== lifecycle
+
+    /** @return this process's consumer name in every group */
+    public String consumerName() {
+        return consumerName;
+    }
+
+    /** @return the prefix of every key (and of the Pub/Sub channel) */
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    /** @return the approximate number of entries each stream keeps */
+    public long maxLen() {
+        return maxLen;
+    }
+
+    /**
+     * @param subject a subject
+     * @return the key of its stream
+     */
+    public String key(String subject) {
+        return keyPrefix + subject;
+    }
+
+    /** Closes the connections (and the client, unless it was given to the builder). */
+    @Override
+    public void dispose() {
+        if (disposed) {
+            return;
+        }
+        disposed = true;
+        listeners.clear();
+        pubSub.close();
+        connection.close();
+        if (ownsClient) {
+            client.shutdown();
+        }
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposed;
+    }
+
+    @Override
+    public String toString() {
+        return "RedisStreamsMessageStore[prefix=" + keyPrefix + ", consumer=" + consumerName + ", maxLen=" + maxLen
+                + "]";
+    }
+
+    // ================================================================== internals
+
+    /**
+     * Removes the group's consumers that hold nothing and were idle past {@link Builder#consumerExpiry}
+     * (instances gone for good, e.g. with random names): the group's consumer list stays bounded. Best
+     * effort: a failure is ignored (the next reclaim tries again). A removed consumer that comes back is
+     * created again by its next fetch.
+     */
+    private Mono<Void> expireConsumers(String key, String group) {
+        return reactor.core.publisher.Flux.defer(() -> commands.xinfoConsumers(key, group))
+                .map(RedisStreamsMessageStore::fields)
+                .filter(f -> f.get("pending") instanceof Long p && p == 0
+                        && f.get("idle") instanceof Long idle && idle > consumerExpiryMillis
+                        && !consumerName.equals(f.get("name")))
+                .concatMap(f -> commands.xgroupDelconsumer(key, Consumer.from(group, String.valueOf(f.get("name")))))
+                .then()
+                .onErrorResume(e -> {
+                    LOG.debug("expiring idle consumers of " + key + "/" + group + " failed", e);
+                    return Mono.empty();
+                });
+    }
+
+    private Mono<Void> createGroup(String key, String group) {
+        return Mono.defer(() -> commands.xgroupCreate(XReadArgs.StreamOffset.from(key, "0-0"), group,
+                        XGroupCreateArgs.Builder.mkstream()))
+                .onErrorResume(e -> e instanceof RedisCommandExecutionException
+                        && String.valueOf(e.getMessage()).startsWith("BUSYGROUP"), e -> Mono.empty())
+                .then();
+    }
+
+    private static Message message(String subject, StreamMessage<String, byte[]> m) {
+        long offset = offset(m.getId());
+        byte[] payload = m.getBody().get(PAYLOAD_FIELD);
+        return new Message(subject, offset, offset >>> SEQ_BITS, payload == null ? new byte[0] : payload);
+    }
+
+    /** A Pub/Sub message {@code subject\nid}: wakes this process's listeners. */
+    private void heard(String message) {
+        int nl = message == null ? -1 : message.lastIndexOf('\n');
+        if (nl <= 0) {
+            return;
+        }
+        long end;
+        try {
+            end = offset(message.substring(nl + 1)) + 1;
+        } catch (RuntimeException e) {
+            end = -1;
+        }
+        notifyListeners(message.substring(0, nl), end);
+    }
+
+    private void notifyListeners(String subject, long endOffset) {
+        for (MessageStore.AppendListener l : listeners) {
+            try {
+                l.appended(subject, endOffset);
+            } catch (Throwable t) {
+                Exceptions.throwIfJvmFatal(t);
+                LOG.warn("append listener " + l + " failed", t);
+            }
+        }
+    }
+
+    /** XINFO GROUPS gives each group as a flat list {@code name, value, ...} (RESP2) or a map (RESP3). */
+    private static Map<String, Object> fields(Object group) {
+        Map<String, Object> out = new java.util.HashMap<>();
+        if (group instanceof List<?> list) {
+            for (int i = 0; i + 1 < list.size(); i += 2) {
+                out.put(text(list.get(i)), value(list.get(i + 1)));
+            }
+        } else if (group instanceof Map<?, ?> map) {
+            map.forEach((k, v) -> out.put(text(k), value(v)));
+        }
+        return out;
+    }
+
+    private static Object value(Object v) {
+        return v instanceof byte[] || v instanceof java.nio.ByteBuffer ? text(v) : v;
+    }
+
+    private static String text(Object o) {
+        if (o instanceof byte[] bytes) {
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+        if (o instanceof java.nio.ByteBuffer buffer) {
+            return StandardCharsets.UTF_8.decode(buffer.duplicate()).toString();
+        }
+        return String.valueOf(o);
+    }
+
+    private static boolean noGroup(Throwable e) {
+        return e instanceof RedisCommandExecutionException && String.valueOf(e.getMessage()).startsWith("NOGROUP");
+    }
+
+    private static boolean noScript(Throwable e) {
+        return e instanceof RedisCommandExecutionException && String.valueOf(e.getMessage()).startsWith("NOSCRIPT");
+    }
+
+    private static void requirePositive(int maxMessages) {
+        if (maxMessages < 1) {
+            throw new IllegalArgumentException("maxMessages must be >= 1 but was " + maxMessages);
+        }
+    }
+
+    private static String sha1(String script) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
+                    .digest(script.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Builds a {@link RedisStreamsMessageStore}; every parameter validated when set. */
+    public static final class Builder {
+        private RedisURI uri = RedisURI.create("redis://localhost:6379");
+        private RedisClient client;
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private String consumerName;
+        private long maxLen = DEFAULT_MAX_LEN;
+        private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+        private Duration consumerExpiry = DEFAULT_CONSUMER_EXPIRY;
+
+        private Builder() {
+        }
+
+        /**
+         * @param consumerExpiry a consumer of a group that holds no pending message and was idle this
+         *                       long is removed from the group when this process reclaims (default 1 h):
+         *                       instances that are gone (a random name per start) do not pile up; &gt; 0
+         * @return this
+         * @throws IllegalArgumentException if it is {@code null}, zero or negative
+         */
+        public Builder consumerExpiry(Duration consumerExpiry) {
+            if (consumerExpiry == null || consumerExpiry.isZero() || consumerExpiry.isNegative()) {
+                throw new IllegalArgumentException("consumerExpiry must be > 0 but was " + consumerExpiry);
+            }
+            this.consumerExpiry = consumerExpiry;
+            return this;
+        }
+
+        /**
+         * @param uri the Redis to connect to, e.g. {@code redis://localhost:6379} (default)
+         * @return this
+         * @throws IllegalArgumentException if it is {@code null} or not a Redis URI
+         */
+        public Builder uri(String uri) {
+            if (uri == null || uri.isBlank()) {
+                throw new IllegalArgumentException("uri must not be null or blank");
+            }
+            try {
+                this.uri = RedisURI.create(uri);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("uri is not a Redis URI: " + uri + " (" + e.getMessage() + ")", e);
+            }
+            return this;
+        }
+
+        /**
+         * @param client a client to connect with instead of {@link #uri}: its options are left as they
+         *               are (this store sets fail-fast, auto-reconnect and the command timeout only on a
+         *               client of its own) and it is not shut down by {@link #dispose()}; it must speak
+         *               RESP3 (Lettuce's default, Redis 6 or later): with RESP2 Lettuce 7.2 returned only
+         *               the first entry of an {@code XREADGROUP} reply
+         * @return this
+         * @throws IllegalArgumentException if it is {@code null}
+         */
+        public Builder client(RedisClient client) {
+            if (client == null) {
+                throw new IllegalArgumentException("client must not be null");
+            }
+            this.client = client;
+            return this;
+        }
+
+        /**
+         * @param keyPrefix put before every subject to make its stream's key (default
+         *                  {@value #DEFAULT_KEY_PREFIX}); not empty
+         * @return this
+         * @throws IllegalArgumentException if it is {@code null} or empty
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            if (keyPrefix == null || keyPrefix.isEmpty()) {
+                throw new IllegalArgumentException("keyPrefix must not be null or empty");
+            }
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /**
+         * @param consumerName this process's consumer name in every group (default: {@code instance-}
+         *                     and a random UUID); a stable name (a host or pod name) lets a restarted
+         *                     instance find its own pending messages at once (its first fetch of a
+         *                     group reads them) instead of after the ack timeout; 1 to 200 printable
+         *                     characters without spaces
+         * @return this
+         * @throws IllegalArgumentException if it is not such a name
+         */
+        public Builder consumerName(String consumerName) {
+            if (consumerName == null || consumerName.isEmpty() || consumerName.length() > 200
+                    || !consumerName.chars().allMatch(ch -> ch > 0x20 && ch < 0x7f)) {
+                throw new IllegalArgumentException("consumerName must be 1 to 200 printable ASCII characters"
+                        + " without spaces but was " + consumerName);
+            }
+            this.consumerName = consumerName;
+            return this;
+        }
+
+        /**
+         * @param maxLen entries each stream keeps, approximately ({@code MAXLEN ~}; default
+         *               {@value #DEFAULT_MAX_LEN}); ≥ 1
+         * @return this
+         * @throws IllegalArgumentException if it is &lt; 1
+         */
+        public Builder maxLen(long maxLen) {
+            if (maxLen < 1) {
+                throw new IllegalArgumentException("maxLen must be >= 1 but was " + maxLen);
+            }
+            this.maxLen = maxLen;
+            return this;
+        }
+
+        /**
+         * @param commandTimeout how long one Redis command may take before it fails (default 5 s); &gt; 0
+         * @return this
+         * @throws IllegalArgumentException if it is {@code null}, zero or negative
+         */
+        public Builder commandTimeout(Duration commandTimeout) {
+            if (commandTimeout == null || commandTimeout.isZero() || commandTimeout.isNegative()) {
+                throw new IllegalArgumentException("commandTimeout must be > 0 but was " + commandTimeout);
+            }
+            this.commandTimeout = commandTimeout;
+            return this;
+        }
+
+        /**
+         * Connects (blocking the caller until both connections are up: call it at start-up, not on a
+         * scheduler thread).
+         *
+         * @return the store
+         * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
+         */
+        public RedisStreamsMessageStore build() {
+            return new RedisStreamsMessageStore(this);
+        }
+    }
+}

@@ -1,0 +1,364 @@
+package io.reactoractor.pull.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import io.reactoractor.ActorScheduler;
+import io.reactoractor.pull.AsyncMessageStore;
+import io.reactoractor.pull.Message;
+import io.reactoractor.pull.MessageStoreException;
+import io.reactoractor.pull.PullConsumer;
+import io.reactoractor.pull.PullResult;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+/** What only the Redis store does: offsets from entry IDs, several instances, Redis failures. */
+class RedisStreamsMessageStoreTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private static TestRedis shared;
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("redis-test").threads(2).build();
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        shared = TestRedis.start(false);
+    }
+
+    @AfterAll
+    static void stopRedis() throws Exception {
+        shared.close();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            closing.get(i).close();
+        }
+        scheduler.disposeGracefully().block(Duration.ofSeconds(10));
+    }
+
+    private static String unique(String what) {
+        return what + NAMES.incrementAndGet() + "-" + Long.toString(System.nanoTime() & 0xFFFFFF, 36);
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private RedisStreamsMessageStore store(TestRedis redis, String prefix, String consumer) {
+        RedisStreamsMessageStore s = RedisStreamsMessageStore.builder().uri(redis.uri()).keyPrefix(prefix)
+                .consumerName(consumer).commandTimeout(Duration.ofSeconds(3)).build();
+        closing.add(s::dispose);
+        return s;
+    }
+
+    private PullConsumer consumer(AsyncMessageStore store, Duration ackTimeout) {
+        PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).ackTimeout(ackTimeout).build();
+        closing.add(c::dispose);
+        return c;
+    }
+
+    private static void await(Supplier<Boolean> condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.get()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    // ================================================================== offsets and configuration
+
+    @Test
+    void offsetsMapEntryIdsBothWays() {
+        assertEquals((1_700_000_000_000L << 20) | 5, RedisStreamsMessageStore.offset("1700000000000-5"));
+        assertEquals("1700000000000-5", RedisStreamsMessageStore.streamId((1_700_000_000_000L << 20) | 5));
+        assertEquals(0, RedisStreamsMessageStore.offset("0-0"));
+        assertTrue(RedisStreamsMessageStore.offset("1700000000000-1048575")
+                < RedisStreamsMessageStore.offset("1700000000001-0"), "monotonic across milliseconds");
+        assertThrows(IllegalStateException.class, () -> RedisStreamsMessageStore.offset("1700000000000-1048576"));
+        for (String bad : new String[] {"", "-", "1-", "-1", "a-1", "1-b", "12"}) {
+            assertThrows(IllegalArgumentException.class, () -> RedisStreamsMessageStore.offset(bad), bad);
+        }
+        assertThrows(IllegalArgumentException.class, () -> RedisStreamsMessageStore.streamId(-1));
+    }
+
+    @Test
+    void builderNamesTheBadParameter() {
+        RedisStreamsMessageStore.Builder b = RedisStreamsMessageStore.builder();
+        assertMessage("uri", assertThrows(IllegalArgumentException.class, () -> b.uri(" ")));
+        assertMessage("uri", assertThrows(IllegalArgumentException.class, () -> b.uri("http://x")));
+        assertMessage("client", assertThrows(IllegalArgumentException.class, () -> b.client(null)));
+        assertMessage("keyPrefix", assertThrows(IllegalArgumentException.class, () -> b.keyPrefix("")));
+        assertMessage("consumerName", assertThrows(IllegalArgumentException.class, () -> b.consumerName("a b")));
+        assertMessage("maxLen", assertThrows(IllegalArgumentException.class, () -> b.maxLen(0)));
+        assertMessage("commandTimeout", assertThrows(IllegalArgumentException.class,
+                () -> b.commandTimeout(Duration.ZERO)));
+        assertMessage("consumerExpiry", assertThrows(IllegalArgumentException.class,
+                () -> b.consumerExpiry(Duration.ofSeconds(-1))));
+    }
+
+    private static void assertMessage(String parameter, IllegalArgumentException e) {
+        assertTrue(e.getMessage().startsWith(parameter + " "), e.getMessage());
+    }
+
+    @Test
+    void keysArePrefixedAndStreamsTrimmed() throws Exception {
+        String prefix = unique("app") + ":";
+        RedisStreamsMessageStore s = RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix)
+                .maxLen(10).build();
+        closing.add(s::dispose);
+        for (int i = 0; i < 1_000; i++) {
+            s.append("orders", b("m" + i)).block(WAIT);
+        }
+        assertEquals(prefix + "orders", s.key("orders"));
+        assertEquals(":1", shared.command("EXISTS " + prefix + "orders"));
+        long len = Long.parseLong(shared.command("XLEN " + prefix + "orders").substring(1));
+        assertTrue(len < 1_000 && len >= 10, "MAXLEN ~ 10 trimmed 1,000 entries to " + len);
+    }
+
+    // ================================================================== several instances
+
+    @Test
+    void anAppendOnOneInstanceWakesALongPollOnAnother() {
+        String prefix = unique("wake") + ":";
+        PullConsumer a = consumer(store(shared, prefix, "a"), Duration.ofSeconds(30));
+        PullConsumer b = consumer(store(shared, prefix, "b"), Duration.ofSeconds(30));
+        Mono<PullResult> poll = b.pull("s", "g", 10, Duration.ofSeconds(120)).cache();
+        poll.subscribe();
+        // the poll waits 120 s: only the Pub/Sub wake-up can answer it within WAIT
+        // B has asked Redis: its first fetch created the group (then read nothing, right after)
+        await(() -> {
+            try {
+                return "*1".equals(shared.command("XINFO GROUPS " + prefix + "s"));
+            } catch (java.io.IOException e) {
+                throw new AssertionError(e);
+            }
+        });
+        pause(200); // not needed for correctness: lets B's read of nothing complete, so only a wake-up helps
+        a.appendAsync("s", b("from a")).block(WAIT);
+        PullResult r = poll.block(WAIT);
+        assertEquals(PullResult.Status.MESSAGES, r.status());
+        assertEquals("from a", r.messages().get(0).payloadAsString());
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void await(Supplier<Boolean> condition) {
+        try {
+            await(condition, "condition");
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void anInstanceTakesOverTheMessagesOfOneThatDied() {
+        String prefix = unique("dead") + ":";
+        RedisStreamsMessageStore dying = store(shared, prefix, "dying");
+        for (int i = 0; i < 3; i++) {
+            dying.append("s", b("m" + i)).block(WAIT);
+        }
+        assertEquals(3, dying.fetch("s", "g", -1, 10).block(WAIT).size(), "taken by the dying instance");
+        dying.dispose(); // dies without acknowledging
+
+        PullConsumer survivor = consumer(store(shared, prefix, "survivor"), Duration.ofMillis(300));
+        List<String> got = new ArrayList<>();
+        while (got.size() < 3) {
+            PullResult r = survivor.pull("s", "g", 10, Duration.ofSeconds(20)).block(WAIT);
+            assertEquals(PullResult.Status.MESSAGES, r.status(), "reclaimed within the poll");
+            r.messages().forEach(m -> got.add(m.payloadAsString()));
+            survivor.ack("s", "g", r.messages().stream().map(Message::offset).toList()).block(WAIT);
+        }
+        assertEquals(List.of("m0", "m1", "m2"), got.stream().sorted().toList());
+        AsyncMessageStore.Position p = survivor.asyncStore().position("s", "g").block(WAIT);
+        assertEquals(0, p.pending(), "all acknowledged: " + p);
+        assertEquals(0, p.lag());
+    }
+
+    @Test
+    void aRestartedInstanceWithTheSameNameGetsItsPendingMessagesAtOnce() {
+        String prefix = unique("restart") + ":";
+        RedisStreamsMessageStore before = store(shared, prefix, "app-1");
+        for (int i = 0; i < 3; i++) {
+            before.append("s", b("m" + i)).block(WAIT);
+        }
+        assertEquals(3, before.fetch("s", "g", -1, 10).block(WAIT).size());
+        before.dispose(); // the process ends without acknowledging
+
+        // ack timeout 10 min: no reclaim can hand them out within this test, only reading its own pending
+        PullConsumer after = consumer(store(shared, prefix, "app-1"), Duration.ofMinutes(10));
+        PullResult r = after.pull("s", "g", 10, Duration.ofSeconds(20)).block(WAIT);
+        assertEquals(List.of("m0", "m1", "m2"), r.messages().stream().map(Message::payloadAsString).toList());
+        after.ack("s", "g", r.messages().stream().map(Message::offset).toList()).block(WAIT);
+        after.appendAsync("s", b("m3")).block(WAIT);
+        PullResult next = after.pull("s", "g", 10, Duration.ofSeconds(20)).block(WAIT);
+        assertEquals(List.of("m3"), next.messages().stream().map(Message::payloadAsString).toList(),
+                "then new messages, the acknowledged ones not again");
+    }
+
+    @Test
+    void renewRestartsTheIdleTimeSoOtherInstancesDoNotReclaim() throws Exception {
+        String prefix = unique("renew") + ":";
+        RedisStreamsMessageStore a = store(shared, prefix, "a");
+        RedisStreamsMessageStore b = store(shared, prefix, "b");
+        long offset = a.append("s", b("slow")).block(WAIT);
+        assertEquals(1, a.fetch("s", "g", -1, 10).block(WAIT).size());
+        pause(1_000);
+        a.renew("s", "g", new long[] {offset}).block(WAIT); // a delivers it again
+        // without the renewal it has been idle for 1 s or more, and b (1 s minimum idle) would take it over
+        assertEquals(List.of(), b.reclaim("s", "g", 0, Duration.ofSeconds(1), 10).block(WAIT).messages());
+        pause(1_000);
+        assertEquals(1, b.reclaim("s", "g", 0, Duration.ofSeconds(1), 10).block(WAIT).messages().size(),
+                "idle again for 1 s: taken over");
+    }
+
+    @Test
+    void reclaimSkipsMessagesStillWithinTheAckTimeout() {
+        String prefix = unique("idle") + ":";
+        RedisStreamsMessageStore a = store(shared, prefix, "a");
+        RedisStreamsMessageStore b = store(shared, prefix, "b");
+        a.append("s", b("x")).block(WAIT);
+        assertEquals(1, a.fetch("s", "g", -1, 10).block(WAIT).size());
+        assertEquals(List.of(), b.reclaim("s", "g", 0, Duration.ofMinutes(10), 10).block(WAIT).messages());
+        assertEquals(1, b.reclaim("s", "g", 0, Duration.ZERO, 10).block(WAIT).messages().size());
+    }
+
+    @Test
+    void consumersThatHoldNothingAndWentIdleAreRemoved() throws Exception {
+        String prefix = unique("expire") + ":";
+        for (String name : new String[] {"gone-1", "gone-2"}) {
+            RedisStreamsMessageStore gone = store(shared, prefix, name);
+            gone.append("s", b("x")).block(WAIT);
+            List<Message> m = gone.fetch("s", "g", -1, 10).block(WAIT);
+            gone.acknowledge("s", "g", m.stream().mapToLong(Message::offset).toArray(), -1).block(WAIT);
+            gone.dispose();
+        }
+        RedisStreamsMessageStore holder = store(shared, prefix, "holder");
+        holder.append("s", b("held")).block(WAIT);
+        assertEquals(1, holder.fetch("s", "g", -1, 10).block(WAIT).size()); // holder keeps it pending
+        assertEquals("*3", shared.command("XINFO CONSUMERS " + prefix + "s g"));
+        pause(50); // idle > 1 ms
+        RedisStreamsMessageStore survivor = RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix)
+                .consumerName("survivor").consumerExpiry(Duration.ofMillis(1)).build();
+        closing.add(survivor::dispose);
+        survivor.reclaim("s", "g", 0, Duration.ofMinutes(10), 10).block(WAIT);
+        // gone-1 and gone-2 held nothing: removed; holder has a pending message: kept; survivor: never there
+        assertEquals("*1", shared.command("XINFO CONSUMERS " + prefix + "s g"));
+        assertEquals(1, survivor.position("s", "g").block(WAIT).pending());
+    }
+
+    // ================================================================== Redis failures
+
+    @Test
+    void aRedisRestartWithAofLosesNothing() throws Exception {
+        TestRedis redis = TestRedis.start(true);
+        closing.add(redis);
+        RedisStreamsMessageStore s = store(redis, "aof:", "c");
+        List<Long> offsets = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            offsets.add(s.append("s", b("m" + i)).block(WAIT));
+        }
+        List<Message> taken = s.fetch("s", "g", -1, 10).block(WAIT);
+        assertEquals(offsets, taken.stream().map(Message::offset).toList());
+        s.acknowledge("s", "g", offsets.subList(0, 5).stream().mapToLong(Long::longValue).toArray(), -1).block(WAIT);
+
+        redis.kill(); // SIGKILL: only what AOF (fsync always) kept survives
+        redis.restart();
+        AsyncMessageStore.Position p = retry(() -> s.position("s", "g"));
+        assertEquals(5, p.pending(), "the unacknowledged are still pending: " + p);
+        assertEquals(offsets.get(5), p.committedOffset());
+        assertEquals(offsets.get(9) + 1, p.endOffset());
+        List<Message> again = s.reclaim("s", "g", 0, Duration.ZERO, 100).block(WAIT).messages();
+        assertEquals(offsets.subList(5, 10), again.stream().map(Message::offset).toList(),
+                "exactly the unacknowledged, none of the acknowledged");
+        assertEquals(List.of(), s.fetch("s", "g", offsets.get(9) + 1, 10).block(WAIT), "nothing new");
+        long next = s.append("s", b("after")).block(WAIT);
+        assertTrue(next > offsets.get(9), "offsets keep increasing after the restart");
+    }
+
+    private static <T> T retry(Supplier<Mono<T>> call) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            try {
+                return call.get().block(WAIT);
+            } catch (RuntimeException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(50); // reconnecting
+            }
+        }
+    }
+
+    @Test
+    void redisDownFailsFastAndReconnects() throws Exception {
+        TestRedis redis = TestRedis.start(false);
+        closing.add(redis);
+        PullConsumer c = consumer(store(redis, "down:", "c"), Duration.ofSeconds(30));
+        c.appendAsync("s", b("before")).block(WAIT);
+        PullResult first = c.pull("s", "g", 10, Duration.ofSeconds(5)).block(WAIT);
+        List<Long> unacked = first.messages().stream().map(Message::offset).toList();
+
+        redis.kill();
+        // the ack is answered only once Redis recorded it: here it fails, nothing is reported settled
+        Throwable ack = assertThrows(RuntimeException.class, () -> c.ack("s", "g", unacked).block(WAIT));
+        assertInstanceOf(MessageStoreException.class, ack, ack.toString());
+        Throwable append = assertThrows(RuntimeException.class, () -> c.appendAsync("s", b("lost")).block(WAIT));
+        assertInstanceOf(MessageStoreException.class, append, append.toString());
+        // a long poll is failed, not left waiting for its 60 s timeout (block(WAIT) would time out)
+        Throwable pull = assertThrows(RuntimeException.class,
+                () -> c.pull("s", "g", 10, Duration.ofSeconds(60)).block(WAIT));
+        assertInstanceOf(MessageStoreException.class, pull, pull.toString());
+
+        redis.restart();
+        long offset = retry(() -> c.appendAsync("s", b("after")));
+        PullResult r = retry(() -> c.pull("s", "g", 10, Duration.ofSeconds(5)));
+        assertEquals(List.of(offset), r.messages().stream().map(Message::offset).toList(),
+                "reconnected; the failed append was not stored (Redis had no AOF and restarted empty)");
+    }
+
+    @Test
+    void aSlowRedisNeverHoldsAPollPastItsTimeout() throws Exception {
+        TestRedis redis = TestRedis.start(false);
+        closing.add(redis);
+        PullConsumer c = consumer(store(redis, "slow:", "c"), Duration.ofSeconds(30));
+        c.appendAsync("warm", b("x")).block(WAIT); // connected
+        // Redis answers nothing for 60 s (longer than any wait below); the store is killed after the test
+        CompletableFuture.runAsync(() -> {
+            try {
+                redis.command("DEBUG SLEEP 60");
+            } catch (Exception ignored) {
+                // killed at the end of the test
+            }
+        });
+        Thread.sleep(200); // not needed for correctness: lets DEBUG SLEEP start first, most of the time
+        // a poll of 300 ms: answered by its own deadline, not after Redis (60 s) or the command timeout (3 s,
+        // which would fail it with a MessageStoreException)
+        PullResult r = c.pull("s", "g", 10, Duration.ofMillis(300)).block(Duration.ofSeconds(10));
+        assertEquals(PullResult.Status.TIMED_OUT, r.status());
+    }
+}
