@@ -1,5 +1,7 @@
 package io.reactoractor.pull.redis;
 
+import java.time.Duration;
+
 import io.reactoractor.pull.AsyncMessageStore;
 import io.reactoractor.pull.AsyncMessageStoreContract;
 import org.junit.jupiter.api.AfterAll;
@@ -22,7 +24,10 @@ class RedisStoreContractTest extends AsyncMessageStoreContract {
 
     @Override
     protected AsyncMessageStore newStore() {
-        return RedisStreamsMessageStore.builder().uri(redis.uri()).keyPrefix(unique("contract") + ":").build();
+        // a generous command timeout: the contract is not about timeouts, and on a busy CI machine one
+        // command once took more than the default 5 s (redis-server and the test JVM share 2 cores)
+        return RedisStreamsMessageStore.builder().uri(redis.uri()).keyPrefix(unique("contract") + ":")
+                .commandTimeout(Duration.ofSeconds(30)).build();
     }
 
     @Override

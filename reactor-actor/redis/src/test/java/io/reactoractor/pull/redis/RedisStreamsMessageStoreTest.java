@@ -63,7 +63,9 @@ class RedisStreamsMessageStoreTest {
 
     private RedisStreamsMessageStore store(TestRedis redis, String prefix, String consumer) {
         RedisStreamsMessageStore s = RedisStreamsMessageStore.builder().uri(redis.uri()).keyPrefix(prefix)
-                .consumerName(consumer).commandTimeout(Duration.ofSeconds(3)).build();
+                // generous: no test here waits for a command timeout (a disconnected client fails at once),
+                // and on a busy CI machine a command once took longer than the default 5 s
+                .consumerName(consumer).commandTimeout(Duration.ofSeconds(20)).build();
         closing.add(s::dispose);
         return s;
     }
@@ -356,7 +358,7 @@ class RedisStreamsMessageStoreTest {
             }
         });
         Thread.sleep(200); // not needed for correctness: lets DEBUG SLEEP start first, most of the time
-        // a poll of 300 ms: answered by its own deadline, not after Redis (60 s) or the command timeout (3 s,
+        // a poll of 300 ms: answered by its own deadline, not after Redis (60 s) or the command timeout (20 s,
         // which would fail it with a MessageStoreException)
         PullResult r = c.pull("s", "g", 10, Duration.ofMillis(300)).block(Duration.ofSeconds(10));
         assertEquals(PullResult.Status.TIMED_OUT, r.status());
