@@ -346,7 +346,9 @@ public final class RingConsumer<T, R> implements Publisher<R> {
                 if (demand <= 0) {
                     return;
                 }
-                limit = Math.min(limit, s + demand);
+                if (demand < chunk) {
+                    limit = s + demand; // (s + demand could overflow for an unbounded request)
+                }
             }
             long end = barrier(s, limit);
             if (end <= s) {
