@@ -78,7 +78,8 @@ import reactor.util.context.Context;
  * the events published before (events already accepted are not lost). A handler failure follows the
  * {@link RingErrorPolicy}: {@code STOP} stops the ring at once (upstream cancelled, every consumer
  * signals {@code onError}, waiting publishes fail), {@code SKIP} goes on. {@link #whenTerminated()}
- * completes when every consumer terminated.
+ * completes when every consumer terminated. When the last live consumer terminates (for instance its
+ * subscriber cancelled), the ring cancels its upstream and closes: nobody is left to read.
  *
  * <h2>Memory</h2>
  * A slot keeps its event reachable until the producer overwrites it, {@code size} sequences later.
@@ -765,6 +766,10 @@ public final class RingBuffer<T> implements Subscriber<T> {
     /** A consumer terminated for good. */
     void consumerTerminated() {
         if (liveConsumers.decrementAndGet() == 0) {
+            // nobody is left to read: stop the producer side (a cancelled last consumer must not keep
+            // the upstream running, as with Actor and Flux.publish().refCount())
+            cancelUpstream();
+            close();
             Throwable f = failure.get();
             if (f == null) {
                 f = closingError();
