@@ -7,10 +7,8 @@ import io.reactoractor.ActorScheduler;
 import io.reactoractor.ring.RingBuffer;
 import io.reactoractor.ring.RingConsumer;
 import org.reactivestreams.Subscriber;
-import org.reactivestreams.Subscription;
 import org.reactivestreams.tck.SubscriberWhiteboxVerification;
 import org.testng.annotations.AfterClass;
-import reactor.core.publisher.BaseSubscriber;
 
 /**
  * The ring's producer side as a Subscriber, observed through a probe.
@@ -18,7 +16,9 @@ import reactor.core.publisher.BaseSubscriber;
  * <p>The ring requests its free space itself, up front, and more as its consumer advances; so the
  * puppet's {@code triggerRequest(n)} is {@code request(n)} on the subscription of the ring's only
  * (published) consumer: it handles {@code n} more events, slots free up, and the ring requests more
- * from upstream. {@code signalCancel()} cancels that downstream: the consumer leaves the gating set.
+ * from upstream. {@code signalCancel()} cancels that downstream: the last consumer leaves, so the
+ * ring cancels its upstream. The probe and the manual downstream are
+ * {@link ActorSubscriberWhiteboxTckTest}'s.
  */
 public class RingSubscriberWhiteboxTckTest extends SubscriberWhiteboxVerification<Integer> {
 
@@ -40,9 +40,9 @@ public class RingSubscriberWhiteboxTckTest extends SubscriberWhiteboxVerificatio
         RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(16).build();
         RingConsumer<Integer, Integer> consumer = ring.publishedConsumer("identity", (e, s, eob) -> e);
         ring.start();
-        ManualDownstream downstream = new ManualDownstream();
+        ActorSubscriberWhiteboxTckTest.ManualDownstream downstream = new ActorSubscriberWhiteboxTckTest.ManualDownstream();
         consumer.subscribe(downstream);
-        return new ProbedSubscriber(ring, probe, downstream);
+        return new ActorSubscriberWhiteboxTckTest.ProbedSubscriber(ring, probe, downstream);
     }
 
     @Override
@@ -53,61 +53,5 @@ public class RingSubscriberWhiteboxTckTest extends SubscriberWhiteboxVerificatio
     @Override
     public Integer createElement(int element) {
         return element;
-    }
-
-    /** The actor's downstream: requests only when the puppet says so. */
-    static final class ManualDownstream extends BaseSubscriber<Integer> {
-        @Override
-        protected void hookOnSubscribe(Subscription subscription) {
-            // no initial demand: the puppet drives it
-        }
-    }
-
-    /** Delegates every signal to the real subscriber, then reports it to the probe. */
-    static final class ProbedSubscriber implements Subscriber<Integer> {
-        private final Subscriber<Integer> delegate;
-        private final WhiteboxSubscriberProbe<Integer> probe;
-        private final ManualDownstream downstream;
-
-        ProbedSubscriber(Subscriber<Integer> delegate, WhiteboxSubscriberProbe<Integer> probe,
-                ManualDownstream downstream) {
-            this.delegate = delegate;
-            this.probe = probe;
-            this.downstream = downstream;
-        }
-
-        @Override
-        public void onSubscribe(Subscription s) {
-            delegate.onSubscribe(s);
-            probe.registerOnSubscribe(new SubscriberPuppet() {
-                @Override
-                public void triggerRequest(long elements) {
-                    downstream.request(elements);
-                }
-
-                @Override
-                public void signalCancel() {
-                    downstream.cancel();
-                }
-            });
-        }
-
-        @Override
-        public void onNext(Integer t) {
-            delegate.onNext(t);
-            probe.registerOnNext(t);
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            delegate.onError(t);
-            probe.registerOnError(t);
-        }
-
-        @Override
-        public void onComplete() {
-            delegate.onComplete();
-            probe.registerOnComplete();
-        }
     }
 }
