@@ -81,6 +81,22 @@ import reactor.util.context.Context;
  * completes when every consumer terminated. When the last live consumer terminates (for instance its
  * subscriber cancelled), the ring cancels its upstream and closes: nobody is left to read.
  *
+ * <h2>Ring state</h2>
+ * <pre>
+ *   state    | event                                   | next state / action
+ *   ---------+-----------------------------------------+------------------------------------------------
+ *   building | consumer(..), then(..)                  | building (edges checked for cycles)
+ *   building | tryPublish / publish / onNext           | building: events wait in the ring (consumers at -1 gate)
+ *   building | start()                                 | open: every consumer becomes an actor and is woken
+ *   open     | onComplete / complete()                 | closed: no claim succeeds (CLOSED bit in the claim word);
+ *            |                                         | consumers complete after the events claimed before
+ *   open     | onError / error(t)                      | closed with t: consumers signal onError(t) after them
+ *   open     | handler failure under STOP              | stopped: closed, upstream cancelled, consumers signal
+ *            |                                         | onError at once, waiting publishes fail
+ *   open     | last live consumer terminates           | closed, upstream cancelled
+ *   closed   | tryPublish / publish / onNext           | false / onError(IllegalStateException) / discarded
+ * </pre>
+ *
  * <h2>Memory</h2>
  * A slot keeps its event reachable until the producer overwrites it, {@code size} sequences later.
  *
