@@ -305,6 +305,23 @@ class RingBufferTest {
     }
 
     @Test
+    void whenTheLastConsumerLeavesTheRingCancelsItsUpstreamAndCloses() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(4).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.start();
+        List<Boolean> cancelled = new CopyOnWriteArrayList<>();
+        Flux.<Integer>never().doOnCancel(() -> cancelled.add(true)).subscribe(ring);
+        Recorder<Integer> r = new Recorder<>();
+        c.subscribe(r);
+        assertFalse(ring.isClosed());
+        r.subscription.cancel();
+        await(() -> !cancelled.isEmpty(), "upstream cancelled once nobody reads");
+        assertTrue(ring.isClosed());
+        assertFalse(ring.tryPublish(1));
+        StepVerifier.create(ring.whenTerminated()).verifyComplete();
+    }
+
+    @Test
     void endOfBatchMarksTheLastEventBeforeTheBarrierIsReadAgain() {
         RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(256).build();
         List<long[]> seen = new CopyOnWriteArrayList<>();
