@@ -461,7 +461,10 @@ public final class RingBuffer<T> implements Subscriber<T> {
                 return;
             }
             PendingPublish<T> p = new PendingPublish<>(event, sink);
-            sink.onCancel(() -> p.cancelled = true);
+            sink.onCancel(() -> {
+                p.cancelled = true;
+                producerDrain(); // withdraw it now: a waiter blocks tryPublish until the drain removes it
+            });
             waiters.incrementAndGet();
             pending.offer(p);
             producerDrain();
