@@ -12,6 +12,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
@@ -65,6 +67,8 @@ import reactor.util.context.Context;
  *       closed, or earlier {@link #publish(Object)} calls are still waiting (they go first).</li>
  *   <li>{@link #publish(Object)}: a {@link Mono} of the event's sequence that waits for space without
  *       holding a thread; waiting publishes are served in the order they were subscribed.</li>
+ *   <li>{@link #tryPublishEvent}: fills a pre-allocated event in place (rings built with
+ *       {@link Builder#eventFactory}), for producers that want no allocation per event.</li>
  * </ul>
  * Producers may call these from any thread, concurrently: claiming a sequence is a CAS, and each slot
  * carries the sequence last written into it so that consumers see only fully published events.
@@ -135,6 +139,8 @@ public final class RingBuffer<T> implements Subscriber<T> {
 
     /** The events; slot {@code s & mask} holds event {@code s}. Written plain, published by {@link #published}. */
     private final Object[] slots;
+    /** Whether the slots hold pre-allocated events from the builder's event factory. */
+    private final boolean preallocated;
     /**
      * {@code published[s & mask] == s} once event {@code s} is in its slot (initially -1, never a
      * valid sequence of that slot). Memory ordering: the producer writes the slot (plain), then this
@@ -203,6 +209,12 @@ public final class RingBuffer<T> implements Subscriber<T> {
         this.errorPolicy = b.errorPolicy;
         this.replenish = Math.max(1, b.size / 4);
         this.slots = new Object[b.size];
+        this.preallocated = b.eventFactory != null;
+        if (preallocated) {
+            for (int i = 0; i < slots.length; i++) {
+                slots[i] = Objects.requireNonNull(b.eventFactory.get(), "eventFactory returned null");
+            }
+        }
         this.published = new long[b.size];
         Arrays.fill(published, -1L);
     }
@@ -436,6 +448,31 @@ public final class RingBuffer<T> implements Subscriber<T> {
             return false;
         }
         return claimAndPublish(event) >= 0;
+    }
+
+    /**
+     * Publishes by filling the next pre-allocated event in place (rings built with
+     * {@link Builder#eventFactory}), without waiting: the Disruptor's {@code tryPublishEvent}. The
+     * translator runs on the calling thread with the slot's event, after every consumer is done with
+     * the event that slot held before; the event is published when it returns. If it throws, the
+     * event is published anyway (a claimed sequence cannot be left empty: consumers would wait for it
+     * forever) and the exception propagates to the caller.
+     *
+     * @param translator fills the event
+     * @return {@code true} if an event was published; {@code false} as for {@link #tryPublish}
+     * @throws NullPointerException  if {@code translator} is {@code null}
+     * @throws IllegalStateException if the ring has no event factory
+     */
+    public boolean tryPublishEvent(Consumer<? super T> translator) {
+        Objects.requireNonNull(translator, "translator");
+        if (!preallocated) {
+            throw new IllegalStateException("ring " + name + " has no event factory: use tryPublish(event), "
+                    + "or build it with eventFactory(..)");
+        }
+        if (waiters.get() != 0 || isClosed() || !tryReserve(1)) {
+            return false;
+        }
+        return claimAndPublish(null, translator) >= 0;
     }
 
     /**
@@ -694,6 +731,15 @@ public final class RingBuffer<T> implements Subscriber<T> {
      * @return the sequence, or -1 if the ring is closed (the reservation is then simply abandoned)
      */
     private long claimAndPublish(T event) {
+        return claimAndPublish(event, null);
+    }
+
+    /**
+     * Claims, then either stores {@code event} or (if {@code translator} is not null) fills the
+     * pre-allocated event in place, then publishes.
+     */
+    @SuppressWarnings("unchecked")
+    private long claimAndPublish(T event, Consumer<? super T> translator) {
         long c;
         for (;;) {
             c = claimed;
@@ -705,7 +751,20 @@ public final class RingBuffer<T> implements Subscriber<T> {
             }
         }
         int i = (int) (c & mask);
+        if (translator != null) {
+            try {
+                translator.accept((T) slots[i]); // plain writes, published by the volatile store below
+            } finally {
+                publishSlot(i, c);
+            }
+            return c;
+        }
         slots[i] = event; // plain: published by the volatile store below
+        publishSlot(i, c);
+        return c;
+    }
+
+    private void publishSlot(int i, long c) {
         PUBLISHED.setVolatile(published, i, c);
         // wake the consumers that wait for the producer. The store above and the status read inside
         // wake() are both volatile: either the wake sees the consumer idle and schedules it, or the
@@ -716,7 +775,6 @@ public final class RingBuffer<T> implements Subscriber<T> {
                 r.wake();
             }
         }
-        return c;
     }
 
     // ================================================================== internals: consumer side
@@ -798,8 +856,10 @@ public final class RingBuffer<T> implements Subscriber<T> {
             } else {
                 terminated.tryEmitEmpty();
             }
-            // nobody reads the slots any more: let the events go
-            Arrays.fill(slots, null);
+            if (!preallocated) {
+                // nobody reads the slots any more: let the events go
+                Arrays.fill(slots, null);
+            }
         }
     }
 
@@ -939,6 +999,7 @@ public final class RingBuffer<T> implements Subscriber<T> {
         private int size = 1024;
         private String name;
         private RingErrorPolicy errorPolicy = RingErrorPolicy.STOP;
+        private Supplier<? extends T> eventFactory;
 
         Builder(ActorGroup group) {
             this.group = group;
@@ -982,7 +1043,29 @@ public final class RingBuffer<T> implements Subscriber<T> {
             return this;
         }
 
-        /** @return a new, unstarted ring */
+        /**
+         * Pre-allocates every slot with an event from {@code factory} (called {@code size} times by
+         * {@link #build()}), for producers that fill events in place with
+         * {@link RingBuffer#tryPublishEvent}, as with the Disruptor's event factory: no allocation per
+         * event. Consumers then see the slot's object, which is reused {@code size} events later; they
+         * must not keep it beyond their handler call. {@code tryPublish(event)}, {@code publish} and
+         * the {@code Subscriber} side still work but store their own object in the slot, which a later
+         * {@code tryPublishEvent} on that slot then fills in place: do not mix the two styles on one
+         * ring unless that is intended.
+         *
+         * @param factory creates one event per slot; must not return {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code factory} is {@code null}
+         */
+        public Builder<T> eventFactory(Supplier<? extends T> factory) {
+            this.eventFactory = Objects.requireNonNull(factory, "factory");
+            return this;
+        }
+
+        /**
+         * @return a new, unstarted ring
+         * @throws NullPointerException if the event factory returned {@code null}
+         */
         public RingBuffer<T> build() {
             return new RingBuffer<>(this);
         }

@@ -5,18 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
@@ -144,6 +149,60 @@ class RingBufferTest {
         await(() -> seq.get() == 1, "the third event took sequence 1: the cancelled one was withdrawn");
         await(() -> r.values.size() == 2, "delivered");
         assertEquals(List.of(1, 3), r.values);
+    }
+
+    /** A mutable event for the event-factory test. */
+    static final class Slot {
+        long value;
+    }
+
+    @Test
+    void anEventFactoryRingReusesItsSlotsAndFillsThemInPlace() {
+        AtomicInteger created = new AtomicInteger();
+        RingBuffer<Slot> ring = RingBuffer.<Slot>builder(scheduler).size(8).eventFactory(() -> {
+            created.incrementAndGet();
+            return new Slot();
+        }).build();
+        assertEquals(8, created.get(), "one event per slot, at build time");
+        Set<Slot> seenObjects = Collections.newSetFromMap(new IdentityHashMap<>());
+        List<Long> values = new CopyOnWriteArrayList<>();
+        RingConsumer<Slot, Void> a = ring.consumer("a", (e, s, eob) -> {
+            seenObjects.add(e);
+            values.add(e.value);
+            return null;
+        });
+        ring.start();
+        for (int i = 0; i < 100; i++) {
+            final long v = i * 3L;
+            await(() -> ring.tryPublishEvent(slot -> slot.value = v), "event " + v);
+        }
+        await(() -> a.sequence() == 99, "all handled");
+        assertEquals(LongStream.range(0, 100).map(i -> i * 3).boxed().collect(Collectors.toList()), values);
+        assertEquals(8, seenObjects.size(), "only the 8 pre-allocated events were used");
+        assertEquals(8, created.get());
+        // a translator that throws: the event is still published (no hole), the exception reaches the caller
+        IllegalStateException boom = new IllegalStateException("translator failed");
+        IllegalStateException thrown = assertThrows(IllegalStateException.class,
+                () -> ring.tryPublishEvent(slot -> {
+                    slot.value = -1;
+                    throw boom;
+                }));
+        assertSame(boom, thrown);
+        await(() -> a.sequence() == 100, "the sequence claimed by the failing translator was published");
+    }
+
+    @Test
+    void tryPublishEventNeedsAnEventFactory() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).build();
+        ring.consumer("a", (e, s, eob) -> null);
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> ring.tryPublishEvent(x -> { }));
+        assertTrue(e.getMessage().contains("no event factory"), e.getMessage());
+        assertThrows(NullPointerException.class, () -> ring.tryPublishEvent(null));
+        assertThrows(NullPointerException.class,
+                () -> RingBuffer.<Integer>builder(scheduler).eventFactory(null));
+        assertThrows(NullPointerException.class,
+                () -> RingBuffer.<Integer>builder(scheduler).size(2).eventFactory(() -> null).build());
     }
 
     @Test
