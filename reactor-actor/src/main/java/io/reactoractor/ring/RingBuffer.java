@@ -827,12 +827,25 @@ public final class RingBuffer<T> implements Subscriber<T> {
 
     /** A consumer's handler failed under {@link RingErrorPolicy#STOP}. */
     void fail(Throwable t) {
+        fail(t, true);
+    }
+
+    /**
+     * Stops the ring with {@code t}.
+     *
+     * @param wake whether to wake the consumers so they deliver it; {@code false} when the scheduler is
+     *             terminating them itself (waking would queue them on carriers that are gone: the
+     *             engine's termination drains every cell of the group, which delivers it instead)
+     */
+    void fail(Throwable t, boolean wake) {
         if (!failure.compareAndSet(null, t)) {
             return;
         }
         cancelUpstream();
-        close();
-        wakeAll();
+        setClosedQuietly();
+        if (wake) {
+            wakeAll();
+        }
     }
 
     /** A consumer left the gating set (cancelled): its dependents may now be roots. */
@@ -902,6 +915,22 @@ public final class RingBuffer<T> implements Subscriber<T> {
     private void close() {
         closeCause.compareAndSet(null, COMPLETED);
         setClosed();
+    }
+
+    /** Sets {@link #CLOSED} and fails the waiting publishes, waking nobody. */
+    private void setClosedQuietly() {
+        closeCause.compareAndSet(null, COMPLETED);
+        setClosedBit();
+        producerDrain();
+    }
+
+    private void setClosedBit() {
+        for (;;) {
+            long c = claimed;
+            if ((c & CLOSED) != 0 || CLAIMED.compareAndSet(this, c, c | CLOSED)) {
+                return;
+            }
+        }
     }
 
     private void setClosed() {

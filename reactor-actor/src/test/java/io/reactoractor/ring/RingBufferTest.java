@@ -381,6 +381,30 @@ class RingBufferTest {
     }
 
     @Test
+    void disposingTheSchedulerFailsEveryConsumerInsteadOfLeavingThemHanging() {
+        ActorScheduler own = ActorScheduler.builder().name("ring-dispose").threads(1).build();
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(own).size(4).build();
+        RingConsumer<Integer, Integer> a = ring.publishedConsumer("a", (e, s, eob) -> e);
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.handleEventsWith(a).then(c);
+        ring.start();
+        Recorder<Integer> ra = new Recorder<>();
+        a.subscribe(ra);
+        Recorder<Integer> rc = new Recorder<>();
+        c.subscribe(rc);
+        assertTrue(ring.tryPublish(1)); // a has no demand: both consumers park
+        assertTrue(turnsSettle(own.defaultGroup()), "consumers parked");
+        own.dispose();
+        Throwable ea = ra.awaitError(LONG);
+        Throwable ec = rc.awaitError(LONG);
+        assertInstanceOf(java.util.concurrent.RejectedExecutionException.class, ea);
+        assertSame(ea, ec, "the ring failed with one error");
+        StepVerifier.create(ring.whenTerminated()).expectErrorMatches(e -> e == ea).verify(LONG);
+        assertTrue(ring.isClosed());
+        assertFalse(ring.tryPublish(2));
+    }
+
+    @Test
     void endOfBatchMarksTheLastEventBeforeTheBarrierIsReadAgain() {
         RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(256).build();
         List<long[]> seen = new CopyOnWriteArrayList<>();
