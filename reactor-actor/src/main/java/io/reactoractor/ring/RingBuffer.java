@@ -1,0 +1,1102 @@
+package io.reactoractor.ring;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import io.reactoractor.ActorGroup;
+import io.reactoractor.ActorScheduler;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.publisher.Operators;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.context.Context;
+
+/**
+ * A pre-allocated ring of {@code size} slots (a power of two) with one producer sequence and one
+ * sequence per consumer, in the manner of the LMAX Disruptor, exposed as a Reactive Streams multicast
+ * whose consumers are actors.
+ *
+ * <h2>Building</h2>
+ * <pre>{@code
+ * RingBuffer<Order> ring = RingBuffer.<Order>builder(scheduler).size(1024).build();
+ * RingConsumer<Order, Void> journal = ring.consumer("journal", (o, seq, eob) -> { ...; return null; });
+ * RingConsumer<Order, Void> replicate = ring.consumer("replicate", ...);
+ * RingConsumer<Order, Fill> match = ring.publishedConsumer("match", ...);
+ * ring.handleEventsWith(journal, replicate).then(match);   // match sees an event after both
+ * ring.start();
+ * orders.subscribe(ring);                                   // or ring.tryPublish(o) / ring.publish(o)
+ * Flux.from(match).subscribe(...);
+ * }</pre>
+ * The dependency graph must be a DAG: an edge that would close a cycle is rejected with an
+ * {@link IllegalArgumentException} naming the cycle. Consumers can only be added before
+ * {@link #start()} ({@link IllegalStateException} afterwards).
+ *
+ * <h2>Sequences and gating</h2>
+ * Events get consecutive sequence numbers from 0; event {@code s} lives in slot {@code s & (size-1)}.
+ * Each consumer owns a sequence: the highest event it has handled ({@code -1} initially). A consumer
+ * with dependencies handles event {@code s} only after every dependency's sequence reached {@code s};
+ * a consumer without any handles it once it is published. The producer never claims sequence
+ * {@code s} unless every gating consumer's sequence is at least {@code s - size}: it never overwrites
+ * a slot some consumer has yet to handle. Every live consumer gates (the slowest one bounds the
+ * producer); a consumer whose subscriber cancelled leaves the gating set (its sequence becomes
+ * {@link Long#MAX_VALUE}) and its dependents stop waiting for it.
+ *
+ * <h2>Producers</h2>
+ * <ul>
+ *   <li>The ring is a {@link Subscriber}: its demand upstream is exactly the free space ahead of the
+ *       slowest gating consumer (requested up front, then replenished as consumers advance, in
+ *       batches of {@code max(1, size/4)} or whenever nothing is outstanding). An upstream that sends
+ *       more than requested fails the ring with an {@link IllegalStateException} (never a silent drop).
+ *       One upstream at a time: a second {@code onSubscribe} is cancelled (rule 2.5).</li>
+ *   <li>{@link #tryPublish(Object)} for imperative producers: {@code false} when the ring is full,
+ *       closed, or earlier {@link #publish(Object)} calls are still waiting (they go first).</li>
+ *   <li>{@link #publish(Object)}: a {@link Mono} of the event's sequence that waits for space without
+ *       holding a thread; waiting publishes are served in the order they were subscribed.</li>
+ *   <li>{@link #tryPublishEvent}: fills a pre-allocated event in place (rings built with
+ *       {@link Builder#eventFactory}), for producers that want no allocation per event.</li>
+ * </ul>
+ * Producers may call these from any thread, concurrently: claiming a sequence is a CAS, and each slot
+ * carries the sequence last written into it so that consumers see only fully published events.
+ * Space is reserved before a sequence is claimed (demand already granted upstream counts as reserved),
+ * so the upstream's requested events always fit.
+ *
+ * <h2>Completion and errors</h2>
+ * {@code onComplete} / {@link #complete()} closes the ring: nothing more is accepted, and each
+ * consumer signals {@code onComplete} once it handled every event published before. {@code onError}
+ * / {@link #error(Throwable)} closes it the same way and each consumer signals {@code onError} after
+ * the events published before (events already accepted are not lost). A handler failure follows the
+ * {@link RingErrorPolicy}: {@code STOP} stops the ring at once (upstream cancelled, every consumer
+ * signals {@code onError}, waiting publishes fail), {@code SKIP} goes on. {@link #whenTerminated()}
+ * completes when every consumer terminated. When the last live consumer terminates (for instance its
+ * subscriber cancelled), the ring cancels its upstream and closes: nobody is left to read.
+ *
+ * <h2>Ring state</h2>
+ * <pre>
+ *   state    | event                                   | next state / action
+ *   ---------+-----------------------------------------+------------------------------------------------
+ *   building | consumer(..), then(..)                  | building (edges checked for cycles)
+ *   building | tryPublish / publish / onNext           | building: events wait in the ring (consumers at -1 gate)
+ *   building | start()                                 | open: every consumer becomes an actor and is woken
+ *   open     | onComplete / complete()                 | closed: no claim succeeds (CLOSED bit in the claim word);
+ *            |                                         | consumers complete after the events claimed before
+ *   open     | onError / error(t)                      | closed with t: consumers signal onError(t) after them
+ *   open     | handler failure under STOP              | stopped: closed, upstream cancelled, consumers signal
+ *            |                                         | onError at once, waiting publishes fail
+ *   open     | last live consumer terminates           | closed, upstream cancelled
+ *   closed   | tryPublish / publish / onNext           | false / onError(IllegalStateException) / discarded
+ * </pre>
+ *
+ * <h2>Memory</h2>
+ * A slot keeps its event reachable until the producer overwrites it, {@code size} sequences later.
+ *
+ * @param <T> the event type
+ */
+public final class RingBuffer<T> implements Subscriber<T> {
+
+    private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle CLAIMED;
+    private static final VarHandle RESERVED;
+    private static final VarHandle GATING_CACHE;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            CLAIMED = l.findVarHandle(RingBuffer.class, "claimed", long.class);
+            RESERVED = l.findVarHandle(RingBuffer.class, "reserved", long.class);
+            GATING_CACHE = l.findVarHandle(RingBuffer.class, "gatingCache", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Set in {@link #claimed} once the ring is closed: no sequence is claimed afterwards. */
+    static final long CLOSED = 1L << 62;
+
+    private static final AtomicInteger SEQ = new AtomicInteger();
+    private static final Object COMPLETED = new Object();
+
+    private final ActorGroup group;
+    private final String name;
+    private final int size;
+    private final int mask;
+    private final RingErrorPolicy errorPolicy;
+    private final long replenish;
+
+    /** The events; slot {@code s & mask} holds event {@code s}. Written plain, published by {@link #published}. */
+    private final Object[] slots;
+    /** Whether the slots hold pre-allocated events from the builder's event factory. */
+    private final boolean preallocated;
+    /**
+     * {@code published[s & mask] == s} once event {@code s} is in its slot (initially -1, never a
+     * valid sequence of that slot). Memory ordering: the producer writes the slot (plain), then this
+     * element with {@code setVolatile} (a release, ordered before the later wake-up reads); a consumer
+     * reads it with {@code getVolatile} (an acquire) before reading the slot, so it sees the event.
+     */
+    private final long[] published;
+
+    /**
+     * The number of sequences claimed so far (the next sequence to claim), with {@link #CLOSED}.
+     * Claimed by CAS (full fence). Read by consumers (volatile) to learn the final sequence.
+     */
+    @SuppressWarnings("unused")
+    private volatile long claimed;
+    /**
+     * Slots promised so far: claimed sequences plus demand granted upstream that has not arrived.
+     * Invariant: {@code reserved <= gatingMin + 1 + size} at the time of each reservation, and the
+     * gating minimum only grows, so a claimed sequence {@code s} (claims never exceed reservations)
+     * satisfies {@code s - size <= gatingMin}: its slot's previous event was handled by every gating
+     * consumer. Changed by CAS only.
+     */
+    @SuppressWarnings("unused")
+    private volatile long reserved;
+    /**
+     * A lower bound of the gating minimum (the slowest live consumer's sequence), raised by CAS to a
+     * freshly computed value when a reservation would not fit. A stale (lower) value only makes the
+     * producer recompute; it is never above the truth because consumer sequences only grow.
+     */
+    @SuppressWarnings("unused")
+    private volatile long gatingCache = -1L;
+
+    private final List<RingConsumer<T, ?>> consumerList = new ArrayList<>();
+    /** All consumers, fixed at {@link #start()}. */
+    private volatile RingConsumer<T, ?>[] consumers;
+    /** Consumers that wait only for the producer (no live dependency); copy-on-write. */
+    private volatile RingConsumer<T, ?>[] roots;
+    private volatile boolean started;
+
+    // ---- producer side
+    private final AtomicReference<Subscription> upstream = new AtomicReference<>();
+    private volatile boolean upstreamDone;
+    /** Demand granted upstream and not yet received. */
+    private final AtomicLong outstanding = new AtomicLong();
+    private final ConcurrentLinkedQueue<PendingPublish<T>> pending = new ConcurrentLinkedQueue<>();
+    /** Waiting {@link #publish} calls (cancelled ones included until the drain removes them). */
+    private final AtomicInteger waiters = new AtomicInteger();
+    private final AtomicInteger producerWip = new AtomicInteger();
+
+    // ---- terminal state
+    /**
+     * Why the ring closed: {@link #COMPLETED} or the error to deliver after the events published
+     * before it (upstream {@code onError} / {@link #error}). Set once, by CAS, before {@link #CLOSED}
+     * is set, so a consumer that saw {@code CLOSED} (volatile) sees it.
+     */
+    private final AtomicReference<Object> closeCause = new AtomicReference<>();
+    /** Handler failure under {@link RingErrorPolicy#STOP}: delivered at once. */
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final AtomicInteger liveConsumers = new AtomicInteger();
+    private final Sinks.Empty<Void> terminated = Sinks.empty();
+
+    private RingBuffer(Builder<T> b) {
+        this.group = b.group;
+        this.name = b.name != null ? b.name : "ring-" + SEQ.incrementAndGet();
+        this.size = b.size;
+        this.mask = b.size - 1;
+        this.errorPolicy = b.errorPolicy;
+        this.replenish = Math.max(1, b.size / 4);
+        this.slots = new Object[b.size];
+        this.preallocated = b.eventFactory != null;
+        if (preallocated) {
+            for (int i = 0; i < slots.length; i++) {
+                slots[i] = Objects.requireNonNull(b.eventFactory.get(), "eventFactory returned null");
+            }
+        }
+        this.published = new long[b.size];
+        Arrays.fill(published, -1L);
+    }
+
+    // ================================================================== building
+
+    /**
+     * @param scheduler an {@link ActorScheduler} (its default group) or one of its {@link ActorGroup}s:
+     *                  where the consumers run and whose CPU share they use
+     * @param <T>       the event type
+     * @return a builder
+     * @throws NullPointerException     if {@code scheduler} is {@code null}
+     * @throws IllegalArgumentException if {@code scheduler} is not an actor scheduler or group
+     */
+    public static <T> Builder<T> builder(Scheduler scheduler) {
+        Objects.requireNonNull(scheduler, "scheduler");
+        if (scheduler instanceof ActorScheduler s) {
+            return new Builder<>(s.defaultGroup());
+        }
+        if (scheduler instanceof ActorGroup g) {
+            return new Builder<>(g);
+        }
+        throw new IllegalArgumentException("scheduler must be an ActorScheduler or an ActorGroup but was "
+                + scheduler);
+    }
+
+    /**
+     * Creates a consumer whose results are discarded (it needs no subscriber). It takes part in the
+     * graph and gates the producer from {@link #start()} on.
+     *
+     * @param name    the consumer's name, unique in this ring (used in paths and metrics)
+     * @param handler what it does with each event
+     * @param <R>     the handler's result type
+     * @return the consumer
+     * @throws NullPointerException     if an argument is {@code null}
+     * @throws IllegalArgumentException if {@code name} is blank or already used in this ring
+     * @throws IllegalStateException    if the ring was started
+     */
+    public <R> RingConsumer<T, R> consumer(String name, RingHandler<? super T, ? extends R> handler) {
+        return addConsumer(name, handler, false);
+    }
+
+    /**
+     * Creates a consumer exposed as a unicast {@link org.reactivestreams.Publisher} of its handler's
+     * results. It handles an event only while its subscriber has demand: until it is subscribed and
+     * whenever demand is exhausted it parks, and (being a gating consumer) holds the producer back
+     * once the ring is full, so backpressure reaches the ring's upstream.
+     *
+     * @param name    the consumer's name, unique in this ring
+     * @param handler what it does with each event; its non-null results are emitted
+     * @param <R>     the result type
+     * @return the consumer
+     * @throws NullPointerException     if an argument is {@code null}
+     * @throws IllegalArgumentException if {@code name} is blank or already used in this ring
+     * @throws IllegalStateException    if the ring was started
+     */
+    public <R> RingConsumer<T, R> publishedConsumer(String name, RingHandler<? super T, ? extends R> handler) {
+        return addConsumer(name, handler, true);
+    }
+
+    private synchronized <R> RingConsumer<T, R> addConsumer(String name, RingHandler<? super T, ? extends R> handler,
+            boolean publishedConsumer) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(handler, "handler");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank");
+        }
+        checkNotStarted();
+        for (RingConsumer<T, ?> c : consumerList) {
+            if (c.name().equals(name)) {
+                throw new IllegalArgumentException("name '" + name + "' is already used by a consumer of ring "
+                        + this.name);
+            }
+        }
+        RingConsumer<T, R> c = new RingConsumer<>(this, name, handler, publishedConsumer);
+        consumerList.add(c);
+        return c;
+    }
+
+    /**
+     * Starts a chain: the returned group's {@link ConsumerGroup#then then} makes consumers depend on
+     * all of {@code first}. The consumers themselves depend on nothing new.
+     *
+     * @param first consumers of this ring
+     * @return a group of {@code first}
+     * @throws NullPointerException     if the array or an element is {@code null}
+     * @throws IllegalArgumentException if it is empty or a consumer belongs to another ring
+     * @throws IllegalStateException    if the ring was started
+     */
+    @SafeVarargs
+    public final ConsumerGroup<T> handleEventsWith(RingConsumer<T, ?>... first) {
+        return after(first);
+    }
+
+    /**
+     * A group of existing consumers, to add dependents to them: {@code ring.after(a, b).then(c)}.
+     *
+     * @param consumers consumers of this ring
+     * @return a group of them
+     * @throws NullPointerException     if the array or an element is {@code null}
+     * @throws IllegalArgumentException if it is empty or a consumer belongs to another ring
+     * @throws IllegalStateException    if the ring was started
+     */
+    @SafeVarargs
+    public final ConsumerGroup<T> after(RingConsumer<T, ?>... consumers) {
+        return new ConsumerGroup<>(this, checkMembers(consumers, "consumers"));
+    }
+
+    List<RingConsumer<T, ?>> checkMembers(RingConsumer<T, ?>[] cs, String param) {
+        Objects.requireNonNull(cs, param);
+        if (cs.length == 0) {
+            throw new IllegalArgumentException(param + " must not be empty");
+        }
+        List<RingConsumer<T, ?>> list = new ArrayList<>(cs.length);
+        for (int i = 0; i < cs.length; i++) {
+            RingConsumer<T, ?> c = Objects.requireNonNull(cs[i], param + "[" + i + "]");
+            if (c.ring() != this) {
+                throw new IllegalArgumentException(param + "[" + i + "] (" + c.name()
+                        + ") belongs to another ring than " + name);
+            }
+            list.add(c);
+        }
+        synchronized (this) {
+            checkNotStarted();
+        }
+        return list;
+    }
+
+    /** Adds the edges {@code dep -> c} for each pair, rejecting any that closes a cycle (all or nothing). */
+    synchronized void addDependencies(List<RingConsumer<T, ?>> deps, List<RingConsumer<T, ?>> dependents) {
+        checkNotStarted();
+        for (RingConsumer<T, ?> c : dependents) {
+            for (RingConsumer<T, ?> d : deps) {
+                List<RingConsumer<T, ?>> path = pathVia(d, c, new HashSet<>());
+                if (path != null) {
+                    StringBuilder sb = new StringBuilder("consumer dependency cycle: ");
+                    sb.append(c.name());
+                    for (RingConsumer<T, ?> p : path) {
+                        sb.append(" -> ").append(p.name());
+                    }
+                    sb.append(" (").append(c.name()).append(" cannot depend on ").append(d.name())
+                            .append(", which already depends on it)");
+                    throw new IllegalArgumentException(sb.toString());
+                }
+            }
+        }
+        for (RingConsumer<T, ?> c : dependents) {
+            for (RingConsumer<T, ?> d : deps) {
+                c.addDependency(d);
+            }
+        }
+    }
+
+    /**
+     * The dependency path from {@code from} down to {@code target} (both included), or {@code null} if
+     * {@code from} does not (transitively) depend on {@code target}; a consumer reaches itself.
+     */
+    private List<RingConsumer<T, ?>> pathVia(RingConsumer<T, ?> from, RingConsumer<T, ?> target,
+            Set<RingConsumer<T, ?>> seen) {
+        if (from == target) {
+            List<RingConsumer<T, ?>> p = new ArrayList<>();
+            p.add(from);
+            return p;
+        }
+        if (!seen.add(from)) {
+            return null;
+        }
+        for (RingConsumer<T, ?> d : from.dependencies()) {
+            List<RingConsumer<T, ?>> p = pathVia(d, target, seen);
+            if (p != null) {
+                p.add(0, from);
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private void checkNotStarted() {
+        if (started) {
+            throw new IllegalStateException("ring " + name + " is started: consumers and dependencies can only "
+                    + "be added before start()");
+        }
+    }
+
+    /**
+     * Starts the consumers: each becomes an actor of the ring's group and handles the events
+     * published so far (publishing before start is allowed; events wait in the ring).
+     *
+     * @return this ring
+     * @throws IllegalStateException if the ring has no consumer or was already started
+     */
+    @SuppressWarnings("unchecked")
+    public RingBuffer<T> start() {
+        RingConsumer<T, ?>[] all;
+        synchronized (this) {
+            checkNotStarted();
+            if (consumerList.isEmpty()) {
+                throw new IllegalStateException("ring " + name + " has no consumer");
+            }
+            all = consumerList.toArray(new RingConsumer[0]);
+            consumers = all;
+            liveConsumers.set(all.length);
+            recomputeRoots();
+            for (RingConsumer<T, ?> c : all) {
+                c.createCell(group, group.name() + "/" + name + "/" + c.name());
+            }
+            started = true;
+        }
+        for (RingConsumer<T, ?> c : all) {
+            c.wake();
+        }
+        if (upstream.get() != null || !pending.isEmpty()) {
+            producerDrain();
+        }
+        return this;
+    }
+
+    // ================================================================== producer: imperative
+
+    /**
+     * Publishes {@code event} if there is space, without waiting.
+     *
+     * @param event the event
+     * @return {@code true} if it was published; {@code false} if the ring is full, closed, or earlier
+     *         {@link #publish} calls are waiting (they are served first)
+     * @throws NullPointerException if {@code event} is {@code null}
+     */
+    public boolean tryPublish(T event) {
+        Objects.requireNonNull(event, "event");
+        if (waiters.get() != 0 || isClosed() || !tryReserve(1)) {
+            return false;
+        }
+        return claimAndPublish(event) >= 0;
+    }
+
+    /**
+     * Publishes by filling the next pre-allocated event in place (rings built with
+     * {@link Builder#eventFactory}), without waiting: the Disruptor's {@code tryPublishEvent}. The
+     * translator runs on the calling thread with the slot's event, after every consumer is done with
+     * the event that slot held before; the event is published when it returns. If it throws, the
+     * event is published anyway (a claimed sequence cannot be left empty: consumers would wait for it
+     * forever) and the exception propagates to the caller.
+     *
+     * @param translator fills the event
+     * @return {@code true} if an event was published; {@code false} as for {@link #tryPublish}
+     * @throws NullPointerException  if {@code translator} is {@code null}
+     * @throws IllegalStateException if the ring has no event factory
+     */
+    public boolean tryPublishEvent(Consumer<? super T> translator) {
+        Objects.requireNonNull(translator, "translator");
+        if (!preallocated) {
+            throw new IllegalStateException("ring " + name + " has no event factory: use tryPublish(event), "
+                    + "or build it with eventFactory(..)");
+        }
+        if (waiters.get() != 0 || isClosed() || !tryReserve(1)) {
+            return false;
+        }
+        return claimAndPublish(null, translator) >= 0;
+    }
+
+    /**
+     * Publishes {@code event}, waiting for space without holding a thread. The returned {@link Mono}
+     * is lazy (nothing happens until it is subscribed); it emits the event's sequence once published,
+     * and fails with {@link IllegalStateException} if the ring is or becomes closed first. Cancelling
+     * it while waiting withdraws the event.
+     *
+     * @param event the event
+     * @return a {@link Mono} of the event's sequence
+     * @throws NullPointerException if {@code event} is {@code null}
+     */
+    public Mono<Long> publish(T event) {
+        Objects.requireNonNull(event, "event");
+        return Mono.create(sink -> {
+            if (waiters.get() == 0 && !isClosed() && tryReserve(1)) {
+                long seq = claimAndPublish(event);
+                if (seq >= 0) {
+                    sink.success(seq);
+                } else {
+                    sink.error(closedError());
+                }
+                return;
+            }
+            PendingPublish<T> p = new PendingPublish<>(event, sink);
+            sink.onCancel(() -> {
+                p.cancelled = true;
+                producerDrain(); // withdraw it now: a waiter blocks tryPublish until the drain removes it
+            });
+            waiters.incrementAndGet();
+            pending.offer(p);
+            producerDrain();
+        });
+    }
+
+    /**
+     * Closes the ring: nothing more is published (the upstream, if any, is cancelled) and each
+     * consumer completes once it handled every event published before. Idempotent.
+     */
+    public void complete() {
+        cancelUpstream();
+        close();
+    }
+
+    /**
+     * Closes the ring with an error: each consumer signals {@code onError(error)} once it handled
+     * every event published before. The upstream, if any, is cancelled. Only the first terminal signal
+     * counts.
+     *
+     * @param error the error
+     * @throws NullPointerException if {@code error} is {@code null}
+     */
+    public void error(Throwable error) {
+        Objects.requireNonNull(error, "error");
+        cancelUpstream();
+        closeWithError(error);
+    }
+
+    // ================================================================== producer: Subscriber
+
+    @Override
+    public void onSubscribe(Subscription s) {
+        Objects.requireNonNull(s, "subscription");
+        if (upstreamDone || isClosed() || !upstream.compareAndSet(null, s)) {
+            s.cancel(); // rule 2.5: one upstream at a time
+            return;
+        }
+        if (started) {
+            producerDrain();
+        }
+    }
+
+    @Override
+    public void onNext(T t) {
+        Objects.requireNonNull(t, "onNext element");
+        if (upstreamDone) {
+            Operators.onDiscard(t, Context.empty());
+            return;
+        }
+        for (;;) {
+            long o = outstanding.get();
+            if (o <= 0) {
+                upstreamDone = true;
+                Subscription s = upstream.get();
+                if (s != null) {
+                    s.cancel();
+                }
+                Operators.onDiscard(t, Context.empty());
+                closeWithError(new IllegalStateException("ring " + name
+                        + ": upstream sent an event beyond the demand it was granted (rule 1.1)"));
+                return;
+            }
+            if (outstanding.compareAndSet(o, o - 1)) {
+                break;
+            }
+        }
+        if (claimAndPublish(t) < 0) {
+            Operators.onDiscard(t, Context.empty()); // closed by complete()/error()/a failure meanwhile
+        }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+        Objects.requireNonNull(t, "onError throwable");
+        if (upstreamDone) {
+            return;
+        }
+        upstreamDone = true;
+        closeWithError(t);
+    }
+
+    @Override
+    public void onComplete() {
+        if (upstreamDone) {
+            return;
+        }
+        upstreamDone = true;
+        close();
+    }
+
+    // ================================================================== metrics
+
+    /** @return the ring's name */
+    public String name() {
+        return name;
+    }
+
+    /** @return the number of slots */
+    public int size() {
+        return size;
+    }
+
+    /** @return the group whose actors run the consumers */
+    public ActorGroup group() {
+        return group;
+    }
+
+    /** @return the error policy for handler failures */
+    public RingErrorPolicy errorPolicy() {
+        return errorPolicy;
+    }
+
+    /** @return the highest sequence claimed by a producer so far ({@code -1} before the first event) */
+    public long cursor() {
+        return (claimed & ~CLOSED) - 1;
+    }
+
+    /**
+     * @return how many more events fit before the producer must wait for the slowest gating consumer
+     *         (demand already granted upstream counts as taken); a momentary value
+     */
+    public long remainingCapacity() {
+        long g = gatingMin();
+        if (g == Long.MAX_VALUE) {
+            return size;
+        }
+        return Math.max(0, g + 1 + size - reserved);
+    }
+
+    /** @return whether the ring is closed (completed, errored or stopped) */
+    public boolean isClosed() {
+        return (claimed & CLOSED) != 0;
+    }
+
+    /** @return the consumers, in creation order */
+    public List<RingConsumer<T, ?>> consumers() {
+        synchronized (this) {
+            return List.copyOf(consumerList);
+        }
+    }
+
+    /**
+     * @return a {@link Mono} that completes when every consumer terminated, or fails with the ring's
+     *         error (a closing error or a handler failure under {@link RingErrorPolicy#STOP})
+     */
+    public Mono<Void> whenTerminated() {
+        return terminated.asMono();
+    }
+
+    @Override
+    public String toString() {
+        return "RingBuffer[" + group.name() + "/" + name + ", size=" + size + "]";
+    }
+
+    // ================================================================== internals: claiming
+
+    /**
+     * Reserves {@code n} slots if they fit ahead of the gating minimum (see {@link #reserved}).
+     * Memory ordering: the gating minimum is read with volatile reads of the consumer sequences, which
+     * each consumer writes (volatile) after it finished reading the slots up to it, so every read of a
+     * slot that may be overwritten under this reservation happened-before the overwrite.
+     */
+    private boolean tryReserve(long n) {
+        for (;;) {
+            long r = reserved;
+            long g = gatingCache;
+            if (r + n > g + 1 + size) {
+                g = gatingMin();
+                if (g == Long.MAX_VALUE) {
+                    // no live consumer: nobody reads the slots, any amount fits
+                    if (RESERVED.compareAndSet(this, r, r + n)) {
+                        return true;
+                    }
+                    continue;
+                }
+                raiseGatingCache(g);
+                if (r + n > g + 1 + size) {
+                    return false;
+                }
+            }
+            if (RESERVED.compareAndSet(this, r, r + n)) {
+                return true;
+            }
+        }
+    }
+
+    private void raiseGatingCache(long g) {
+        for (;;) {
+            long c = gatingCache;
+            if (g <= c || GATING_CACHE.compareAndSet(this, c, g)) {
+                return;
+            }
+        }
+    }
+
+    /** @return the slowest live consumer's sequence, or {@link Long#MAX_VALUE} if none is live */
+    long gatingMin() {
+        RingConsumer<T, ?>[] cs = consumers;
+        long min = Long.MAX_VALUE;
+        if (cs == null) {
+            // not started: consumers in the list are at -1 (they gate from the start)
+            synchronized (this) {
+                return consumerList.isEmpty() ? -1L : minOf(consumerList);
+            }
+        }
+        for (RingConsumer<T, ?> c : cs) {
+            long s = c.sequence();
+            if (s < min) {
+                min = s;
+            }
+        }
+        return min;
+    }
+
+    private static long minOf(List<? extends RingConsumer<?, ?>> cs) {
+        long min = Long.MAX_VALUE;
+        for (RingConsumer<?, ?> c : cs) {
+            min = Math.min(min, c.sequence());
+        }
+        return min;
+    }
+
+    /**
+     * Claims the next sequence (a reservation must be held), stores the event and publishes it.
+     *
+     * @return the sequence, or -1 if the ring is closed (the reservation is then simply abandoned)
+     */
+    private long claimAndPublish(T event) {
+        return claimAndPublish(event, null);
+    }
+
+    /**
+     * Claims, then either stores {@code event} or (if {@code translator} is not null) fills the
+     * pre-allocated event in place, then publishes.
+     */
+    @SuppressWarnings("unchecked")
+    private long claimAndPublish(T event, Consumer<? super T> translator) {
+        long c;
+        for (;;) {
+            c = claimed;
+            if ((c & CLOSED) != 0) {
+                return -1;
+            }
+            if (CLAIMED.compareAndSet(this, c, c + 1)) {
+                break;
+            }
+        }
+        int i = (int) (c & mask);
+        if (translator != null) {
+            try {
+                translator.accept((T) slots[i]); // plain writes, published by the volatile store below
+            } finally {
+                publishSlot(i, c);
+            }
+            return c;
+        }
+        slots[i] = event; // plain: published by the volatile store below
+        publishSlot(i, c);
+        return c;
+    }
+
+    private void publishSlot(int i, long c) {
+        PUBLISHED.setVolatile(published, i, c);
+        // wake the consumers that wait for the producer. The store above and the status read inside
+        // wake() are both volatile: either the wake sees the consumer idle and schedules it, or the
+        // consumer's post-turn re-check (after its CAS clearing SCHEDULED) sees this event.
+        RingConsumer<T, ?>[] rs = roots;
+        if (rs != null) {
+            for (RingConsumer<T, ?> r : rs) {
+                r.wake();
+            }
+        }
+    }
+
+    // ================================================================== internals: consumer side
+
+    /** @return whether event {@code s} is published (acquire) */
+    boolean isPublished(long s) {
+        return (long) PUBLISHED.getVolatile(published, (int) (s & mask)) == s;
+    }
+
+    /** @return the highest sequence {@code <= limit} such that every event from {@code from} on is published, or {@code from - 1} */
+    long highestPublished(long from, long limit) {
+        long s = from;
+        while (s <= limit && isPublished(s)) {
+            s++;
+        }
+        return s - 1;
+    }
+
+    @SuppressWarnings("unchecked")
+    T event(long s) {
+        return (T) slots[(int) (s & mask)];
+    }
+
+    /** @return the number of events the ring will ever hold if it is closed, else -1 */
+    long finalCount() {
+        long c = claimed;
+        return (c & CLOSED) != 0 ? c & ~CLOSED : -1L;
+    }
+
+    /** @return the closing error, or {@code null} if the ring completed (valid once {@link #CLOSED} is seen) */
+    Throwable closingError() {
+        Object c = closeCause.get();
+        return c instanceof Throwable t ? t : null;
+    }
+
+    Throwable failure() {
+        return failure.get();
+    }
+
+    boolean isStarted() {
+        return started;
+    }
+
+    /** Called by a consumer after it published a new sequence (or left the gating set). */
+    void consumerAdvanced() {
+        if (waiters.get() != 0 || (upstream.get() != null && !upstreamDone)) {
+            producerDrain();
+        }
+    }
+
+    /** A consumer's handler failed under {@link RingErrorPolicy#STOP}. */
+    void fail(Throwable t) {
+        fail(t, true);
+    }
+
+    /**
+     * Stops the ring with {@code t}.
+     *
+     * @param wake whether to wake the consumers so they deliver it; {@code false} when the scheduler is
+     *             terminating them itself (waking would queue them on carriers that are gone: the
+     *             engine's termination drains every cell of the group, which delivers it instead)
+     */
+    void fail(Throwable t, boolean wake) {
+        if (!failure.compareAndSet(null, t)) {
+            return;
+        }
+        cancelUpstream();
+        setClosedQuietly();
+        if (wake) {
+            wakeAll();
+        }
+    }
+
+    /** A consumer left the gating set (cancelled): its dependents may now be roots. */
+    synchronized void consumerRemoved() {
+        recomputeRoots();
+    }
+
+    /** A consumer terminated for good. */
+    void consumerTerminated() {
+        if (liveConsumers.decrementAndGet() == 0) {
+            // nobody is left to read: stop the producer side (a cancelled last consumer must not keep
+            // the upstream running, as with Actor and Flux.publish().refCount())
+            cancelUpstream();
+            close();
+            Throwable f = failure.get();
+            if (f == null) {
+                f = closingError();
+            }
+            if (f != null) {
+                terminated.tryEmitError(f);
+            } else {
+                terminated.tryEmitEmpty();
+            }
+            if (!preallocated) {
+                // nobody reads the slots any more: let the events go
+                Arrays.fill(slots, null);
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void recomputeRoots() {
+        List<RingConsumer<T, ?>> rs = new ArrayList<>();
+        for (RingConsumer<T, ?> c : consumerList) {
+            if (!c.hasLiveDependency()) {
+                rs.add(c);
+            }
+        }
+        roots = rs.toArray(new RingConsumer[0]);
+    }
+
+    private void wakeAll() {
+        RingConsumer<T, ?>[] cs = consumers;
+        if (cs != null) {
+            for (RingConsumer<T, ?> c : cs) {
+                c.wake();
+            }
+        }
+    }
+
+    private void cancelUpstream() {
+        upstreamDone = true;
+        Subscription s = upstream.get();
+        if (s != null) {
+            s.cancel();
+        }
+    }
+
+    private void closeWithError(Throwable t) {
+        if (!closeCause.compareAndSet(null, t)) {
+            Operators.onErrorDropped(t, Context.empty());
+            return;
+        }
+        setClosed();
+    }
+
+    private void close() {
+        closeCause.compareAndSet(null, COMPLETED);
+        setClosed();
+    }
+
+    /** Sets {@link #CLOSED} and fails the waiting publishes, waking nobody. */
+    private void setClosedQuietly() {
+        closeCause.compareAndSet(null, COMPLETED);
+        setClosedBit();
+        producerDrain();
+    }
+
+    private void setClosedBit() {
+        for (;;) {
+            long c = claimed;
+            if ((c & CLOSED) != 0 || CLAIMED.compareAndSet(this, c, c | CLOSED)) {
+                return;
+            }
+        }
+    }
+
+    private void setClosed() {
+        for (;;) {
+            long c = claimed;
+            if ((c & CLOSED) != 0) {
+                break;
+            }
+            if (CLAIMED.compareAndSet(this, c, c | CLOSED)) {
+                break;
+            }
+        }
+        wakeAll();
+        producerDrain(); // fail the waiting publishes
+    }
+
+    private static IllegalStateException closedError() {
+        return new IllegalStateException("ring is closed");
+    }
+
+    /**
+     * The producer-side drain, serialized by {@link #producerWip} (no lock, no blocked thread):
+     * serves waiting publishes in order, then tops up the upstream's demand to the free space.
+     * Lost wake-ups: a waiter increments {@link #waiters} (volatile) before calling this, and a
+     * consumer writes its sequence (volatile) before reading {@link #waiters}; so either the consumer
+     * runs a drain, or the waiter's drain sees the consumer's progress.
+     */
+    private void producerDrain() {
+        if (producerWip.getAndIncrement() != 0) {
+            return;
+        }
+        int missed = 1;
+        for (;;) {
+            PendingPublish<T> p;
+            while ((p = pending.peek()) != null) {
+                if (p.cancelled) {
+                    pending.poll();
+                    waiters.decrementAndGet();
+                    continue;
+                }
+                if (isClosed()) {
+                    pending.poll();
+                    waiters.decrementAndGet();
+                    p.sink.error(closedError());
+                    continue;
+                }
+                if (!started || !tryReserve(1)) {
+                    break;
+                }
+                pending.poll();
+                long seq = claimAndPublish(p.value);
+                waiters.decrementAndGet();
+                if (seq >= 0) {
+                    p.sink.success(seq);
+                } else {
+                    p.sink.error(closedError());
+                }
+            }
+            Subscription up = upstream.get();
+            if (up != null && started && !upstreamDone && pending.isEmpty() && !isClosed()) {
+                long free = remainingCapacity();
+                if (free > 0 && (free >= replenish || outstanding.get() == 0) && tryReserve(free)) {
+                    outstanding.addAndGet(free);
+                    up.request(free);
+                }
+            }
+            missed = producerWip.addAndGet(-missed);
+            if (missed == 0) {
+                return;
+            }
+        }
+    }
+
+    /** A {@link #publish} waiting for space. */
+    private static final class PendingPublish<T> {
+        final T value;
+        final MonoSink<Long> sink;
+        volatile boolean cancelled;
+
+        PendingPublish(T value, MonoSink<Long> sink) {
+            this.value = value;
+            this.sink = sink;
+        }
+    }
+
+    // ================================================================== builder
+
+    /**
+     * Builds a {@link RingBuffer}.
+     *
+     * @param <T> the event type
+     */
+    public static final class Builder<T> {
+        private final ActorGroup group;
+        private int size = 1024;
+        private String name;
+        private RingErrorPolicy errorPolicy = RingErrorPolicy.STOP;
+        private Supplier<? extends T> eventFactory;
+
+        Builder(ActorGroup group) {
+            this.group = group;
+        }
+
+        /**
+         * @param size the number of slots: a power of two, from 1 to 2^30 (default 1024)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code size} is not a power of two in that range
+         */
+        public Builder<T> size(int size) {
+            if (size < 1 || size > (1 << 30) || Integer.bitCount(size) != 1) {
+                throw new IllegalArgumentException("size must be a power of two between 1 and 2^30 but was " + size);
+            }
+            this.size = size;
+            return this;
+        }
+
+        /**
+         * @param name the ring's name, used in the consumers' actor paths (default {@code ring-<n>})
+         * @return this builder
+         * @throws NullPointerException     if {@code name} is {@code null}
+         * @throws IllegalArgumentException if {@code name} is blank
+         */
+        public Builder<T> name(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank");
+            }
+            this.name = name;
+            return this;
+        }
+
+        /**
+         * @param policy what a handler failure does (default {@link RingErrorPolicy#STOP})
+         * @return this builder
+         * @throws NullPointerException if {@code policy} is {@code null}
+         */
+        public Builder<T> errorPolicy(RingErrorPolicy policy) {
+            this.errorPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Pre-allocates every slot with an event from {@code factory} (called {@code size} times by
+         * {@link #build()}), for producers that fill events in place with
+         * {@link RingBuffer#tryPublishEvent}, as with the Disruptor's event factory: no allocation per
+         * event. Consumers then see the slot's object, which is reused {@code size} events later; they
+         * must not keep it beyond their handler call. {@code tryPublish(event)}, {@code publish} and
+         * the {@code Subscriber} side still work but store their own object in the slot, which a later
+         * {@code tryPublishEvent} on that slot then fills in place: do not mix the two styles on one
+         * ring unless that is intended.
+         *
+         * @param factory creates one event per slot; must not return {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code factory} is {@code null}
+         */
+        public Builder<T> eventFactory(Supplier<? extends T> factory) {
+            this.eventFactory = Objects.requireNonNull(factory, "factory");
+            return this;
+        }
+
+        /**
+         * @return a new, unstarted ring
+         * @throws NullPointerException if the event factory returned {@code null}
+         */
+        public RingBuffer<T> build() {
+            return new RingBuffer<>(this);
+        }
+    }
+}

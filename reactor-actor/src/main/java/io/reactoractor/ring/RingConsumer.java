@@ -1,0 +1,525 @@
+package io.reactoractor.ring;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.reactoractor.ActorGroup;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Operators;
+
+/**
+ * One consumer of a {@link RingBuffer}: a sequence, a {@link RingHandler}, a place in the ring's
+ * dependency graph, and an actor of the ring's group that runs the handler in turns.
+ *
+ * <h2>Turns and batches</h2>
+ * A consumer's barrier is the lowest sequence of its live dependencies (or, without any, the highest
+ * contiguously published sequence). In a turn it handles every event up to the barrier, in batches:
+ * a batch is cut at the barrier read at its start, by the downstream demand of a published consumer,
+ * and by an adaptive size that keeps one batch well under the scheduler's quota; between batches the
+ * turn's quota and preemption checks apply, so a busy consumer shares its carrier fairly. After each
+ * batch the consumer publishes its sequence (volatile store) and wakes its dependents and, if the
+ * producer side waits for space, the producer drain. With nothing to do it parks: its actor is
+ * neither queued nor running and holds no thread; whoever moves its barrier (the producer, a
+ * dependency, a {@code request(n)}) wakes it.
+ *
+ * <h2>State (per consumer)</h2>
+ * <pre>
+ *   state      | event                                     | next state / action
+ *   -----------+-------------------------------------------+-------------------------------------------
+ *   created    | ring.start()                              | parked; woken at once
+ *   parked     | barrier moves / request(n) / terminal     | running (scheduled by the actor cell)
+ *   running    | no event below barrier or no demand       | parked (the cell's post-turn re-check closes
+ *              |                                           | the race with a concurrent wake)
+ *   running    | quota used / preemption                   | re-queued, runs again later
+ *   running    | ring closed and every event handled       | terminated: onComplete, or onError(closing error)
+ *   any live   | handler failure under STOP, or ring failed| terminated: onError(failure), nothing more handled
+ *   any live   | downstream cancel                         | removed: sequence := MAX (leaves gating), terminated
+ *   any live   | request(n &lt;= 0)                           | removed; onError(IllegalArgumentException) (rule 3.9)
+ *   terminated | subscribe                                 | onSubscribe + the terminal signal
+ * </pre>
+ *
+ * <h2>As a publisher</h2>
+ * A consumer made with {@link RingBuffer#publishedConsumer} is a unicast {@link Publisher} of its
+ * handler's non-null results (a second subscriber gets {@code onError(IllegalStateException)}); it
+ * handles an event only while its subscriber has outstanding demand, so a slow subscriber holds the
+ * ring back. A consumer made with {@link RingBuffer#consumer} rejects subscribers the same way.
+ *
+ * @param <T> the event type
+ * @param <R> the result type
+ */
+public final class RingConsumer<T, R> implements Publisher<R> {
+
+    private static final VarHandle SEQUENCE;
+
+    static {
+        try {
+            SEQUENCE = MethodHandles.lookup().findVarHandle(RingConsumer.class, "sequence", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final Object COMPLETED = new Object();
+    private static final int MIN_CHUNK = 1;
+    private static final int INITIAL_CHUNK = 64;
+
+    private final RingBuffer<T> ring;
+    private final String name;
+    private final RingHandler<? super T, ? extends R> handler;
+    private final boolean publishedConsumer;
+    private final boolean skipOnError;
+
+    // ---- graph (built before start under the ring's lock, read-only afterwards)
+    private final List<RingConsumer<T, ?>> dependencyList = new ArrayList<>();
+    private final List<RingConsumer<T, ?>> dependentList = new ArrayList<>();
+    private RingConsumer<T, ?>[] dependencies;
+    private RingConsumer<T, ?>[] dependents;
+    private volatile ConsumerCell cell;
+
+    /**
+     * The highest event handled; {@link Long#MAX_VALUE} once removed from gating. Written only by the
+     * consumer's actor with {@code setVolatile} after it finished reading the slots up to it (release:
+     * the producer's later overwrite of those slots cannot be seen by those reads) and before it reads
+     * any wake-up state (StoreLoad, for the lost-wake-up arguments of dependents and the producer).
+     * Read by dependents, the producer and metrics with volatile reads (acquire: a dependent then sees
+     * the events' slots as the dependency saw them).
+     */
+    @SuppressWarnings("unused")
+    private volatile long sequence = -1L;
+
+    // ---- downstream (published consumers)
+    private final AtomicReference<Subscriber<? super R>> subscriberSlot = new AtomicReference<>();
+    private volatile Subscriber<? super R> downstream;
+    private final AtomicLong requested = new AtomicLong();
+    /** Results emitted; written only by the actor (single writer), read by {@link #hasWork()}. */
+    private volatile long emitted;
+    private volatile boolean cancelled;
+    private final AtomicReference<Throwable> badRequest = new AtomicReference<>();
+
+    // ---- terminal
+    private volatile boolean done;
+    /** {@link #COMPLETED} or the error; written before {@link #done}. */
+    private volatile Object terminal;
+    private final AtomicBoolean terminalDelivered = new AtomicBoolean();
+
+    // ---- actor-confined
+    private int chunk = INITIAL_CHUNK;
+    private long chunkTargetNanos;
+    /** Written only by the actor; volatile for the metrics getters. */
+    private volatile long processed;
+    private volatile long skipped;
+
+    RingConsumer(RingBuffer<T> ring, String name, RingHandler<? super T, ? extends R> handler,
+            boolean publishedConsumer) {
+        this.ring = ring;
+        this.name = name;
+        this.handler = handler;
+        this.publishedConsumer = publishedConsumer;
+        this.skipOnError = ring.errorPolicy() == RingErrorPolicy.SKIP;
+    }
+
+    // ================================================================== public API
+
+    /** @return the consumer's name, unique in its ring */
+    public String name() {
+        return name;
+    }
+
+    /** @return the ring this consumer belongs to */
+    public RingBuffer<T> ring() {
+        return ring;
+    }
+
+    /** @return whether this consumer is a publisher of its results ({@link RingBuffer#publishedConsumer}) */
+    public boolean isPublished() {
+        return publishedConsumer;
+    }
+
+    /**
+     * @return the highest sequence handled ({@code -1} before the first), or {@link Long#MAX_VALUE}
+     *         once the consumer left the gating set (its subscriber cancelled)
+     */
+    public long sequence() {
+        return sequence;
+    }
+
+    /** @return how many published events this consumer has yet to handle (0 once removed); momentary */
+    public long lag() {
+        long s = sequence;
+        if (s == Long.MAX_VALUE) {
+            return 0;
+        }
+        return Math.max(0, ring.cursor() - s);
+    }
+
+    /** @return events handled so far (skipped ones included) */
+    public long processedEvents() {
+        return processed;
+    }
+
+    /** @return events whose handler failed and that {@link RingErrorPolicy#SKIP} skipped */
+    public long skippedEvents() {
+        return skipped;
+    }
+
+    /** @return whether the consumer terminated (completed, failed, or removed by cancellation) */
+    public boolean isTerminated() {
+        return done;
+    }
+
+    /** @return the names of the consumers this one depends on */
+    public List<String> dependencyNames() {
+        synchronized (ring) {
+            List<String> names = new ArrayList<>();
+            for (RingConsumer<T, ?> d : dependencyList) {
+                names.add(d.name);
+            }
+            return names;
+        }
+    }
+
+    @Override
+    public void subscribe(Subscriber<? super R> s) {
+        Objects.requireNonNull(s, "subscriber"); // rule 1.9
+        if (!publishedConsumer) {
+            Operators.error(s, new IllegalStateException("consumer " + name + " of ring " + ring.name()
+                    + " is not published: create it with publishedConsumer(..) to subscribe to its results"));
+            return;
+        }
+        if (!subscriberSlot.compareAndSet(null, s)) {
+            if (subscriberSlot.get() == TERMINATED_SUBSCRIBER) {
+                // terminated before anyone subscribed: the late subscriber gets the terminal signal
+                Object t = terminal; // written before the sentinel was set
+                if (t == COMPLETED) {
+                    Operators.complete(s);
+                } else if (t instanceof Throwable e) {
+                    Operators.error(s, e);
+                } else {
+                    Operators.error(s, new IllegalStateException("consumer " + name + " of ring " + ring.name()
+                            + " was cancelled"));
+                }
+                return;
+            }
+            Operators.error(s, new IllegalStateException("consumer " + name + " of ring " + ring.name()
+                    + " allows only one subscriber"));
+            return;
+        }
+        s.onSubscribe(new ConsumerSubscription());
+        downstream = s;
+        if (done && terminalDelivered.compareAndSet(false, true)) {
+            deliverTerminal(s, terminal); // raced the termination (see terminate())
+            return;
+        }
+        wake();
+    }
+
+    @Override
+    public String toString() {
+        return "RingConsumer[" + ring.name() + "/" + name + "]";
+    }
+
+    // ================================================================== graph (ring lock held)
+
+    void addDependency(RingConsumer<T, ?> d) {
+        if (!dependencyList.contains(d)) {
+            dependencyList.add(d);
+            d.dependentList.add(this);
+        }
+    }
+
+    List<RingConsumer<T, ?>> dependencies() {
+        return dependencyList;
+    }
+
+    /** @return whether some dependency still gates this consumer (not removed) */
+    boolean hasLiveDependency() {
+        for (RingConsumer<T, ?> d : dependencyList) {
+            if (d.sequence() != Long.MAX_VALUE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @SuppressWarnings("unchecked")
+    void createCell(ActorGroup group, String path) {
+        dependencies = dependencyList.toArray(new RingConsumer[0]);
+        dependents = dependentList.toArray(new RingConsumer[0]);
+        chunkTargetNanos = Math.max(10_000L, group.scheduler().quota().toNanos() / 8);
+        cell = new ConsumerCell(group, path, this); // volatile: publishes the arrays above
+    }
+
+    // ================================================================== scheduling
+
+    void wake() {
+        ConsumerCell c = cell;
+        if (c != null) {
+            c.wake();
+        }
+    }
+
+    /**
+     * Whether the actor can make progress (any thread; a spurious {@code true} costs one empty turn).
+     * Reads only volatile state, so together with the volatile writes of whoever creates the work and
+     * the cell's CAS on its status word, a wake-up is never lost.
+     */
+    boolean hasWork() {
+        if (done) {
+            return false;
+        }
+        if (cancelled || badRequest.get() != null || ring.failure() != null) {
+            return true;
+        }
+        long s = sequence;
+        long fin = ring.finalCount();
+        if (fin >= 0 && s + 1 >= fin) {
+            return true;
+        }
+        if (publishedConsumer && (downstream == null || requested.get() - emitted <= 0)) {
+            return false;
+        }
+        return barrier(s, s + 1) > s;
+    }
+
+    /** @return the highest sequence in {@code (s, limit]} this consumer may handle, or {@code s} */
+    private long barrier(long s, long limit) {
+        RingConsumer<T, ?>[] ds = dependencies;
+        long min = Long.MAX_VALUE;
+        for (RingConsumer<T, ?> d : ds) {
+            long ds2 = d.sequence(); // acquire: the dependency handled everything up to it
+            if (ds2 < min) {
+                min = ds2;
+            }
+        }
+        if (min == Long.MAX_VALUE) {
+            return ring.highestPublished(s + 1, limit);
+        }
+        return Math.min(min, limit);
+    }
+
+    /** The actor's turn: batches until no work, the quota or preemption. */
+    void runTurn() {
+        ConsumerCell c = cell;
+        for (;;) {
+            if (done) {
+                return;
+            }
+            if (cancelled) {
+                remove();
+                terminate(null, false);
+                return;
+            }
+            Throwable br = badRequest.get();
+            if (br != null) {
+                remove();
+                terminate(br, true);
+                return;
+            }
+            Throwable f = ring.failure();
+            if (f != null) {
+                terminate(f, true);
+                return;
+            }
+            long s = sequence;
+            long fin = ring.finalCount();
+            if (fin >= 0 && s + 1 >= fin) {
+                Throwable e = ring.closingError();
+                terminate(e, true);
+                return;
+            }
+            Subscriber<? super R> d = downstream;
+            long limit = s + chunk;
+            if (publishedConsumer) {
+                if (d == null) {
+                    return;
+                }
+                long demand = requested.get() - emitted;
+                if (demand <= 0) {
+                    return;
+                }
+                if (demand < chunk) {
+                    limit = s + demand; // (s + demand could overflow for an unbounded request)
+                }
+            }
+            long end = barrier(s, limit);
+            if (end <= s) {
+                return;
+            }
+            if (!c.shouldContinue()) {
+                return;
+            }
+            runBatch(c, d, s + 1, end);
+        }
+    }
+
+    private void runBatch(ConsumerCell c, Subscriber<? super R> d, long from, long end) {
+        long next = from;
+        long emittedNow = 0;
+        long skippedNow = 0;
+        Throwable failed = null;
+        c.beginBatch();
+        long t0 = System.nanoTime();
+        try {
+            for (; next <= end; next++) {
+                T event = ring.event(next);
+                R r;
+                try {
+                    r = handler.onEvent(event, next, next == end);
+                } catch (Throwable t) {
+                    Exceptions.throwIfJvmFatal(t);
+                    if (skipOnError) {
+                        skippedNow++;
+                        continue;
+                    }
+                    failed = t;
+                    break;
+                }
+                if (r != null && d != null) {
+                    emittedNow++;
+                    d.onNext(r);
+                }
+            }
+        } finally {
+            c.endBatch();
+        }
+        long took = System.nanoTime() - t0;
+        if (took < chunkTargetNanos / 2 && chunk < ring.size()) {
+            chunk = Math.min(ring.size(), chunk << 1);
+        } else if (took > chunkTargetNanos && chunk > MIN_CHUNK) {
+            chunk = Math.max(MIN_CHUNK, chunk >> 1);
+        }
+        if (emittedNow > 0) {
+            emitted = emitted + emittedNow;
+        }
+        if (skippedNow > 0) {
+            skipped = skipped + skippedNow;
+        }
+        processed = processed + (next - from);
+        if (next > from) {
+            SEQUENCE.setVolatile(this, next - 1);
+            for (RingConsumer<T, ?> dep : dependents) {
+                dep.wake();
+            }
+            ring.consumerAdvanced();
+        }
+        if (failed != null) {
+            ring.fail(failed); // the loop then terminates this consumer with onError(failed)
+        }
+    }
+
+    /** Leaves the gating set: dependents and the producer stop waiting for this consumer. */
+    private void remove() {
+        SEQUENCE.setVolatile(this, Long.MAX_VALUE);
+        ring.consumerRemoved();
+        for (RingConsumer<T, ?> dep : dependents) {
+            dep.wake();
+        }
+        ring.consumerAdvanced();
+    }
+
+    /**
+     * Terminates (actor thread, or the cell's drain). The terminal signal goes to the subscriber
+     * exactly once: {@link #terminalDelivered} is claimed either here (if {@link #downstream} is
+     * already set) or by a concurrent {@link #subscribe} that set it and then saw {@link #done}; both
+     * sides write their field (volatile) before reading the other's, so one of them sees it.
+     */
+    private void terminate(Throwable error, boolean signal) {
+        if (done) {
+            return;
+        }
+        terminal = signal ? (error != null ? error : COMPLETED) : null;
+        done = true;
+        if (signal) {
+            Subscriber<? super R> d = downstream;
+            if (d != null && terminalDelivered.compareAndSet(false, true)) {
+                deliverTerminal(d, terminal);
+            }
+        } else {
+            terminalDelivered.set(true); // cancelled: nothing to deliver
+        }
+        downstream = null;
+        subscriberSlot.set(TERMINATED_SUBSCRIBER); // rule 3.13: forget the subscriber; late ones get `terminal`
+        ConsumerCell c = cell;
+        if (c != null) {
+            c.terminate();
+        }
+        ring.consumerTerminated();
+    }
+
+    private static void deliverTerminal(Subscriber<?> s, Object t) {
+        if (t == COMPLETED) {
+            s.onComplete();
+        } else if (t instanceof Throwable e) {
+            s.onError(e);
+        }
+    }
+
+    /**
+     * The cell terminated (scheduler or group disposed under a live consumer, or our own termination).
+     * The disposal terminates every cell of the ring's group, so each consumer delivers the failure
+     * from here; the others are not woken (their carriers are gone). A consumer that was queued, not
+     * parked, when the scheduler was disposed now is never drained by the engine (its termination
+     * finds it scheduled): it then delivers nothing (a limitation of the engine's shutdownNow).
+     */
+    void cellTerminated() {
+        if (!done) {
+            ring.fail(cell.rejected(), false);
+            terminate(ring.failure(), true);
+        }
+    }
+
+    @SuppressWarnings("rawtypes")
+    private static final Subscriber TERMINATED_SUBSCRIBER = new Subscriber<Object>() {
+        @Override
+        public void onSubscribe(Subscription s) {
+            s.cancel();
+        }
+
+        @Override
+        public void onNext(Object o) {
+        }
+
+        @Override
+        public void onError(Throwable t) {
+        }
+
+        @Override
+        public void onComplete() {
+        }
+    };
+
+    /** The subscriber's handle: demand and cancellation (any thread). */
+    private final class ConsumerSubscription implements Subscription {
+        @Override
+        public void request(long n) {
+            if (n <= 0) {
+                badRequest.compareAndSet(null, new IllegalArgumentException(
+                        "consumer " + name + ": request(n) needs n > 0 but was " + n + " (rule 3.9)"));
+            } else {
+                for (;;) {
+                    long r = requested.get();
+                    long u = r + n;
+                    if (r == Long.MAX_VALUE || requested.compareAndSet(r, u < 0 ? Long.MAX_VALUE : u)) {
+                        break;
+                    }
+                }
+            }
+            wake();
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+            wake();
+        }
+    }
+}

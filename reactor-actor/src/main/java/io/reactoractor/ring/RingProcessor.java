@@ -1,0 +1,80 @@
+package io.reactoractor.ring;
+
+import java.util.Objects;
+
+import org.reactivestreams.Processor;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * A single-consumer ring as an identity {@link Processor}: the ring is the subscriber side, its one
+ * published consumer passes every event on unchanged. Demand upstream is the ring's free space, which
+ * the consumer frees only as its (unicast) subscriber requests.
+ *
+ * @param <T> the element type
+ */
+public final class RingProcessor<T> implements Processor<T, T> {
+
+    private final RingBuffer<T> ring;
+    private final RingConsumer<T, T> consumer;
+
+    private RingProcessor(RingBuffer<T> ring) {
+        this.ring = ring;
+        this.consumer = ring.publishedConsumer("identity", (e, s, eob) -> e);
+        ring.start();
+    }
+
+    /**
+     * @param scheduler an {@link io.reactoractor.ActorScheduler} or one of its groups
+     * @param size      the ring size: a power of two (see {@link RingBuffer.Builder#size(int)})
+     * @param <T>       the element type
+     * @return a started processor
+     * @throws NullPointerException     if {@code scheduler} is {@code null}
+     * @throws IllegalArgumentException if {@code scheduler} is not an actor scheduler or group, or
+     *                                  {@code size} is not a power of two in range
+     */
+    public static <T> RingProcessor<T> create(Scheduler scheduler, int size) {
+        return new RingProcessor<>(RingBuffer.<T>builder(scheduler).size(size).build());
+    }
+
+    /** @return the ring behind this processor (metrics, {@code tryPublish}, {@code publish}) */
+    public RingBuffer<T> ring() {
+        return ring;
+    }
+
+    /** @return the ring's only consumer, the processor's publisher side */
+    public RingConsumer<T, T> consumer() {
+        return consumer;
+    }
+
+    @Override
+    public void subscribe(Subscriber<? super T> s) {
+        consumer.subscribe(s);
+    }
+
+    @Override
+    public void onSubscribe(Subscription s) {
+        ring.onSubscribe(s);
+    }
+
+    @Override
+    public void onNext(T t) {
+        ring.onNext(t);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+        ring.onError(Objects.requireNonNull(t, "onError throwable"));
+    }
+
+    @Override
+    public void onComplete() {
+        ring.onComplete();
+    }
+
+    @Override
+    public String toString() {
+        return "RingProcessor[" + ring + "]";
+    }
+}

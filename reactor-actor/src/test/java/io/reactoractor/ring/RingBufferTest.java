@@ -1,0 +1,528 @@
+package io.reactoractor.ring;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.LongStream;
+
+import io.reactoractor.ActorGroup;
+import io.reactoractor.ActorScheduler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+/** Behaviour of the ring: graph order, gating, backpressure, publish paths, terminal signals, parking. */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class RingBufferTest {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("ring-test").threads(2).build();
+
+    @AfterEach
+    void tearDown() {
+        scheduler.dispose();
+    }
+
+    static void await(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + LONG.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("not reached within " + LONG + ": " + what);
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail("interrupted");
+            }
+        }
+    }
+
+    @Test
+    void diamondDeliversEveryEventToTheJoinAfterBothBranches() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(16).build();
+        RingConsumer<Integer, Void> a = ring.consumer("a", (e, s, eob) -> null);
+        RingConsumer<Integer, Void> b = ring.consumer("b", (e, s, eob) -> null);
+        List<String> violations = new CopyOnWriteArrayList<>();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> {
+            if (a.sequence() < s || b.sequence() < s) {
+                violations.add("c saw " + s + " before a=" + a.sequence() + " b=" + b.sequence());
+            }
+            return e * 10;
+        });
+        ring.handleEventsWith(a, b).then(c);
+        ring.start();
+        Flux.range(0, 1000).subscribeOn(Schedulers.single()).subscribe(ring);
+        StepVerifier.create(c)
+                .expectNextSequence(IntStream.range(0, 1000).map(i -> i * 10).boxed().collect(Collectors.toList()))
+                .expectComplete()
+                .verify(LONG);
+        ring.whenTerminated().block(LONG);
+        assertEquals(List.of(), violations);
+        assertEquals(1000, a.processedEvents());
+        assertEquals(1000, b.processedEvents());
+        assertEquals(999, c.sequence());
+        assertEquals(0, c.lag());
+        assertEquals(List.of("a", "b"), c.dependencyNames());
+    }
+
+    @Test
+    void aConsumerWithoutDemandGatesTheProducerAndTryPublishSaysFalse() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(4).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.start();
+        Recorder<Integer> r = new Recorder<>();
+        c.subscribe(r);
+        for (int i = 0; i < 4; i++) {
+            assertTrue(ring.tryPublish(i), "event " + i + " fits");
+        }
+        assertFalse(ring.tryPublish(4), "the ring is full: the slowest consumer has no demand");
+        assertEquals(0, ring.remainingCapacity());
+        assertEquals(4, c.lag());
+        r.subscription.request(1);
+        await(() -> ring.tryPublish(4), "one slot freed after request(1)");
+        assertEquals(List.of(0), r.values);
+        assertFalse(ring.tryPublish(5));
+        r.subscription.request(Long.MAX_VALUE);
+        await(() -> r.values.size() == 5, "the rest delivered");
+        assertEquals(List.of(0, 1, 2, 3, 4), r.values);
+    }
+
+    @Test
+    void monoPublishWaitsForSpaceWithoutAThreadAndTryPublishDoesNotOvertakeIt() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(2).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.start();
+        Recorder<Integer> r = new Recorder<>();
+        c.subscribe(r);
+        assertEquals(0L, ring.publish(10).block(LONG));
+        assertEquals(1L, ring.publish(11).block(LONG));
+        AtomicLong seq = new AtomicLong(-1);
+        ring.publish(12).subscribe(seq::set);
+        assertEquals(-1, seq.get(), "must wait: the ring is full");
+        assertFalse(ring.tryPublish(13), "a waiting publish goes first");
+        r.subscription.request(1);
+        await(() -> seq.get() == 2, "the waiting publish got sequence 2 once a slot was freed");
+        r.subscription.request(10);
+        await(() -> r.values.size() == 3, "all three delivered");
+        assertEquals(List.of(10, 11, 12), r.values);
+    }
+
+    @Test
+    void aCancelledWaitingPublishIsWithdrawn() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(1).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.start();
+        Recorder<Integer> r = new Recorder<>();
+        c.subscribe(r);
+        assertTrue(ring.tryPublish(1));
+        ring.publish(2).subscribe().dispose();
+        Mono<Long> third = ring.publish(3);
+        AtomicLong seq = new AtomicLong(-1);
+        third.subscribe(seq::set);
+        r.subscription.request(3);
+        await(() -> seq.get() == 1, "the third event took sequence 1: the cancelled one was withdrawn");
+        await(() -> r.values.size() == 2, "delivered");
+        assertEquals(List.of(1, 3), r.values);
+    }
+
+    /** A mutable event for the event-factory test. */
+    static final class Slot {
+        long value;
+    }
+
+    @Test
+    void anEventFactoryRingReusesItsSlotsAndFillsThemInPlace() {
+        AtomicInteger created = new AtomicInteger();
+        RingBuffer<Slot> ring = RingBuffer.<Slot>builder(scheduler).size(8).eventFactory(() -> {
+            created.incrementAndGet();
+            return new Slot();
+        }).build();
+        assertEquals(8, created.get(), "one event per slot, at build time");
+        Set<Slot> seenObjects = Collections.newSetFromMap(new IdentityHashMap<>());
+        List<Long> values = new CopyOnWriteArrayList<>();
+        RingConsumer<Slot, Void> a = ring.consumer("a", (e, s, eob) -> {
+            seenObjects.add(e);
+            values.add(e.value);
+            return null;
+        });
+        ring.start();
+        for (int i = 0; i < 100; i++) {
+            final long v = i * 3L;
+            await(() -> ring.tryPublishEvent(slot -> slot.value = v), "event " + v);
+        }
+        await(() -> a.sequence() == 99, "all handled");
+        assertEquals(LongStream.range(0, 100).map(i -> i * 3).boxed().collect(Collectors.toList()), values);
+        assertEquals(8, seenObjects.size(), "only the 8 pre-allocated events were used");
+        assertEquals(8, created.get());
+        // a translator that throws: the event is still published (no hole), the exception reaches the caller
+        IllegalStateException boom = new IllegalStateException("translator failed");
+        IllegalStateException thrown = assertThrows(IllegalStateException.class,
+                () -> ring.tryPublishEvent(slot -> {
+                    slot.value = -1;
+                    throw boom;
+                }));
+        assertSame(boom, thrown);
+        await(() -> a.sequence() == 100, "the sequence claimed by the failing translator was published");
+    }
+
+    @Test
+    void tryPublishEventNeedsAnEventFactory() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).build();
+        ring.consumer("a", (e, s, eob) -> null);
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> ring.tryPublishEvent(x -> { }));
+        assertTrue(e.getMessage().contains("no event factory"), e.getMessage());
+        assertThrows(NullPointerException.class, () -> ring.tryPublishEvent(null));
+        assertThrows(NullPointerException.class,
+                () -> RingBuffer.<Integer>builder(scheduler).eventFactory(null));
+        assertThrows(NullPointerException.class,
+                () -> RingBuffer.<Integer>builder(scheduler).size(2).eventFactory(() -> null).build());
+    }
+
+    @Test
+    void theSubscriberSideRequestsExactlyTheFreeSpace() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.start();
+        List<Long> requests = new CopyOnWriteArrayList<>();
+        Flux.range(0, 100).doOnRequest(requests::add).subscribe(ring);
+        assertEquals(List.of(8L), requests, "initial demand = the whole free ring");
+        assertEquals(0, ring.remainingCapacity());
+        Recorder<Integer> r = new Recorder<>();
+        c.subscribe(r);
+        for (int i = 1; i <= 5; i++) {
+            final int n = i;
+            r.subscription.request(1);
+            await(() -> r.values.size() == n, n + " delivered");
+            // the upstream delivers synchronously: once nothing is outstanding, every freed slot is re-requested
+            await(() -> requests.stream().mapToLong(Long::longValue).sum() == 8 + n, "slot " + n + " re-requested");
+            assertEquals(0, ring.remainingCapacity(), "demand never exceeds the free space");
+        }
+        r.subscription.request(Long.MAX_VALUE);
+        assertTrue(r.awaitTerminal(LONG));
+        assertTrue(r.completed);
+        assertEquals(100, r.values.size());
+        long total = requests.stream().mapToLong(Long::longValue).sum();
+        assertTrue(total >= 100, "demand covers the events: " + requests);
+    }
+
+    @Test
+    void anUpstreamThatOverflowsItsDemandFailsTheRing() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(2).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.start();
+        Publisher<Integer> rogue = s -> {
+            s.onSubscribe(new Subscription() {
+                @Override
+                public void request(long n) {
+                }
+
+                @Override
+                public void cancel() {
+                }
+            });
+            for (int i = 0; i < 3; i++) {
+                s.onNext(i);
+            }
+        };
+        rogue.subscribe(ring);
+        StepVerifier.create(c).expectNext(0, 1)
+                .expectErrorSatisfies(e -> {
+                    assertInstanceOf(IllegalStateException.class, e);
+                    assertTrue(e.getMessage().contains("beyond the demand"), e.getMessage());
+                })
+                .verify(LONG);
+    }
+
+    @Test
+    void anUpstreamErrorArrivesAfterTheEventsPublishedBeforeIt() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(64).build();
+        RingConsumer<Integer, Integer> a = ring.consumer("a", (e, s, eob) -> null);
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.handleEventsWith(a).then(c);
+        ring.start();
+        IllegalStateException boom = new IllegalStateException("boom");
+        Flux.range(0, 10).concatWith(Mono.error(boom)).subscribe(ring);
+        StepVerifier.create(c).expectNextCount(10).expectErrorMatches(e -> e == boom).verify(LONG);
+        StepVerifier.create(ring.whenTerminated()).expectErrorMatches(e -> e == boom).verify(LONG);
+        assertFalse(ring.tryPublish(1), "closed");
+        StepVerifier.create(ring.publish(1)).expectError(IllegalStateException.class).verify(LONG);
+    }
+
+    @Test
+    void stopPolicyStopsTheWholeRingOnAHandlerFailure() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8).build();
+        RuntimeException boom = new RuntimeException("handler failed");
+        RingConsumer<Integer, Integer> a = ring.consumer("a", (e, s, eob) -> {
+            if (e == 5) {
+                throw boom;
+            }
+            return null;
+        });
+        RingConsumer<Integer, Integer> b = ring.publishedConsumer("b", (e, s, eob) -> e);
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.handleEventsWith(a, b).then(c);
+        ring.start();
+        List<Boolean> cancelled = new CopyOnWriteArrayList<>();
+        Flux.range(0, 1_000_000).doOnCancel(() -> cancelled.add(true)).subscribeOn(Schedulers.single())
+                .subscribe(ring);
+        // the failure stops the ring at once: c got a prefix of 0..4 (how much depends on timing), never 5
+        StepVerifier.create(c).thenConsumeWhile(x -> x < 5).expectErrorMatches(e -> e == boom).verify(LONG);
+        StepVerifier.create(b).thenConsumeWhile(x -> true).expectErrorMatches(e -> e == boom).verify(LONG);
+        StepVerifier.create(ring.whenTerminated()).expectErrorMatches(e -> e == boom).verify(LONG);
+        await(() -> !cancelled.isEmpty(), "upstream cancelled");
+        assertEquals(4, a.sequence(), "a stopped before the failing event");
+        assertFalse(ring.tryPublish(99));
+    }
+
+    @Test
+    void skipPolicySkipsTheFailingEventAndDependentsStillSeeIt() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8)
+                .errorPolicy(RingErrorPolicy.SKIP).build();
+        RingConsumer<Integer, Integer> a = ring.publishedConsumer("a", (e, s, eob) -> {
+            if (e % 3 == 0) {
+                throw new IllegalStateException("no multiples of 3");
+            }
+            return e;
+        });
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.handleEventsWith(a).then(c);
+        ring.start();
+        Recorder<Integer> cs = new Recorder<>();
+        c.subscribe(cs);
+        cs.subscription.request(Long.MAX_VALUE); // c gates the ring: it must consume while a is collected
+        Flux.range(0, 30).subscribe(ring);
+        StepVerifier.create(Flux.from(a).collectList())
+                .expectNext(IntStream.range(0, 30).filter(i -> i % 3 != 0).boxed().collect(Collectors.toList()))
+                .expectComplete()
+                .verify(LONG);
+        assertTrue(cs.awaitTerminal(LONG));
+        assertTrue(cs.completed);
+        assertEquals(IntStream.range(0, 30).boxed().collect(Collectors.toList()), cs.values);
+        assertEquals(10, a.skippedEvents());
+        assertEquals(30, a.processedEvents());
+    }
+
+    @Test
+    void cancellingADownstreamRemovesItsConsumerFromGatingAndFromItsDependentsBarrier() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(4).build();
+        RingConsumer<Integer, Integer> slow = ring.publishedConsumer("slow", (e, s, eob) -> e);
+        RingConsumer<Integer, Integer> fast = ring.publishedConsumer("fast", (e, s, eob) -> e);
+        RingConsumer<Integer, Integer> join = ring.publishedConsumer("join", (e, s, eob) -> e);
+        ring.handleEventsWith(slow, fast).then(join);
+        ring.start();
+        Recorder<Integer> slowSub = new Recorder<>();
+        slow.subscribe(slowSub);
+        Recorder<Integer> joinSub = new Recorder<>();
+        join.subscribe(joinSub);
+        joinSub.subscription.request(Long.MAX_VALUE);
+        Flux.from(fast).subscribe();
+        for (int i = 0; i < 4; i++) {
+            assertTrue(ring.tryPublish(i));
+        }
+        assertFalse(ring.tryPublish(4), "slow has no demand: it gates");
+        assertEquals(List.of(), joinSub.values, "join waits for slow");
+        slowSub.subscription.cancel();
+        await(() -> slow.isTerminated(), "slow removed");
+        assertEquals(Long.MAX_VALUE, slow.sequence());
+        await(() -> joinSub.values.size() == 4, "join no longer waits for slow");
+        for (int i = 4; i < 100; i++) {
+            final int v = i;
+            await(() -> ring.tryPublish(v), "event " + v);
+        }
+        ring.complete();
+        assertTrue(joinSub.awaitTerminal(LONG));
+        assertTrue(joinSub.completed);
+        assertEquals(IntStream.range(0, 100).boxed().collect(Collectors.toList()), joinSub.values);
+        StepVerifier.create(ring.whenTerminated()).verifyComplete();
+    }
+
+    @Test
+    void whenTheLastConsumerLeavesTheRingCancelsItsUpstreamAndCloses() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(4).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.start();
+        List<Boolean> cancelled = new CopyOnWriteArrayList<>();
+        Flux.<Integer>never().doOnCancel(() -> cancelled.add(true)).subscribe(ring);
+        Recorder<Integer> r = new Recorder<>();
+        c.subscribe(r);
+        assertFalse(ring.isClosed());
+        r.subscription.cancel();
+        await(() -> !cancelled.isEmpty(), "upstream cancelled once nobody reads");
+        assertTrue(ring.isClosed());
+        assertFalse(ring.tryPublish(1));
+        StepVerifier.create(ring.whenTerminated()).verifyComplete();
+    }
+
+    @Test
+    void disposingTheSchedulerFailsEveryConsumerInsteadOfLeavingThemHanging() {
+        ActorScheduler own = ActorScheduler.builder().name("ring-dispose").threads(1).build();
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(own).size(4).build();
+        RingConsumer<Integer, Integer> a = ring.publishedConsumer("a", (e, s, eob) -> e);
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.handleEventsWith(a).then(c);
+        ring.start();
+        Recorder<Integer> ra = new Recorder<>();
+        a.subscribe(ra);
+        Recorder<Integer> rc = new Recorder<>();
+        c.subscribe(rc);
+        assertTrue(ring.tryPublish(1)); // a has no demand: both consumers park
+        assertTrue(turnsSettle(own.defaultGroup()), "consumers parked");
+        own.dispose();
+        Throwable ea = ra.awaitError(LONG);
+        Throwable ec = rc.awaitError(LONG);
+        assertInstanceOf(java.util.concurrent.RejectedExecutionException.class, ea);
+        assertSame(ea, ec, "the ring failed with one error");
+        StepVerifier.create(ring.whenTerminated()).expectErrorMatches(e -> e == ea).verify(LONG);
+        assertTrue(ring.isClosed());
+        assertFalse(ring.tryPublish(2));
+    }
+
+    @Test
+    void endOfBatchMarksTheLastEventBeforeTheBarrierIsReadAgain() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(256).build();
+        List<long[]> seen = new CopyOnWriteArrayList<>();
+        ring.consumer("a", (e, s, eob) -> {
+            seen.add(new long[] {s, eob ? 1 : 0});
+            return null;
+        });
+        for (int i = 0; i < 200; i++) {
+            assertTrue(ring.tryPublish(i), "publishing before start is allowed");
+        }
+        ring.start();
+        ring.complete();
+        ring.whenTerminated().block(LONG);
+        assertEquals(200, seen.size());
+        assertEquals(1, seen.get(199)[1], "the last event ends a batch");
+        long batches = seen.stream().filter(x -> x[1] == 1).count();
+        assertTrue(batches >= 1 && batches < 200, "events were batched: " + batches + " batches");
+    }
+
+    @Test
+    void aCompletedRingDeliversTheTerminalSignalToALateSubscriber() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(4).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.start();
+        ring.complete();
+        await(c::isTerminated, "c completes without events and without a subscriber");
+        StepVerifier.create(c).verifyComplete();
+    }
+
+    @Test
+    void anIdleConsumerParksAndIsWokenByTheNextEvent() {
+        ActorGroup g = scheduler.group("ring-idle", 1);
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(g).size(16).build();
+        AtomicInteger handled = new AtomicInteger();
+        RingConsumer<Integer, Void> a = ring.consumer("a", (e, s, eob) -> {
+            handled.incrementAndGet();
+            return null;
+        });
+        RingConsumer<Integer, Void> b = ring.consumer("b", (e, s, eob) -> null);
+        ring.handleEventsWith(a).then(b);
+        ring.start();
+        for (int round = 1; round <= 5; round++) {
+            final int expected = round;
+            assertTrue(ring.tryPublish(round));
+            await(() -> handled.get() == expected && b.sequence() == expected - 1, "round " + expected);
+            assertTrue(turnsSettle(g), "an idle consumer runs no turn (it is parked, not polling): turns="
+                    + g.turns());
+        }
+    }
+
+    /**
+     * Whether the group's turn count stops moving: sampled 100 ms apart up to 50 times, so a slow
+     * machine only needs more samples, while a consumer that polls would never settle.
+     */
+    private static boolean turnsSettle(ActorGroup g) {
+        long last = g.turns();
+        for (int i = 0; i < 50; i++) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            long now = g.turns();
+            if (now == last) {
+                return true;
+            }
+            last = now;
+        }
+        return false;
+    }
+
+    @Test
+    void manyProducersWithTryPublishAndPublishLoseNothing() throws Exception {
+        RingBuffer<long[]> ring = RingBuffer.<long[]>builder(scheduler).size(32).build();
+        int producers = 4;
+        int perProducer = 20_000;
+        long[] next = new long[producers];
+        List<String> errors = new CopyOnWriteArrayList<>();
+        RingConsumer<long[], Void> a = ring.consumer("a", (e, s, eob) -> {
+            int p = (int) e[0];
+            if (e[1] != next[p]) {
+                errors.add("producer " + p + ": expected " + next[p] + " got " + e[1]);
+            }
+            next[p] = e[1] + 1;
+            return null;
+        });
+        ring.start();
+        List<Thread> threads = new ArrayList<>();
+        for (int p = 0; p < producers; p++) {
+            final int id = p;
+            Thread t = new Thread(() -> {
+                for (int i = 0; i < perProducer; i++) {
+                    long[] ev = {id, i};
+                    if (id % 2 == 0) {
+                        while (!ring.tryPublish(ev)) {
+                            Thread.onSpinWait();
+                        }
+                    } else {
+                        ring.publish(ev).block(LONG);
+                    }
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join(LONG.toMillis());
+            assertFalse(t.isAlive(), "producer stuck");
+        }
+        ring.complete();
+        ring.whenTerminated().block(LONG);
+        assertEquals(List.of(), errors);
+        for (int p = 0; p < producers; p++) {
+            assertEquals(perProducer, next[p], "producer " + p);
+        }
+        assertEquals((long) producers * perProducer, a.processedEvents());
+        assertNull(ring.whenTerminated().block(LONG));
+        assertSame(ring, a.ring());
+    }
+}
