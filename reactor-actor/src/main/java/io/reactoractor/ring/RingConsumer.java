@@ -467,8 +467,8 @@ public final class RingConsumer<T, R> implements Publisher<R> {
      * The cell terminated (scheduler or group disposed under a live consumer, or our own termination).
      * The disposal terminates every cell of the ring's group, so each consumer delivers the failure
      * from here; the others are not woken (their carriers are gone). A consumer that was queued, not
-     * parked, when the scheduler was disposed now is never drained by the engine (its termination
-     * finds it scheduled): it then delivers nothing (a limitation of the engine's shutdownNow).
+     * parked, when the scheduler was disposed is drained too, once the engine's last thread has exited
+     * (the engine drains what it abandoned in its run queue), so it delivers the failure as well.
      */
     void cellTerminated() {
         if (!done) {

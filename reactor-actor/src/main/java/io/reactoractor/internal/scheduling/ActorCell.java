@@ -259,6 +259,19 @@ public abstract class ActorCell extends SchedulingEntity {
         }
     }
 
+    /**
+     * Called by the engine, once it terminated and its last thread exited, for an actor it finds still
+     * in the run queue: the queue held {@code SCHEDULED} for a carrier that will never come. Gives the
+     * bit back, then terminates and drains the actor (its pending work is cancelled, its terminal
+     * signals delivered) like {@link #terminate} does for an idle one.
+     */
+    final void drainAbandoned() {
+        clearScheduled();
+        if (!terminate()) {
+            tryDrain(); // terminated before, while queued: its drain was left to a holder that never ran
+        }
+    }
+
     /** Gains consumer rights if nobody holds them and drains; repeats while late work shows up. */
     private void tryDrain() {
         for (;;) {

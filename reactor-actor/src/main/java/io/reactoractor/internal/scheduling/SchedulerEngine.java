@@ -294,6 +294,7 @@ public final class SchedulerEngine {
 
     private void threadExited() {
         if (liveThreads.decrementAndGet() == 0 && state == TERMINATED) {
+            drainAbandoned();
             config.metrics().close();
             terminated.tryEmitEmpty();
         }
@@ -372,6 +373,30 @@ public final class SchedulerEngine {
         runQueue.enqueue(cell, now);
         if (wake) {
             pool.onWork();
+        }
+        if (state == TERMINATED && liveThreads.get() == 0) {
+            // a late enqueue (its SCHEDULED bit was set just before the actor was terminated) after the
+            // last thread's drain: nobody else will ever take it (see drainAbandoned)
+            drainAbandoned();
+        }
+    }
+
+    /**
+     * Once terminated and without threads: gives every actor left in the run queue its terminal drain
+     * ({@link ActorCell#drainAbandoned}), so pending tasks are cancelled and terminal signals delivered
+     * even for actors that were queued, not idle, when the engine stopped (idle ones were drained by
+     * {@code terminate()} already). Called by the last thread to exit, and by an enqueue that finds the
+     * engine in that state: the enqueue takes the run queue's lock before it reads the thread count and
+     * the last thread decrements the count before it takes the lock, so one of them sees the actor.
+     */
+    private void drainAbandoned() {
+        ActorCell c;
+        while ((c = runQueue.take(0L)) != null) {
+            try {
+                c.drainAbandoned();
+            } catch (Throwable t) {
+                internalError("draining an actor abandoned by a terminated scheduler", t);
+            }
         }
     }
 
