@@ -8,7 +8,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.LongAdder;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.internal.Internals;
@@ -17,6 +16,11 @@ import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
 import io.reactoractor.internal.scheduling.ActorCell;
 import io.reactoractor.internal.scheduling.TimerEntry;
 import io.reactoractor.internal.scheduling.Turn;
+import io.reactoractor.pull.ConsumerGroupCommand.Ack;
+import io.reactoractor.pull.ConsumerGroupCommand.Nack;
+import io.reactoractor.pull.ConsumerGroupCommand.Pull;
+import io.reactoractor.pull.ConsumerGroupCommand.Release;
+import io.reactoractor.pull.ConsumerGroupCommand.Settle;
 import reactor.core.Exceptions;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -116,9 +120,9 @@ import reactor.util.Loggers;
  * whatever is outstanding, and a late fetch's messages stay in {@code fetched} for the next pull. The
  * actor does not retire while a call is outstanding or acks wait for one ({@link #idle}).
  */
-final class GroupActor extends ActorCell {
+final class ConsumerGroupActor extends ActorCell {
 
-    private static final Logger LOG = Loggers.getLogger(GroupActor.class);
+    private static final Logger LOG = Loggers.getLogger(ConsumerGroupActor.class);
     private static final VarHandle WAITING_FOR_DATA;
     private static final VarHandle ENTRY;
     /** {@code entry} of a retired actor: no post or consumer may enter any more. */
@@ -128,8 +132,8 @@ final class GroupActor extends ActorCell {
 
     static {
         try {
-            WAITING_FOR_DATA = MethodHandles.lookup().findVarHandle(GroupActor.class, "waitingForData", boolean.class);
-            ENTRY = MethodHandles.lookup().findVarHandle(GroupActor.class, "entry", int.class);
+            WAITING_FOR_DATA = MethodHandles.lookup().findVarHandle(ConsumerGroupActor.class, "waitingForData", boolean.class);
+            ENTRY = MethodHandles.lookup().findVarHandle(ConsumerGroupActor.class, "entry", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -137,7 +141,7 @@ final class GroupActor extends ActorCell {
 
     final String subject;
     final String group;
-    private final PullConsumer owner;
+    private final ConsumerGroupSettings settings;
     private final ActorGroup schedulingGroupHandle;
     /** The synchronous store, or {@code null} when {@link #remote} is used. */
     private final MessageStore store;
@@ -155,7 +159,7 @@ final class GroupActor extends ActorCell {
     /** Held here because Micrometer keeps only weak references to the objects its function meters read. */
     private final java.util.function.Supplier<GroupStats> statsSupplier = this::stats;
 
-    private final MpscChunkedArrayQueue<Command> commands = new MpscChunkedArrayQueue<>();
+    private final MpscChunkedArrayQueue<ConsumerGroupCommand> commands = new MpscChunkedArrayQueue<>();
     private final Tick tick = new Tick();
 
     // ---- actor-confined
@@ -213,35 +217,23 @@ final class GroupActor extends ActorCell {
     /** Test seam: runs in {@link #maybeSuspend()} between the suspension and publishing the flag. */
     static volatile Runnable afterSuspendForTest;
 
-    // ---- counters
-    final LongAdder pulls = new LongAdder();
-    final LongAdder pullsTimedOut = new LongAdder();
-    final LongAdder pullsExpired = new LongAdder();
-    final LongAdder suspends = new LongAdder();
-    final LongAdder resumes = new LongAdder();
-    final LongAdder delivered = new LongAdder();
-    final LongAdder acknowledged = new LongAdder();
-    final LongAdder redelivered = new LongAdder();
-    final LongAdder skipped = new LongAdder();
-    final LongAdder deadLettered = new LongAdder();
-    final LongAdder evicted = new LongAdder();
-    final LongAdder queueTimeNanos = new LongAdder();
+    final ConsumerGroupCounters counters = new ConsumerGroupCounters();
 
 
-    GroupActor(PullConsumer owner, ActorGroup schedulingGroup, String subject, String group) {
+    ConsumerGroupActor(ConsumerGroupSettings settings, ActorGroup schedulingGroup, String subject, String group) {
         super(Internals.engine(schedulingGroup), Internals.schedulingGroup(schedulingGroup), schedulingGroup.name() + "/" + subject, 1);
-        this.owner = owner;
+        this.settings = settings;
         this.schedulingGroupHandle = schedulingGroup;
-        this.store = owner.syncStore();
-        this.remote = store == null ? owner.asyncStore() : null;
+        this.store = settings.syncStore;
+        this.remote = store == null ? settings.asyncStore : null;
         this.denseRemote = remote != null && remote.denseOffsets();
-        this.reclaimIntervalNanos = Math.max(owner.ackTimeoutNanos(), 1_000_000L);
+        this.reclaimIntervalNanos = Math.max(settings.ackTimeoutNanos, 1_000_000L);
         this.subject = subject;
         this.group = group;
-        this.ackTimeoutNanos = owner.ackTimeoutNanos();
-        this.maxWaitingPulls = owner.maxWaitingPulls();
-        this.maxBytesPerPull = owner.maxBytesPerPull();
-        this.idleTimeoutNanos = owner.idleTimeoutNanos();
+        this.ackTimeoutNanos = settings.ackTimeoutNanos;
+        this.maxWaitingPulls = settings.maxWaitingPulls;
+        this.maxBytesPerPull = settings.maxBytesPerPull;
+        this.idleTimeoutNanos = settings.idleTimeoutNanos;
         this.lastActive = System.nanoTime();
         if (store != null) {
             store.ensureSubject(subject);
@@ -253,7 +245,7 @@ final class GroupActor extends ActorCell {
             // the store keeps the group's position: the first fetch tells where it stands
             this.nextReclaimAt = lastActive;
         }
-        this.recorder = owner.metrics().bindGroup(subject, group, statsSupplier);
+        this.recorder = settings.metrics.bindGroup(subject, group, statsSupplier);
     }
 
     // ================================================================== any thread
@@ -273,7 +265,7 @@ final class GroupActor extends ActorCell {
      * the caller holds the actor (a consumer's ack or release): a retired actor had nothing in flight
      * and no consumer, so such a command has nothing left to act on and is answered "closed".
      */
-    void post(Command c) {
+    void post(ConsumerGroupCommand c) {
         if (!tryPost(c)) {
             c.fail(new IllegalStateException("pull group " + subject + "/" + group + " retired (idle)"));
         }
@@ -284,7 +276,7 @@ final class GroupActor extends ActorCell {
      *
      * @return {@code false} if the actor retired: ask the consumer for the pair's actor again
      */
-    boolean tryPost(Command c) {
+    boolean tryPost(ConsumerGroupCommand c) {
         if (!enter()) {
             return false;
         }
@@ -364,7 +356,7 @@ final class GroupActor extends ActorCell {
     /** @return {@code true} if this call ended the wait for data (and resumed the actor) */
     private boolean wakeFromDataWait() {
         if (waitingForData && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
-            resumes.increment();
+            counters.resumes.increment();
             resume();
             return true;
         }
@@ -414,7 +406,7 @@ final class GroupActor extends ActorCell {
     /** A snapshot of the actor's scheduling state, for diagnostics (racy by nature). */
     @Override
     public String toString() {
-        return "GroupActor[" + subject + "/" + group + ", scheduled=" + isScheduled() + ", suspends="
+        return "ConsumerGroupActor[" + subject + "/" + group + ", scheduled=" + isScheduled() + ", suspends="
                 + suspendCount() + ", waitingForData=" + waitingForData + ", waiting=" + waitingCount
                 + ", commands=" + commands.size() + ", nextOffset=" + nextOffset + ", end="
                 + endOffset() + ", fetching=" + fetching + ", earliestDeadlineIn=" + (earliestPullDeadline == Long.MAX_VALUE
@@ -424,14 +416,14 @@ final class GroupActor extends ActorCell {
     GroupStats stats() {
         long end = endOffset();
         long committed = committedOffset;
-        long n = pulls.sum();
+        long n = counters.pulls.sum();
         // offsets with gaps (Redis entry IDs) do not count messages: the lag is then what this process
         // holds (fetched, not yet acknowledged); the group's own lag is the store's position()
         long lag = store != null || denseRemote ? Math.max(0, end - committed) : (long) buffered + inFlight;
         return new GroupStats(subject, group, group().name(), end, committed, lag,
-                waitingCount, inFlight, isSuspended(), n, pullsTimedOut.sum(), pullsExpired.sum(),
-                suspends.sum(), resumes.sum(), delivered.sum(), acknowledged.sum(), redelivered.sum(),
-                skipped.sum(), deadLettered.sum(), evicted.sum(), n == 0 ? 0 : queueTimeNanos.sum() / n);
+                waitingCount, inFlight, isSuspended(), n, counters.pullsTimedOut.sum(), counters.pullsExpired.sum(),
+                counters.suspends.sum(), counters.resumes.sum(), counters.delivered.sum(), counters.acknowledged.sum(), counters.redelivered.sum(),
+                counters.skipped.sum(), counters.deadLettered.sum(), counters.evicted.sum(), counters.meanQueueTimeNanos(n));
     }
 
     // ================================================================== the turn (actor thread)
@@ -439,7 +431,7 @@ final class GroupActor extends ActorCell {
     @Override
     protected void runTurn(Turn turn) {
         long now;
-        Command c;
+        ConsumerGroupCommand c;
         while (turn.shouldContinue() && (c = commands.poll()) != null) {
             turn.beginTask();
             try {
@@ -492,25 +484,25 @@ final class GroupActor extends ActorCell {
         }
         // the meters go before the registry entry, so a successor's meters are never removed by us
         metricsUnbound = true;
-        owner.metrics().unbindGroup(subject, group);
+        settings.metrics.unbindGroup(subject, group);
         terminate();
-        owner.retired(this);
+        settings.retired.accept(this);
         return true;
     }
 
-    private void handle(Command c, long now) {
+    private void handle(ConsumerGroupCommand c, long now) {
         if (c instanceof Pull p) {
-            pulls.increment();
+            counters.pulls.increment();
             long queued = now - p.createdNanos;
-            queueTimeNanos.add(queued);
+            counters.queueTimeNanos.add(queued);
             recorder.pullQueued(queued);
             if (p.cancelled) {
                 return;
             }
             if (p.timeoutNanos > 0 && p.deadline <= now) {
                 // it expired in the mailbox (the actor was busy or starved): an explicit answer, never none
-                pullsExpired.increment();
-                pullsTimedOut.increment();
+                counters.pullsExpired.increment();
+                counters.pullsTimedOut.increment();
                 answer(p, PullResult.Status.TIMED_OUT, List.of(), null);
                 return;
             }
@@ -569,7 +561,7 @@ final class GroupActor extends ActorCell {
         pending.remove(f.message.offset());
         f.state = InFlight.DONE;
         inFlight = pending.size();
-        acknowledged.increment();
+        counters.acknowledged.increment();
         if (pending.isEmpty()) {
             ackOrder.clear(); // every deadline left is stale: it must not hold the timer (or the idle clock)
         }
@@ -578,7 +570,7 @@ final class GroupActor extends ActorCell {
     private void applyFailurePolicy(InFlight f, FailurePolicy policy, long now) {
         switch (policy.kind()) {
             case SKIP:
-                skipped.increment();
+                counters.skipped.increment();
                 settle(f);
                 break;
             case RETRY_FOREVER:
@@ -592,7 +584,7 @@ final class GroupActor extends ActorCell {
                     } else {
                         call(remote.deadLetter(subject, group, f.message), new DeadLettered(f.message));
                     }
-                    deadLettered.increment();
+                    counters.deadLettered.increment();
                     settle(f);
                 } else {
                     requeue(f, now + policy.backoff().toNanos());
@@ -637,7 +629,7 @@ final class GroupActor extends ActorCell {
                     break;
                 }
                 it.remove();
-                pullsTimedOut.increment();
+                counters.pullsTimedOut.increment();
                 answerAsTask(turn, p, PullResult.Status.TIMED_OUT, List.of(), null);
                 answered++;
             }
@@ -697,7 +689,7 @@ final class GroupActor extends ActorCell {
 
     private void answer(Pull p, PullResult.Status status, List<io.reactoractor.pull.Message> messages, int[] attempts) {
         try {
-            p.answer(new PullResult(subject, group, status, messages, owner.epoch(), p.skipped), attempts);
+            p.answer(new PullResult(subject, group, status, messages, settings.epoch(), p.skipped), attempts);
         } catch (Throwable t) {
             Exceptions.throwIfJvmFatal(t);
             LOG.error("pull group " + path() + ": answering a pull failed", t);
@@ -726,7 +718,7 @@ final class GroupActor extends ActorCell {
             }
             redeliver.poll();
             bytes += size;
-            redelivered.increment();
+            counters.redelivered.increment();
             deliver(f, p, now);
             out.add(f);
             redeliveries++;
@@ -743,7 +735,7 @@ final class GroupActor extends ActorCell {
             long first = read.isEmpty() ? Math.max(from, store.startOffset(subject)) : read.get(0).offset();
             if (first > from) {
                 // dropped by retention before this group read them: counted, and said in the answer
-                evicted.add(first - from);
+                counters.evicted.add(first - from);
                 p.skipped += first - from;
                 nextOffset = first;
             }
@@ -862,13 +854,13 @@ final class GroupActor extends ActorCell {
     private void deliver(InFlight f, Pull p, long now) {
         f.attempts++;
         f.consumerId = p.consumerId;
-        delivered.increment();
+        counters.delivered.increment();
         if (p.ackOnDelivery) {
             if (f.state != InFlight.NEW) {
                 pending.remove(f.message.offset());
             }
             f.state = InFlight.DONE;
-            acknowledged.increment();
+            counters.acknowledged.increment();
             if (remote != null) {
                 addToAck(f.message.offset());
             }
@@ -948,12 +940,12 @@ final class GroupActor extends ActorCell {
             resume();
             return;
         }
-        suspends.increment();
+        counters.suspends.increment();
         if ((!commands.isEmpty() || servable(System.nanoTime()))
                 && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
             // something arrived while we were suspending (an append that saw no flag yet signalled
             // instead of resuming): the wait ends here, and counts as a resume like any other
-            resumes.increment();
+            counters.resumes.increment();
             resume();
         }
     }
@@ -963,7 +955,7 @@ final class GroupActor extends ActorCell {
         engine().cancelTimer(tick);
         IllegalStateException closed = new IllegalStateException("pull consumer closed: group " + subject
                 + "/" + group + " no longer serves pulls");
-        Command c;
+        ConsumerGroupCommand c;
         while ((c = commands.poll()) != null) {
             c.fail(closed);
         }
@@ -978,115 +970,17 @@ final class GroupActor extends ActorCell {
         ackWaiters.clear();
         if (!metricsUnbound) {
             metricsUnbound = true;
-            owner.metrics().unbindGroup(subject, group);
+            settings.metrics.unbindGroup(subject, group);
         }
     }
 
     // ================================================================== commands
 
-    /** Something for the actor to do; {@link #fail} answers it when it cannot be done. */
-    abstract static class Command {
-        void fail(Throwable error) {
-        }
-    }
-
-    /** Receives the answer of a pull (on the actor's thread) or its failure. */
-    interface PullCallback {
-        void answer(PullResult result, int[] attempts);
-
-        void fail(Throwable error);
-    }
-
-    /** A pull: up to {@code max} messages, waiting at most {@code timeoutNanos}. */
-    static final class Pull extends Command {
-        final int max;
-        final long timeoutNanos;
-        final long createdNanos;
-        final long deadline;
-        final long consumerId;
-        final boolean ackOnDelivery;
-        final PullCallback callback;
-        volatile boolean cancelled;
-        /** Messages retention dropped before this group read them, passed over for this pull (actor). */
-        long skipped;
-
-        Pull(int max, long timeoutNanos, long consumerId, boolean ackOnDelivery, PullCallback callback) {
-            this.max = max;
-            this.timeoutNanos = timeoutNanos;
-            this.createdNanos = System.nanoTime();
-            this.deadline = createdNanos + timeoutNanos;
-            this.consumerId = consumerId;
-            this.ackOnDelivery = ackOnDelivery;
-            this.callback = callback;
-        }
-
-        void answer(PullResult r, int[] attempts) {
-            callback.answer(r, attempts);
-        }
-
-        @Override
-        void fail(Throwable error) {
-            callback.fail(error);
-        }
-    }
-
-    /** A command answered with the group's committed offset once handled. */
-    abstract static class Settle extends Command {
-        private final java.util.function.LongConsumer done;
-        private final java.util.function.Consumer<Throwable> failed;
-
-        Settle(java.util.function.LongConsumer done, java.util.function.Consumer<Throwable> failed) {
-            this.done = done;
-            this.failed = failed;
-        }
-
-        void done(long committed) {
-            done.accept(committed);
-        }
-
-        @Override
-        void fail(Throwable error) {
-            failed.accept(error);
-        }
-    }
-
-    /** Acknowledges offsets. */
-    static final class Ack extends Settle {
-        final long[] offsets;
-
-        Ack(long[] offsets, java.util.function.LongConsumer done, java.util.function.Consumer<Throwable> failed) {
-            super(done, failed);
-            this.offsets = offsets;
-        }
-    }
-
-    /** Reports a failed message: the failure policy decides. */
-    static final class Nack extends Settle {
-        final long offset;
-        final FailurePolicy policy;
-
-        Nack(long offset, FailurePolicy policy, java.util.function.LongConsumer done,
-                java.util.function.Consumer<Throwable> failed) {
-            super(done, failed);
-            this.offset = offset;
-            this.policy = policy;
-        }
-    }
-
-    /** A consumer went away: its unacknowledged messages are redelivered. */
-    static final class Release extends Command {
-        final long consumerId;
-
-        Release(long consumerId) {
-            this.consumerId = consumerId;
-        }
-    }
-
     /**
      * The answer of a store call, posted to the actor by the thread that completes the call's Mono
      * (see the store table); {@link #apply} runs in the actor's turn. One subscriber per call.
      */
-    private abstract class StoreReply<T> extends Command implements reactor.core.CoreSubscriber<T> {
+    private abstract class StoreReply<T> extends ConsumerGroupCommand implements reactor.core.CoreSubscriber<T> {
         T value;
         Throwable error;
         private boolean done;
@@ -1150,7 +1044,7 @@ final class GroupActor extends ActorCell {
                 long first = got.get(0).offset();
                 if (denseRemote && from >= 0 && first > from) {
                     // dropped by retention before this group read them
-                    evicted.add(first - from);
+                    counters.evicted.add(first - from);
                     skipCarry += first - from;
                 }
                 fetched.addAll(got);
@@ -1299,7 +1193,7 @@ final class GroupActor extends ActorCell {
     }
 
     /** Posted by the timer: something became due. */
-    private static final Command TICK = new Command() {
+    private static final ConsumerGroupCommand TICK = new ConsumerGroupCommand() {
         @Override
         public String toString() {
             return "Tick";
