@@ -33,7 +33,7 @@ import reactor.util.Loggers;
  * one actor and gets one fair share.
  *
  * <h2>Long polling</h2>
- * Pulls that find no message wait in {@code waiting} (FIFO). When the actor has waiting pulls and
+ * Pulls that find no message wait in {@link WaitingPulls} (FIFO). When the actor has waiting pulls and
  * nothing to give them it <em>suspends</em> ({@link ActorCell#suspend()}) after arming one timer at the
  * earliest moment something becomes due (a pull's timeout, a redelivery's back-off, an ack timeout).
  * It is resumed by:
@@ -163,7 +163,7 @@ final class ConsumerGroupActor extends ActorCell {
     private final Tick tick = new Tick();
 
     // ---- actor-confined
-    private final ArrayDeque<Pull> waiting = new ArrayDeque<>();
+    private final WaitingPulls waiting = new WaitingPulls();
     private final TreeMap<Long, InFlight> pending = new TreeMap<>();
     private final PriorityQueue<InFlight> redeliver = new PriorityQueue<>(InFlight.BY_DUE);
     private final ArrayDeque<AckDeadline> ackOrder = new ArrayDeque<>();
@@ -195,8 +195,6 @@ final class ConsumerGroupActor extends ActorCell {
 
     // ---- written by the actor, read by any thread (hasWork, stats)
     private volatile long nextOffset;
-    private volatile int waitingCount;
-    private volatile long earliestPullDeadline = Long.MAX_VALUE;
     private volatile long nextRedeliveryDue = Long.MAX_VALUE;
     /** Only the actor writes it (volatile for stats); commits are monotonic. */
     private volatile long committedOffset;
@@ -348,7 +346,7 @@ final class ConsumerGroupActor extends ActorCell {
                 knownEnd = endOffset; // racy max: for stats only
             }
         }
-        if (!wakeFromDataWait() && waitingCount > 0) {
+        if (!wakeFromDataWait() && waiting.count() > 0) {
             signal();
         }
     }
@@ -371,7 +369,7 @@ final class ConsumerGroupActor extends ActorCell {
         if (isTerminated()) {
             return false;
         }
-        return waitingCount > 0 && servable(System.nanoTime());
+        return waiting.count() > 0 && servable(System.nanoTime());
     }
 
     /** Whether nothing would be lost or kept waiting if the actor retired now (actor thread). */
@@ -382,7 +380,7 @@ final class ConsumerGroupActor extends ActorCell {
 
     /** Whether a waiting pull could be answered now (any thread; reads volatile state only). */
     private boolean servable(long now) {
-        return hasData(now) || earliestPullDeadline <= now;
+        return hasData(now) || waiting.earliestDeadline() <= now;
     }
 
     /** Whether a message could be handed out now: a new one in the store or a redelivery that is due. */
@@ -400,17 +398,18 @@ final class ConsumerGroupActor extends ActorCell {
 
     @Override
     public int pendingWork() {
-        return commands.size() + waitingCount;
+        return commands.size() + waiting.count();
     }
 
     /** A snapshot of the actor's scheduling state, for diagnostics (racy by nature). */
     @Override
     public String toString() {
+        long earliestDeadline = waiting.earliestDeadline();
         return "ConsumerGroupActor[" + subject + "/" + group + ", scheduled=" + isScheduled() + ", suspends="
-                + suspendCount() + ", waitingForData=" + waitingForData + ", waiting=" + waitingCount
+                + suspendCount() + ", waitingForData=" + waitingForData + ", waiting=" + waiting.count()
                 + ", commands=" + commands.size() + ", nextOffset=" + nextOffset + ", end="
-                + endOffset() + ", fetching=" + fetching + ", earliestDeadlineIn=" + (earliestPullDeadline == Long.MAX_VALUE
-                ? "none" : (earliestPullDeadline - System.nanoTime()) / 1000 + "us") + "]";
+                + endOffset() + ", fetching=" + fetching + ", earliestDeadlineIn=" + (earliestDeadline == Long.MAX_VALUE
+                ? "none" : (earliestDeadline - System.nanoTime()) / 1000 + "us") + "]";
     }
 
     GroupStats stats() {
@@ -421,7 +420,7 @@ final class ConsumerGroupActor extends ActorCell {
         // holds (fetched, not yet acknowledged); the group's own lag is the store's position()
         long lag = store != null || denseRemote ? Math.max(0, end - committed) : (long) buffered + inFlight;
         return new GroupStats(subject, group, group().name(), end, committed, lag,
-                waitingCount, inFlight, isSuspended(), n, counters.pullsTimedOut.sum(), counters.pullsExpired.sum(),
+                waiting.count(), inFlight, isSuspended(), n, counters.pullsTimedOut.sum(), counters.pullsExpired.sum(),
                 counters.suspends.sum(), counters.resumes.sum(), counters.delivered.sum(), counters.acknowledged.sum(), counters.redelivered.sum(),
                 counters.skipped.sum(), counters.deadLettered.sum(), counters.evicted.sum(), counters.meanQueueTimeNanos(n));
     }
@@ -511,8 +510,7 @@ final class ConsumerGroupActor extends ActorCell {
                         + waiting.size() + " waiting pulls, the maximum (maxWaitingPulls)"));
                 return;
             }
-            waiting.addLast(p);
-            waitingCount = waiting.size();
+            waiting.add(p);
             if (remote != null) {
                 maybeMore = true; // another process may have appended: a pull always asks the store
             }
@@ -664,16 +662,7 @@ final class ConsumerGroupActor extends ActorCell {
                 }
             }
         }
-        waitingCount = waiting.size();
-        long earliest = Long.MAX_VALUE;
-        for (Pull p : waiting) {
-            if (p.timeoutNanos > 0) {
-                // a pull-once left here has data waiting for it (hasData), not a deadline: counting its
-                // creation time as a passed deadline would keep the actor spinning once the data is gone
-                earliest = Math.min(earliest, p.deadline);
-            }
-        }
-        earliestPullDeadline = earliest;
+        waiting.publish();
     }
 
     /** Answers as one task of the turn: the quota, hog detection and error accounting apply to it. */
@@ -798,10 +787,7 @@ final class ConsumerGroupActor extends ActorCell {
      */
     private void callStore(long now) {
         if (!fetching && maybeMore && fetched.isEmpty() && !waiting.isEmpty()) {
-            int want = 0;
-            for (Pull p : waiting) {
-                want = (int) Math.min(MAX_FETCH, (long) want + p.max);
-            }
+            int want = waiting.wanted(MAX_FETCH);
             fetching = true;
             maybeMore = false;
             call(remote.fetch(subject, group, fetchCursor, want), new Fetched(fetchCursor, want));
@@ -843,12 +829,7 @@ final class ConsumerGroupActor extends ActorCell {
     private void failWaiting(Throwable error) {
         MessageStoreException e = new MessageStoreException("pull group " + subject + "/" + group
                 + ": the message store failed", error);
-        Pull p;
-        while ((p = waiting.pollFirst()) != null) {
-            p.fail(e);
-        }
-        waitingCount = 0;
-        earliestPullDeadline = Long.MAX_VALUE;
+        waiting.failAll(e);
     }
 
     private void deliver(InFlight f, Pull p, long now) {
@@ -897,7 +878,7 @@ final class ConsumerGroupActor extends ActorCell {
     private void armTimer() {
         long deadline = Long.MAX_VALUE;
         if (!waiting.isEmpty()) {
-            deadline = Math.min(earliestPullDeadline, nextRedeliveryDue);
+            deadline = Math.min(waiting.earliestDeadline(), nextRedeliveryDue);
             if (remote != null && !reclaiming) {
                 deadline = Math.min(deadline, nextReclaimAt);
             }
@@ -959,11 +940,7 @@ final class ConsumerGroupActor extends ActorCell {
         while ((c = commands.poll()) != null) {
             c.fail(closed);
         }
-        Pull p;
-        while ((p = waiting.pollFirst()) != null) {
-            p.fail(closed);
-        }
-        waitingCount = 0;
+        waiting.failAll(closed);
         for (Settle s : ackWaiters) {
             s.fail(closed);
         }
