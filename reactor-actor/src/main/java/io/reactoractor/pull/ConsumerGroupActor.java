@@ -2,12 +2,9 @@ package io.reactoractor.pull;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.PriorityQueue;
-import java.util.TreeMap;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.internal.Internals;
@@ -20,7 +17,6 @@ import io.reactoractor.pull.ConsumerGroupCommand.Ack;
 import io.reactoractor.pull.ConsumerGroupCommand.Nack;
 import io.reactoractor.pull.ConsumerGroupCommand.Pull;
 import io.reactoractor.pull.ConsumerGroupCommand.Release;
-import io.reactoractor.pull.ConsumerGroupCommand.Settle;
 import reactor.core.Exceptions;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -61,12 +57,18 @@ import reactor.util.Loggers;
  * before the flag is set changed the state first (appended, posted a command), so the actor's
  * re-check after setting the flag sees it.
  *
- * <h2>At-least-once bookkeeping (actor thread only)</h2>
- * {@code nextOffset} is the first offset never delivered. A delivered, unacknowledged message is an
- * {@link InFlight} in {@code pending} (by offset). An ack removes it; a nack applies the failure policy;
- * a release (consumer cancelled) or an ack timeout re-queues it in {@code redeliver} (by due time),
- * from where it is delivered ahead of new messages. The committed offset is the smallest pending
- * offset, or {@code nextOffset} when nothing is pending: everything before it was acknowledged.
+ * <h2>Parts</h2>
+ * The actor is the cell (mailbox, turn loop, command dispatch, wait state, retirement, timer); the
+ * rest of its state lives in package-private parts it owns, each confined to its thread unless said:
+ * <ul>
+ *   <li>{@link WaitingPulls}: the long polls and their earliest deadline;</li>
+ *   <li>{@link AckLedger}: the at-least-once bookkeeping (delivery cursor, in-flight messages,
+ *       redeliveries, ack deadlines, failure policy, committed offset);</li>
+ *   <li>{@link AsyncStoreCalls}: the calls to an {@link AsyncMessageStore} and what is held between
+ *       them (with its state table), {@code null} with a synchronous {@link MessageStore}, which the
+ *       actor reads and commits in its turn;</li>
+ *   <li>{@link ConsumerGroupCounters}: the counters behind {@link GroupStats}.</li>
+ * </ul>
  *
  * <h2>Idle retirement ({@code entry}: posts in progress, or {@code RETIRED}; changed by CAS)</h2>
  * An actor with no waiting pull, nothing in flight, no attached reactive consumer and no command for
@@ -91,34 +93,10 @@ import reactor.util.Loggers;
  * {@code RETIRED} (which needs zero) is ordered after every completed offer: the emptiness check that
  * follows the CAS sees each command posted before, and no post starts after it.
  *
- * <h2>Asynchronous store ({@link AsyncMessageStore}: {@code remote != null})</h2>
- * With a synchronous {@link MessageStore} the actor reads and commits in its turn. With an
- * asynchronous one it never waits: it issues a call and goes on; the call's {@link StoreReply} is
- * posted to its own mailbox when the Mono completes (on whatever thread completes it, typically the
- * store's I/O thread, which does nothing but the post), and its result is applied in a later turn of
- * the actor (Zeebe's {@code runOnCompletion}). While a pull waits only for a store call, nothing is
- * servable ({@link #hasData} is false while {@code fetching}), so the actor suspends as for data; the
- * reply's post resumes it. At most one call of each kind is outstanding; new messages fetched are kept
- * in {@code fetched} (in this process's name in the store) until a pull takes them.
- * <pre>
- *   call          | issued (actor turn, end)                     | reply applied (actor turn)
- *   --------------+----------------------------------------------+---------------------------------------
- *   fetch         | pulls wait, {@code fetched} empty, maybeMore,| fetching=false; messages to fetched;
- *                 | not fetching: fetching=true, maybeMore=false | a full batch sets maybeMore; an error
- *                 | (an append listener or a new pull sets       | fails every waiting pull
- *                 | maybeMore again, any thread)                 | ({@link MessageStoreException})
- *   acknowledge   | acks / ack-on-delivery / commit pending, not | acking=false; the acks it carried are
- *                 | acking: one call with every offset gathered  | answered (committed offset) or failed
- *   reclaim       | pulls wait, now &gt;= nextReclaimAt, not       | messages not already in this process
- *                 | reclaiming                                   | are queued for redelivery (due now)
- *   renew         | a pull is answered with redeliveries         | a failure is logged (another process
- *                 | (restarts their idle clock in the store)     | may take them over too: a duplicate)
- *   dead letter   | a nack's policy dead-letters a message       | a failure is logged: the message stays
- *                 |                                              | pending in the store, reclaimed later
- * </pre>
- * A pull never waits past its deadline for a call: the deadline timer answers it {@code TIMED_OUT}
- * whatever is outstanding, and a late fetch's messages stay in {@code fetched} for the next pull. The
- * actor does not retire while a call is outstanding or acks wait for one ({@link #idle}).
+ * <h2>Asynchronous store</h2>
+ * While a pull waits only for a store call, nothing is servable ({@link #hasData} is false while a
+ * fetch is outstanding), so the actor suspends as for data; the reply's post resumes it. It does not
+ * retire while a call is outstanding or acks wait for one ({@link #idle}). See {@link AsyncStoreCalls}.
  */
 final class ConsumerGroupActor extends ActorCell {
 
@@ -127,8 +105,6 @@ final class ConsumerGroupActor extends ActorCell {
     private static final VarHandle ENTRY;
     /** {@code entry} of a retired actor: no post or consumer may enter any more. */
     private static final int RETIRED = Integer.MIN_VALUE;
-    /** Async store: the most messages one fetch or reclaim asks for. */
-    private static final int MAX_FETCH = 1024;
 
     static {
         try {
@@ -145,13 +121,8 @@ final class ConsumerGroupActor extends ActorCell {
     private final ActorGroup schedulingGroupHandle;
     /** The synchronous store, or {@code null} when {@link #remote} is used. */
     private final MessageStore store;
-    /** The asynchronous store, or {@code null} when {@link #store} is used. */
-    private final AsyncMessageStore remote;
-    /** Offsets of the asynchronous store are dense: a gap before a fetched message was retention. */
-    private final boolean denseRemote;
-    /** How often waiting pulls make the actor reclaim long-unacknowledged messages (async store). */
-    private final long reclaimIntervalNanos;
-    private final long ackTimeoutNanos;
+    /** The asynchronous store's calls, or {@code null} when {@link #store} is used. */
+    private final AsyncStoreCalls remote;
     private final int maxWaitingPulls;
     private final long maxBytesPerPull;
     private final long idleTimeoutNanos;
@@ -162,52 +133,17 @@ final class ConsumerGroupActor extends ActorCell {
     private final MpscChunkedArrayQueue<ConsumerGroupCommand> commands = new MpscChunkedArrayQueue<>();
     private final Tick tick = new Tick();
 
-    // ---- actor-confined
+    final ConsumerGroupCounters counters = new ConsumerGroupCounters();
+    // ---- actor-confined (but the figures each part publishes)
     private final WaitingPulls waiting = new WaitingPulls();
-    private final TreeMap<Long, InFlight> pending = new TreeMap<>();
-    private final PriorityQueue<InFlight> redeliver = new PriorityQueue<>(InFlight.BY_DUE);
-    private final ArrayDeque<AckDeadline> ackOrder = new ArrayDeque<>();
-    // ---- actor-confined, asynchronous store only (see the store table)
-    private final ArrayDeque<io.reactoractor.pull.Message> fetched = new ArrayDeque<>();
-    /** The offset after the last message fetched, or -1 before the first one. */
-    private long fetchCursor = -1;
-    /** Messages retention dropped before a fetch reached them, told to the next pull answered. */
-    private long skipCarry;
-    private boolean acking;
-    private boolean reclaiming;
-    /** Offsets acknowledged while a reclaim was outstanding: its answer must not bring them back. */
-    private final java.util.HashSet<Long> ackedWhileReclaiming = new java.util.HashSet<>();
-    private long reclaimCursor;
-    private long nextReclaimAt;
-    /** Offsets acknowledged since the last acknowledge call. */
-    private long[] toAck = new long[16];
-    private int toAckCount;
-    /** Whether the committed offset moved since the last acknowledge call. */
-    private boolean commitDirty;
-    /** Acks answered when the next acknowledge call completes. */
-    private List<Settle> ackWaiters = new ArrayList<>();
-    /** Store calls outstanding (the actor does not retire while one is). */
-    private int outstanding;
+    final AckLedger ledger;
     private long armedAt = Long.MAX_VALUE;
     /** When the actor last handled a pull, an ack, a nack or a release (the idle clock). */
     private long lastActive;
     private boolean metricsUnbound;
 
-    // ---- written by the actor, read by any thread (hasWork, stats)
-    private volatile long nextOffset;
-    private volatile long nextRedeliveryDue = Long.MAX_VALUE;
-    /** Only the actor writes it (volatile for stats); commits are monotonic. */
-    private volatile long committedOffset;
-    private volatile int inFlight;
+    // ---- any thread
     private volatile boolean waitingForData;
-    /** Async store: a fetch is outstanding (written by the actor, read by {@link #hasData}). */
-    private volatile boolean fetching;
-    /** Async store: the store may hold messages not fetched yet (set by listeners and pulls). */
-    private volatile boolean maybeMore = true;
-    /** Async store: {@code fetched.size()}, for {@link #hasData} on other threads. */
-    private volatile int buffered;
-    /** Async store: the end offset last heard of (an append listener or a fetch), for stats. */
-    private volatile long knownEnd;
     /** Posts in progress, or {@link #RETIRED} (see the retirement table). */
     private volatile int entry;
     /** Reactive consumers attached ({@link PullConsumer#consume}); an actor with one never retires. */
@@ -215,33 +151,24 @@ final class ConsumerGroupActor extends ActorCell {
     /** Test seam: runs in {@link #maybeSuspend()} between the suspension and publishing the flag. */
     static volatile Runnable afterSuspendForTest;
 
-    final ConsumerGroupCounters counters = new ConsumerGroupCounters();
-
-
     ConsumerGroupActor(ConsumerGroupSettings settings, ActorGroup schedulingGroup, String subject, String group) {
         super(Internals.engine(schedulingGroup), Internals.schedulingGroup(schedulingGroup), schedulingGroup.name() + "/" + subject, 1);
         this.settings = settings;
         this.schedulingGroupHandle = schedulingGroup;
         this.store = settings.syncStore;
-        this.remote = store == null ? settings.asyncStore : null;
-        this.denseRemote = remote != null && remote.denseOffsets();
-        this.reclaimIntervalNanos = Math.max(settings.ackTimeoutNanos, 1_000_000L);
         this.subject = subject;
         this.group = group;
-        this.ackTimeoutNanos = settings.ackTimeoutNanos;
         this.maxWaitingPulls = settings.maxWaitingPulls;
         this.maxBytesPerPull = settings.maxBytesPerPull;
         this.idleTimeoutNanos = settings.idleTimeoutNanos;
         this.lastActive = System.nanoTime();
+        this.remote = store == null ? new AsyncStoreCalls(this, settings.asyncStore, subject, group,
+                settings.ackTimeoutNanos, waiting, counters, lastActive) : null;
+        this.ledger = new AckLedger(subject, group, settings.ackTimeoutNanos, counters, store, remote);
         if (store != null) {
             store.ensureSubject(subject);
             long committed = store.committedOffset(subject, group);
-            long start = committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject);
-            this.nextOffset = start;
-            this.committedOffset = start;
-        } else {
-            // the store keeps the group's position: the first fetch tells where it stands
-            this.nextReclaimAt = lastActive;
+            ledger.startAt(committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject));
         }
         this.recorder = settings.metrics.bindGroup(subject, group, statsSupplier);
     }
@@ -341,10 +268,7 @@ final class ConsumerGroupActor extends ActorCell {
      */
     void appended(long endOffset) {
         if (remote != null) {
-            maybeMore = true; // before the wake-up: the woken actor must see it
-            if (endOffset > knownEnd) {
-                knownEnd = endOffset; // racy max: for stats only
-            }
+            remote.appended(endOffset); // before the wake-up: the woken actor must see it
         }
         if (!wakeFromDataWait() && waiting.count() > 0) {
             signal();
@@ -374,8 +298,8 @@ final class ConsumerGroupActor extends ActorCell {
 
     /** Whether nothing would be lost or kept waiting if the actor retired now (actor thread). */
     private boolean idle() {
-        return waiting.isEmpty() && pending.isEmpty() && commands.isEmpty() && consumers.get() == 0
-                && outstanding == 0 && ackWaiters.isEmpty() && toAckCount == 0;
+        return waiting.isEmpty() && ledger.isEmpty() && commands.isEmpty() && consumers.get() == 0
+                && (remote == null || remote.idle());
     }
 
     /** Whether a waiting pull could be answered now (any thread; reads volatile state only). */
@@ -386,14 +310,14 @@ final class ConsumerGroupActor extends ActorCell {
     /** Whether a message could be handed out now: a new one in the store or a redelivery that is due. */
     private boolean hasData(long now) {
         if (store != null) {
-            return store.endOffset(subject) > nextOffset || nextRedeliveryDue <= now;
+            return store.endOffset(subject) > ledger.nextOffset() || ledger.nextRedeliveryDue() <= now;
         }
-        return buffered > 0 || (maybeMore && !fetching) || nextRedeliveryDue <= now;
+        return remote.mayHaveData() || ledger.nextRedeliveryDue() <= now;
     }
 
     /** @return the subject's end offset: the store's, or the last heard of (async store) */
     private long endOffset() {
-        return store != null ? store.endOffset(subject) : Math.max(knownEnd, nextOffset);
+        return store != null ? store.endOffset(subject) : Math.max(remote.knownEnd(), ledger.nextOffset());
     }
 
     @Override
@@ -407,18 +331,19 @@ final class ConsumerGroupActor extends ActorCell {
         long earliestDeadline = waiting.earliestDeadline();
         return "ConsumerGroupActor[" + subject + "/" + group + ", scheduled=" + isScheduled() + ", suspends="
                 + suspendCount() + ", waitingForData=" + waitingForData + ", waiting=" + waiting.count()
-                + ", commands=" + commands.size() + ", nextOffset=" + nextOffset + ", end="
-                + endOffset() + ", fetching=" + fetching + ", earliestDeadlineIn=" + (earliestDeadline == Long.MAX_VALUE
+                + ", commands=" + commands.size() + ", nextOffset=" + ledger.nextOffset() + ", end="
+                + endOffset() + ", fetching=" + (remote != null && remote.fetching()) + ", earliestDeadlineIn=" + (earliestDeadline == Long.MAX_VALUE
                 ? "none" : (earliestDeadline - System.nanoTime()) / 1000 + "us") + "]";
     }
 
     GroupStats stats() {
         long end = endOffset();
-        long committed = committedOffset;
+        long committed = ledger.committedOffset();
+        int inFlight = ledger.inFlight();
         long n = counters.pulls.sum();
         // offsets with gaps (Redis entry IDs) do not count messages: the lag is then what this process
         // holds (fetched, not yet acknowledged); the group's own lag is the store's position()
-        long lag = store != null || denseRemote ? Math.max(0, end - committed) : (long) buffered + inFlight;
+        long lag = store != null || remote.dense() ? Math.max(0, end - committed) : (long) remote.buffered() + inFlight;
         return new GroupStats(subject, group, group().name(), end, committed, lag,
                 waiting.count(), inFlight, isSuspended(), n, counters.pullsTimedOut.sum(), counters.pullsExpired.sum(),
                 counters.suspends.sum(), counters.resumes.sum(), counters.delivered.sum(), counters.acknowledged.sum(), counters.redelivered.sum(),
@@ -450,11 +375,11 @@ final class ConsumerGroupActor extends ActorCell {
         // always: expiry, timer and suspension follow every turn; serve() answers each pull as a task of
         // its own (answers run downstream code), so it stops at the quota like any message loop
         now = System.nanoTime();
-        sweepAckTimeouts(now);
+        ledger.sweepAckTimeouts(now);
         serve(turn, now);
-        commitIfAdvanced();
+        ledger.commitIfAdvanced();
         if (remote != null) {
-            callStore(now);
+            remote.issueCalls(now, ledger.committedOffset());
         }
         if (idleTimeoutNanos > 0 && idle() && now - lastActive >= idleTimeoutNanos && tryRetire()) {
             return;
@@ -512,100 +437,31 @@ final class ConsumerGroupActor extends ActorCell {
             }
             waiting.add(p);
             if (remote != null) {
-                maybeMore = true; // another process may have appended: a pull always asks the store
+                remote.pullArrived(); // another process may have appended: a pull always asks the store
             }
         } else if (c instanceof Ack a) {
             for (long offset : a.offsets) {
-                InFlight f = pending.get(offset);
-                if (f != null && f.state != InFlight.DONE) {
-                    settle(f);
-                }
+                ledger.ack(offset);
                 if (remote != null) {
-                    // every offset, known here or not: another process may have delivered it
-                    addToAck(offset);
-                    if (reclaiming) {
-                        ackedWhileReclaiming.add(offset); // the reclaim's answer may still hold it
-                    }
+                    remote.acked(offset); // every offset, known here or not: another process may have delivered it
                 }
             }
-            commitIfAdvanced();
+            ledger.commitIfAdvanced();
             if (remote != null) {
-                ackWaiters.add(a); // answered when the store has recorded it
+                remote.answerWhenRecorded(a);
             } else {
-                a.done(committedOffset);
+                a.done(ledger.committedOffset());
             }
-        } else if (c instanceof StoreReply<?> r) {
-            outstanding--;
-            r.apply(now);
+        } else if (c instanceof AsyncStoreCalls.StoreReply<?> r) {
+            r.applied(now);
         } else if (c instanceof Nack n) {
-            InFlight f = pending.get(n.offset);
-            if (f != null && f.state == InFlight.DELIVERED) {
-                applyFailurePolicy(f, n.policy, now);
-            }
-            commitIfAdvanced();
-            n.done(committedOffset);
+            ledger.nack(n.offset, n.policy, now);
+            ledger.commitIfAdvanced();
+            n.done(ledger.committedOffset());
         } else if (c instanceof Release r) {
-            for (InFlight f : pending.values()) {
-                if (f.state == InFlight.DELIVERED && f.consumerId == r.consumerId) {
-                    requeue(f, now);
-                }
-            }
+            ledger.release(r.consumerId, now);
         } else if (c == TICK) {
             armedAt = Long.MAX_VALUE; // the timer fired and is no longer armed
-        }
-    }
-
-    private void settle(InFlight f) {
-        pending.remove(f.message.offset());
-        f.state = InFlight.DONE;
-        inFlight = pending.size();
-        counters.acknowledged.increment();
-        if (pending.isEmpty()) {
-            ackOrder.clear(); // every deadline left is stale: it must not hold the timer (or the idle clock)
-        }
-    }
-
-    private void applyFailurePolicy(InFlight f, FailurePolicy policy, long now) {
-        switch (policy.kind()) {
-            case SKIP:
-                counters.skipped.increment();
-                settle(f);
-                break;
-            case RETRY_FOREVER:
-                requeue(f, now + policy.backoff().toNanos());
-                break;
-            case RETRY_THEN_DEAD_LETTER:
-            default:
-                if (f.attempts >= policy.maxAttempts()) {
-                    if (store != null) {
-                        store.append(FailurePolicy.deadLetterSubject(group), f.message.payload());
-                    } else {
-                        call(remote.deadLetter(subject, group, f.message), new DeadLettered(f.message));
-                    }
-                    counters.deadLettered.increment();
-                    settle(f);
-                } else {
-                    requeue(f, now + policy.backoff().toNanos());
-                }
-                break;
-        }
-    }
-
-    private void requeue(InFlight f, long due) {
-        f.state = InFlight.QUEUED;
-        f.due = due;
-        f.generation++;
-        redeliver.add(f);
-        updateRedeliveryDue();
-    }
-
-    private void sweepAckTimeouts(long now) {
-        AckDeadline d;
-        while ((d = ackOrder.peekFirst()) != null && d.deadline <= now) {
-            ackOrder.pollFirst();
-            if (d.flight.generation == d.generation && d.flight.state == InFlight.DELIVERED) {
-                requeue(d.flight, now);
-            }
         }
     }
 
@@ -643,7 +499,7 @@ final class ConsumerGroupActor extends ActorCell {
                 break;
             }
             waiting.pollFirst();
-            List<io.reactoractor.pull.Message> messages = new ArrayList<>(batch.size());
+            List<Message> messages = new ArrayList<>(batch.size());
             int[] attempts = new int[batch.size()];
             for (int i = 0; i < batch.size(); i++) {
                 messages.add(batch.get(i).message);
@@ -652,7 +508,7 @@ final class ConsumerGroupActor extends ActorCell {
             answerAsTask(turn, p, PullResult.Status.MESSAGES, messages, attempts);
             answered++;
         }
-        if (!waiting.isEmpty() && !hasData(now) && !fetching) {
+        if (!waiting.isEmpty() && !hasData(now) && (remote == null || !remote.fetching())) {
             // pull-once requests never wait (but for an outstanding fetch): nothing to give them now means EMPTY now
             for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
                 Pull p = it.next();
@@ -666,7 +522,7 @@ final class ConsumerGroupActor extends ActorCell {
     }
 
     /** Answers as one task of the turn: the quota, hog detection and error accounting apply to it. */
-    private void answerAsTask(Turn turn, Pull p, PullResult.Status status, List<io.reactoractor.pull.Message> messages,
+    private void answerAsTask(Turn turn, Pull p, PullResult.Status status, List<Message> messages,
             int[] attempts) {
         turn.beginTask();
         try {
@@ -676,7 +532,7 @@ final class ConsumerGroupActor extends ActorCell {
         }
     }
 
-    private void answer(Pull p, PullResult.Status status, List<io.reactoractor.pull.Message> messages, int[] attempts) {
+    private void answer(Pull p, PullResult.Status status, List<Message> messages, int[] attempts) {
         try {
             p.answer(new PullResult(subject, group, status, messages, settings.epoch(), p.skipped), attempts);
         } catch (Throwable t) {
@@ -695,198 +551,60 @@ final class ConsumerGroupActor extends ActorCell {
         long bytes = 0;
         InFlight f;
         int redeliveries = 0;
-        while (out.size() < p.max && (f = redeliver.peek()) != null && f.due <= now) {
-            if (f.state != InFlight.QUEUED) {
-                redeliver.poll();
-                continue; // acknowledged meanwhile
-            }
+        while (out.size() < p.max && (f = ledger.dueRedelivery(now)) != null) {
             long size = f.message.payload().length;
             if (!out.isEmpty() && bytes + size > maxBytesPerPull) {
-                updateRedeliveryDue();
+                ledger.updateRedeliveryDue();
                 return out;
             }
-            redeliver.poll();
+            ledger.pollRedelivery();
             bytes += size;
             counters.redelivered.increment();
-            deliver(f, p, now);
+            ledger.deliver(f, p, now);
             out.add(f);
             redeliveries++;
         }
-        updateRedeliveryDue();
+        ledger.updateRedeliveryDue();
         if (remote != null && redeliveries > 0) {
-            renew(out, redeliveries);
+            remote.renew(out, redeliveries);
         }
         if (remote != null) {
-            takeFetched(p, now, out, bytes);
-        } else if (out.size() < p.max && store.endOffset(subject) > nextOffset) {
-            long from = nextOffset;
-            List<io.reactoractor.pull.Message> read = store.read(subject, from, p.max - out.size());
+            remote.takeFetched(p, now, out, bytes, maxBytesPerPull, ledger);
+        } else if (out.size() < p.max && store.endOffset(subject) > ledger.nextOffset()) {
+            long from = ledger.nextOffset();
+            List<Message> read = store.read(subject, from, p.max - out.size());
             long first = read.isEmpty() ? Math.max(from, store.startOffset(subject)) : read.get(0).offset();
             if (first > from) {
                 // dropped by retention before this group read them: counted, and said in the answer
                 counters.evicted.add(first - from);
                 p.skipped += first - from;
-                nextOffset = first;
+                ledger.advanceTo(first);
             }
-            for (io.reactoractor.pull.Message m : read) {
+            for (Message m : read) {
                 long size = m.payload().length;
                 if (!out.isEmpty() && bytes + size > maxBytesPerPull) {
                     break;
                 }
                 bytes += size;
                 InFlight n = new InFlight(m);
-                deliver(n, p, now);
+                ledger.deliver(n, p, now);
                 out.add(n);
-                nextOffset = m.offset() + 1;
+                ledger.advanceTo(m.offset() + 1);
             }
         }
         return out;
-    }
-
-    /** Async store: restarts the store's idle clock of the first {@code n} messages of {@code out}. */
-    private void renew(List<InFlight> out, int n) {
-        long[] offsets = new long[n];
-        for (int i = 0; i < n; i++) {
-            offsets[i] = out.get(i).message.offset();
-        }
-        call(remote.renew(subject, group, offsets), new Renewed());
-    }
-
-    /** Async store: takes fetched messages into {@code out} (see {@link #take}). */
-    private void takeFetched(Pull p, long now, List<InFlight> out, long bytes) {
-        io.reactoractor.pull.Message m;
-        while (out.size() < p.max && (m = fetched.peekFirst()) != null) {
-            long size = m.payload().length;
-            if (!out.isEmpty() && bytes + size > maxBytesPerPull) {
-                break;
-            }
-            fetched.pollFirst();
-            bytes += size;
-            InFlight n = new InFlight(m);
-            deliver(n, p, now);
-            out.add(n);
-            nextOffset = Math.max(nextOffset, m.offset() + 1);
-        }
-        if (skipCarry > 0 && !out.isEmpty()) {
-            p.skipped += skipCarry;
-            skipCarry = 0;
-        }
-        buffered = fetched.size();
-    }
-
-    private void addToAck(long offset) {
-        if (toAckCount == toAck.length) {
-            toAck = java.util.Arrays.copyOf(toAck, toAckCount * 2);
-        }
-        toAck[toAckCount++] = offset;
-    }
-
-    /**
-     * Async store, end of a turn: issues the calls the state asks for (see the store table), at most
-     * one of each kind outstanding.
-     */
-    private void callStore(long now) {
-        if (!fetching && maybeMore && fetched.isEmpty() && !waiting.isEmpty()) {
-            int want = waiting.wanted(MAX_FETCH);
-            fetching = true;
-            maybeMore = false;
-            call(remote.fetch(subject, group, fetchCursor, want), new Fetched(fetchCursor, want));
-        }
-        if (!acking && (toAckCount > 0 || commitDirty)) {
-            acking = true;
-            long[] offsets = java.util.Arrays.copyOf(toAck, toAckCount);
-            toAckCount = 0;
-            if (toAck.length > 1024) {
-                toAck = new long[16]; // a burst's array is not kept
-            }
-            commitDirty = false;
-            List<Settle> waiters = ackWaiters;
-            ackWaiters = new ArrayList<>();
-            call(remote.acknowledge(subject, group, offsets, committedOffset), new Acked(waiters));
-        }
-        if (!reclaiming && !waiting.isEmpty() && now >= nextReclaimAt) {
-            reclaiming = true;
-            for (int i = 0; i < toAckCount; i++) {
-                ackedWhileReclaiming.add(toAck[i]); // settled here, XACK not sent yet (one is outstanding)
-            }
-            call(remote.reclaim(subject, group, reclaimCursor, java.time.Duration.ofNanos(ackTimeoutNanos), MAX_FETCH),
-                    new Reclaim());
-        }
-    }
-
-    /** Subscribes {@code reply} to a store call: it is posted back to this actor when the call ends. */
-    private <T> void call(reactor.core.publisher.Mono<T> mono, StoreReply<T> reply) {
-        outstanding++;
-        try {
-            mono.subscribe(reply);
-        } catch (Throwable t) {
-            Exceptions.throwIfJvmFatal(t);
-            reply.onError(t); // a store that throws instead of failing its Mono
-        }
-    }
-
-    /** Fails every waiting pull: the store could not answer what they wait for. */
-    private void failWaiting(Throwable error) {
-        MessageStoreException e = new MessageStoreException("pull group " + subject + "/" + group
-                + ": the message store failed", error);
-        waiting.failAll(e);
-    }
-
-    private void deliver(InFlight f, Pull p, long now) {
-        f.attempts++;
-        f.consumerId = p.consumerId;
-        counters.delivered.increment();
-        if (p.ackOnDelivery) {
-            if (f.state != InFlight.NEW) {
-                pending.remove(f.message.offset());
-            }
-            f.state = InFlight.DONE;
-            counters.acknowledged.increment();
-            if (remote != null) {
-                addToAck(f.message.offset());
-            }
-        } else {
-            f.state = InFlight.DELIVERED;
-            f.generation++;
-            pending.put(f.message.offset(), f);
-            ackOrder.addLast(new AckDeadline(f, f.generation, now + ackTimeoutNanos));
-        }
-        inFlight = pending.size();
-    }
-
-    private void updateRedeliveryDue() {
-        InFlight head;
-        while ((head = redeliver.peek()) != null && head.state != InFlight.QUEUED) {
-            redeliver.poll();
-        }
-        nextRedeliveryDue = head == null ? Long.MAX_VALUE : head.due;
-    }
-
-    private void commitIfAdvanced() {
-        long committed = pending.isEmpty() ? nextOffset : Math.min(pending.firstKey(), nextOffset);
-        if (committed > committedOffset) {
-            committedOffset = committed;
-            if (store != null) {
-                store.commit(subject, group, committed);
-            } else {
-                commitDirty = true;
-            }
-        }
     }
 
     /** One timer for everything time-based: the earliest pull deadline, redelivery or ack timeout. */
     private void armTimer() {
         long deadline = Long.MAX_VALUE;
         if (!waiting.isEmpty()) {
-            deadline = Math.min(waiting.earliestDeadline(), nextRedeliveryDue);
-            if (remote != null && !reclaiming) {
-                deadline = Math.min(deadline, nextReclaimAt);
+            deadline = Math.min(waiting.earliestDeadline(), ledger.nextRedeliveryDue());
+            if (remote != null) {
+                deadline = Math.min(deadline, remote.nextReclaimAt());
             }
         }
-        AckDeadline head = ackOrder.peekFirst();
-        if (head != null) {
-            deadline = Math.min(deadline, head.deadline);
-        }
+        deadline = Math.min(deadline, ledger.nextAckDeadline());
         if (deadline == Long.MAX_VALUE && idleTimeoutNanos > 0 && idle()) {
             long idleDeadline = lastActive + idleTimeoutNanos;
             if (armedAt <= idleDeadline) {
@@ -941,233 +659,16 @@ final class ConsumerGroupActor extends ActorCell {
             c.fail(closed);
         }
         waiting.failAll(closed);
-        for (Settle s : ackWaiters) {
-            s.fail(closed);
+        if (remote != null) {
+            remote.failAckWaiters(closed);
         }
-        ackWaiters.clear();
         if (!metricsUnbound) {
             metricsUnbound = true;
             settings.metrics.unbindGroup(subject, group);
         }
     }
 
-    // ================================================================== commands
-
-    /**
-     * The answer of a store call, posted to the actor by the thread that completes the call's Mono
-     * (see the store table); {@link #apply} runs in the actor's turn. One subscriber per call.
-     */
-    private abstract class StoreReply<T> extends ConsumerGroupCommand implements reactor.core.CoreSubscriber<T> {
-        T value;
-        Throwable error;
-        private boolean done;
-
-        @Override
-        public void onSubscribe(org.reactivestreams.Subscription s) {
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(T t) {
-            value = t;
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            if (!done) {
-                done = true;
-                error = t;
-                post(this);
-            }
-        }
-
-        @Override
-        public void onComplete() {
-            if (!done) {
-                done = true;
-                post(this);
-            }
-        }
-
-        /** Applies the answer (actor thread). */
-        abstract void apply(long now);
-
-        @Override
-        void fail(Throwable closed) {
-            // the actor terminated before applying the answer
-        }
-    }
-
-    /** A fetch's answer. */
-    private final class Fetched extends StoreReply<List<io.reactoractor.pull.Message>> {
-        private final long from;
-        private final int wanted;
-
-        Fetched(long from, int wanted) {
-            this.from = from;
-            this.wanted = wanted;
-        }
-
-        @Override
-        void apply(long now) {
-            fetching = false;
-            if (error != null) {
-                maybeMore = true; // ask again with the next pull
-                failWaiting(error);
-                return;
-            }
-            List<io.reactoractor.pull.Message> got = value == null ? List.of() : value;
-            if (!got.isEmpty()) {
-                long first = got.get(0).offset();
-                if (denseRemote && from >= 0 && first > from) {
-                    // dropped by retention before this group read them
-                    counters.evicted.add(first - from);
-                    skipCarry += first - from;
-                }
-                fetched.addAll(got);
-                buffered = fetched.size();
-                fetchCursor = got.get(got.size() - 1).offset() + 1;
-                if (fetchCursor > knownEnd) {
-                    knownEnd = fetchCursor;
-                }
-                if (got.size() >= wanted) {
-                    maybeMore = true;
-                }
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "Fetched";
-        }
-    }
-
-    /** An acknowledge call's answer: answers the acks it carried. */
-    private final class Acked extends StoreReply<Void> {
-        private final List<Settle> waiters;
-
-        Acked(List<Settle> waiters) {
-            this.waiters = waiters;
-        }
-
-        @Override
-        void apply(long now) {
-            acking = false;
-            if (error != null) {
-                // settled here, still pending in the store: reclaimed and redelivered later
-                MessageStoreException e = new MessageStoreException("pull group " + subject + "/" + group
-                        + ": acknowledgement not recorded", error);
-                for (Settle s : waiters) {
-                    s.fail(e);
-                }
-            } else {
-                for (Settle s : waiters) {
-                    s.done(committedOffset);
-                }
-            }
-        }
-
-        @Override
-        void fail(Throwable closed) {
-            for (Settle s : waiters) {
-                s.fail(closed);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "Acked";
-        }
-    }
-
-    /** A reclaim's answer: messages nobody acknowledged in time, redelivered from here. */
-    private final class Reclaim extends StoreReply<AsyncMessageStore.Reclaimed> {
-        @Override
-        void apply(long now) {
-            reclaiming = false;
-            nextReclaimAt = now + reclaimIntervalNanos;
-            try {
-                takeOver(now);
-            } finally {
-                ackedWhileReclaiming.clear();
-            }
-        }
-
-        private void takeOver(long now) {
-            if (error != null) {
-                LOG.debug("pull group " + path() + ": reclaim failed", error);
-                return;
-            }
-            AsyncMessageStore.Reclaimed r = value;
-            if (r == null) {
-                return;
-            }
-            reclaimCursor = r.cursor();
-            for (io.reactoractor.pull.Message m : r.messages()) {
-                if (pending.containsKey(m.offset()) || isFetched(m.offset())) {
-                    continue; // ours already: our own ack timeout redelivers it
-                }
-                if (ackedWhileReclaiming.contains(m.offset())) {
-                    continue; // claimed before our XACK reached the store, acknowledged since
-                }
-                InFlight f = new InFlight(m);
-                pending.put(m.offset(), f);
-                requeue(f, now);
-            }
-            inFlight = pending.size();
-        }
-
-        @Override
-        public String toString() {
-            return "Reclaim";
-        }
-    }
-
-    /** A renew call's answer: a failure only means another process may take the messages over too. */
-    private final class Renewed extends StoreReply<Void> {
-        @Override
-        void apply(long now) {
-            if (error != null) {
-                LOG.debug("pull group " + path() + ": renewing redelivered messages failed", error);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "Renewed";
-        }
-    }
-
-    private boolean isFetched(long offset) {
-        for (io.reactoractor.pull.Message m : fetched) {
-            if (m.offset() == offset) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** A dead-letter call's answer: a failure leaves the message pending in the store. */
-    private final class DeadLettered extends StoreReply<Void> {
-        private final io.reactoractor.pull.Message message;
-
-        DeadLettered(io.reactoractor.pull.Message message) {
-            this.message = message;
-        }
-
-        @Override
-        void apply(long now) {
-            if (error != null) {
-                LOG.warn("pull group " + path() + ": dead-lettering " + message + " failed (it stays pending and"
-                        + " is redelivered after the ack timeout): " + error);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "DeadLettered";
-        }
-    }
+    // ================================================================== the timer
 
     /** Posted by the timer: something became due. */
     private static final ConsumerGroupCommand TICK = new ConsumerGroupCommand() {
@@ -1188,9 +689,5 @@ final class ConsumerGroupActor extends ActorCell {
         protected boolean awaitedOnShutdown() {
             return false; // long-poll timeouts never hold up a graceful shutdown
         }
-    }
-
-    /** An ack deadline of one delivery ({@code generation} tells stale entries apart). */
-    private record AckDeadline(InFlight flight, long generation, long deadline) {
     }
 }
