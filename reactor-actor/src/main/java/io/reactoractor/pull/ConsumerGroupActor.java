@@ -551,11 +551,12 @@ final class ConsumerGroupActor extends ActorCell {
         long bytes = 0;
         InFlight f;
         int redeliveries = 0;
+        boolean full = false;
         while (out.size() < p.max && (f = ledger.dueRedelivery(now)) != null) {
             long size = f.message.payload().length;
             if (!out.isEmpty() && bytes + size > maxBytesPerPull) {
-                ledger.updateRedeliveryDue();
-                return out;
+                full = true; // the budget is spent: no new message either, but renew what was taken
+                break;
             }
             ledger.pollRedelivery();
             bytes += size;
@@ -567,6 +568,9 @@ final class ConsumerGroupActor extends ActorCell {
         ledger.updateRedeliveryDue();
         if (remote != null && redeliveries > 0) {
             remote.renew(out, redeliveries);
+        }
+        if (full) {
+            return out;
         }
         if (remote != null) {
             remote.takeFetched(p, now, out, bytes, maxBytesPerPull, ledger);
