@@ -13,7 +13,7 @@ import org.reactivestreams.Subscription;
  * One reactive consumer of a group: turns downstream demand into pulls of at most
  * {@code min(demand, batchSize)} messages, one pull in flight at a time, and delivers the answers.
  *
- * <p>Answers arrive on the group actor's thread, one at a time (a single pull is outstanding), so
+ * <p>Answers arrive on the {@code (subject, group)} actor's thread, one at a time (a single pull is outstanding), so
  * {@code onNext} calls never overlap. {@link #drain()} is a classic work-in-progress loop so that
  * {@code request} from any thread and answers from the actor never issue two pulls at once.
  *

@@ -143,7 +143,7 @@ public final class PullConsumer implements Disposable {
     }
 
     /**
-     * @param scheduler the scheduler whose threads run the group actors
+     * @param scheduler the scheduler whose threads run the {@code (subject, group)} actors
      * @return a builder
      * @throws IllegalArgumentException if {@code scheduler} is {@code null}
      */
@@ -209,7 +209,7 @@ public final class PullConsumer implements Disposable {
      * @param group       the consumer group
      * @param maxMessages at most this many (1 to {@link Builder#maxMessagesPerPull})
      * @param timeout     how long to wait for a message ({@code 0} = pull once, never negative)
-     * @return the answer, on the group actor's thread; a {@link GroupLimitExceededException} if the
+     * @return the answer, on the {@code (subject, group)} actor's thread; a {@link GroupLimitExceededException} if the
      *         pair has no actor and {@link Builder#maxGroups} are live
      */
     public Mono<PullResult> pull(String subject, String group, int maxMessages, Duration timeout) {
@@ -225,7 +225,7 @@ public final class PullConsumer implements Disposable {
      * @param timeout       how long to wait for a message ({@code 0} = pull once, never negative)
      * @param ackOnDelivery {@code true}: the messages count as acknowledged when handed out (at most
      *                      once if the answer is lost); {@code false}: acknowledge them with {@link #ack}
-     * @return the answer, on the group actor's thread
+     * @return the answer, on the {@code (subject, group)} actor's thread
      */
     public Mono<PullResult> pull(String subject, String group, int maxMessages, Duration timeout,
             boolean ackOnDelivery) {
@@ -449,7 +449,7 @@ public final class PullConsumer implements Disposable {
         return asyncStore;
     }
 
-    /** @return the scheduler running the group actors */
+    /** @return the scheduler running the {@code (subject, group)} actors */
     public ActorScheduler scheduler() {
         return scheduler;
     }
@@ -541,7 +541,10 @@ public final class PullConsumer implements Disposable {
         return c != 0 ? c : x.group().compareTo(y.group());
     };
 
-    /** Stops every group actor: waiting pulls and consumers get an error; the store is left as is. */
+    /**
+     * Stops every {@code (subject, group)} actor: waiting pulls and consumers get an error; the store is
+     * left as is.
+     */
     @Override
     public void dispose() {
         if (disposed) {
@@ -754,7 +757,7 @@ public final class PullConsumer implements Disposable {
         }
 
         /**
-         * Uses an asynchronous (remote) store instead: the group actors never wait on it (see
+         * Uses an asynchronous (remote) store instead: the {@code (subject, group)} actors never wait on it (see
          * {@link AsyncMessageStore}); {@link PullConsumer#append} is then refused, use
          * {@link PullConsumer#appendAsync}. Replaces a {@link #store(MessageStore)} set before.
          *

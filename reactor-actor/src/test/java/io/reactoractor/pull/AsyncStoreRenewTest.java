@@ -13,9 +13,9 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
 /**
- * The group actor tells an asynchronous store about its own redeliveries ({@link AsyncMessageStore#renew}),
- * so that a store which reclaims by idle time (Redis) does not hand them to another process as well; a
- * first delivery is not renewed.
+ * The {@code (subject, group)} actor tells an asynchronous store about its own redeliveries
+ * ({@link AsyncMessageStore#renew}), so that a store which reclaims by idle time (Redis) does not hand
+ * them to another process as well; a first delivery is not renewed.
  */
 class AsyncStoreRenewTest {
 
