@@ -8,10 +8,11 @@ import reactor.core.publisher.Mono;
 
 /**
  * A {@link PullConsumer}'s store when it is remote: every call that may cross the network returns a
- * {@link Mono}, so no scheduler thread ever waits on it. The group actor issues a call, goes on (or
- * suspends, if its waiting pulls have nothing else to wait for) and handles the answer in a later
- * turn of its own (see {@code GroupActor}'s store table): an implementation may complete its Monos on
- * any thread, its own I/O threads included.
+ * {@link Mono}, so no scheduler thread ever waits on it. The actor of a {@code (subject, consumer group)}
+ * issues a call, goes on (or suspends, if its waiting pulls have nothing else to wait for) and handles
+ * the answer in a later turn of its own (see the store table of the package-private
+ * {@code AsyncStoreCalls}): an implementation may complete its Monos on any thread, its own I/O threads
+ * included.
  *
  * <p>Unlike {@link MessageStore}, the store keeps each consumer group's delivery state itself, so that
  * several processes can serve one group (a Redis consumer group, for one):

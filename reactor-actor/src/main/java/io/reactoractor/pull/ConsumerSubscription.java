@@ -13,18 +13,18 @@ import org.reactivestreams.Subscription;
  * One reactive consumer of a group: turns downstream demand into pulls of at most
  * {@code min(demand, batchSize)} messages, one pull in flight at a time, and delivers the answers.
  *
- * <p>Answers arrive on the group actor's thread, one at a time (a single pull is outstanding), so
+ * <p>Answers arrive on the {@code (subject, group)} actor's thread, one at a time (a single pull is outstanding), so
  * {@code onNext} calls never overlap. {@link #drain()} is a classic work-in-progress loop so that
  * {@code request} from any thread and answers from the actor never issue two pulls at once.
  *
  * <p>Cancellation sends a release to the group: every message delivered to this consumer and not yet
  * acknowledged is redelivered (to the group's other consumers, or to the next one that subscribes).
  */
-final class ConsumerSubscription implements Subscription, GroupActor.PullCallback {
+final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.PullCallback {
 
     private static final AtomicLong IDS = new AtomicLong();
 
-    private final GroupActor actor;
+    private final ConsumerGroupActor actor;
     private final CoreSubscriber<? super Delivery> actual;
     private final ConsumerOptions options;
     private final FailurePolicy policy;
@@ -34,12 +34,12 @@ final class ConsumerSubscription implements Subscription, GroupActor.PullCallbac
             AtomicLongFieldUpdater.newUpdater(ConsumerSubscription.class, "requested");
     private final AtomicInteger wip = new AtomicInteger();
     private volatile boolean pullInFlight;
-    private volatile GroupActor.Pull current;
+    private volatile ConsumerGroupCommand.Pull current;
     private volatile boolean cancelled;
     private volatile boolean done;
     private final java.util.concurrent.atomic.AtomicBoolean detached = new java.util.concurrent.atomic.AtomicBoolean();
 
-    ConsumerSubscription(GroupActor actor, CoreSubscriber<? super Delivery> actual, ConsumerOptions options,
+    ConsumerSubscription(ConsumerGroupActor actor, CoreSubscriber<? super Delivery> actual, ConsumerOptions options,
             FailurePolicy policy) {
         this.actor = actor;
         this.actual = actual;
@@ -64,11 +64,11 @@ final class ConsumerSubscription implements Subscription, GroupActor.PullCallbac
             return;
         }
         cancelled = true;
-        GroupActor.Pull p = current;
+        ConsumerGroupCommand.Pull p = current;
         if (p != null) {
             p.cancelled = true;
         }
-        actor.post(new GroupActor.Release(consumerId));
+        actor.post(new ConsumerGroupCommand.Release(consumerId));
         detach();
     }
 
@@ -89,7 +89,7 @@ final class ConsumerSubscription implements Subscription, GroupActor.PullCallbac
             if (!cancelled && !done && !pullInFlight && r > 0) {
                 pullInFlight = true;
                 int max = (int) Math.min(r, options.batchSize());
-                GroupActor.Pull p = new GroupActor.Pull(max, options.pollTimeout().toNanos(), consumerId, false, this);
+                ConsumerGroupCommand.Pull p = new ConsumerGroupCommand.Pull(max, options.pollTimeout().toNanos(), consumerId, false, this);
                 current = p;
                 actor.post(p);
             }

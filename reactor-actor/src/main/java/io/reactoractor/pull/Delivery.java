@@ -11,11 +11,11 @@ public final class Delivery {
 
     private final Message message;
     private final int attempt;
-    private final GroupActor actor;
+    private final ConsumerGroupActor actor;
     private final FailurePolicy policy;
     private final AtomicBoolean settled = new AtomicBoolean();
 
-    Delivery(Message message, int attempt, GroupActor actor, FailurePolicy policy) {
+    Delivery(Message message, int attempt, ConsumerGroupActor actor, FailurePolicy policy) {
         this.message = message;
         this.attempt = attempt;
         this.actor = actor;

@@ -4,7 +4,7 @@ import java.util.Comparator;
 
 /**
  * A message a group has delivered at least once and not yet settled (acknowledged, skipped or
- * dead-lettered). Confined to its {@link GroupActor}'s thread.
+ * dead-lettered). Confined to its {@link ConsumerGroupActor}'s thread.
  *
  * <pre>
  *   NEW --deliver--> DELIVERED --ack / skip / dead-letter--> DONE

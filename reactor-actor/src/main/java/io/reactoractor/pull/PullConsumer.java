@@ -112,9 +112,10 @@ public final class PullConsumer implements Disposable {
     private final long idleTimeoutNanos;
     private final int maxGroups;
     private final FailurePolicy failurePolicy;
-    private final PullMetrics metrics;
-    private final Map<String, GroupActor> actors = new ConcurrentHashMap<>();
-    private final Map<String, List<GroupActor>> bySubject = new ConcurrentHashMap<>();
+    /** What every actor of this consumer is given (one object, shared). */
+    private final ConsumerGroupSettings settings;
+    private final Map<String, ConsumerGroupActor> actors = new ConcurrentHashMap<>();
+    private final Map<String, List<ConsumerGroupActor>> bySubject = new ConcurrentHashMap<>();
     /** Live actors per consumer group name, to dispose a scheduler group with its last actor. */
     private final Map<String, Integer> actorsPerGroup = new java.util.HashMap<>();
     private final java.util.concurrent.atomic.LongAdder retired = new java.util.concurrent.atomic.LongAdder();
@@ -133,14 +134,16 @@ public final class PullConsumer implements Disposable {
         this.maxGroups = b.maxGroups;
         this.failurePolicy = b.failurePolicy;
         // a binding that does not know pull consumers (or none at all) leaves them unmetered
-        this.metrics = scheduler.metrics() instanceof MetricsBinding binding
+        PullMetrics metrics = scheduler.metrics() instanceof MetricsBinding binding
                 ? binding.pullMetrics(scheduler.name())
                 : PullMetrics.NONE;
+        this.settings = new ConsumerGroupSettings(store, asyncStore, ackTimeoutNanos, maxWaitingPulls,
+                maxBytesPerPull, idleTimeoutNanos, metrics, this::retired);
         this.appendListener = asyncStore.addAppendListener(this::appended);
     }
 
     /**
-     * @param scheduler the scheduler whose threads run the group actors
+     * @param scheduler the scheduler whose threads run the {@code (subject, group)} actors
      * @return a builder
      * @throws IllegalArgumentException if {@code scheduler} is {@code null}
      */
@@ -206,7 +209,7 @@ public final class PullConsumer implements Disposable {
      * @param group       the consumer group
      * @param maxMessages at most this many (1 to {@link Builder#maxMessagesPerPull})
      * @param timeout     how long to wait for a message ({@code 0} = pull once, never negative)
-     * @return the answer, on the group actor's thread; a {@link GroupLimitExceededException} if the
+     * @return the answer, on the {@code (subject, group)} actor's thread; a {@link GroupLimitExceededException} if the
      *         pair has no actor and {@link Builder#maxGroups} are live
      */
     public Mono<PullResult> pull(String subject, String group, int maxMessages, Duration timeout) {
@@ -222,7 +225,7 @@ public final class PullConsumer implements Disposable {
      * @param timeout       how long to wait for a message ({@code 0} = pull once, never negative)
      * @param ackOnDelivery {@code true}: the messages count as acknowledged when handed out (at most
      *                      once if the answer is lost); {@code false}: acknowledge them with {@link #ack}
-     * @return the answer, on the group actor's thread
+     * @return the answer, on the {@code (subject, group)} actor's thread
      */
     public Mono<PullResult> pull(String subject, String group, int maxMessages, Duration timeout,
             boolean ackOnDelivery) {
@@ -237,8 +240,8 @@ public final class PullConsumer implements Disposable {
         }
         long timeoutNanos = saturatedNanos(timeout);
         return Mono.create(sink -> {
-            GroupActor.Pull p = new GroupActor.Pull(maxMessages, timeoutNanos, 0L, ackOnDelivery,
-                    new GroupActor.PullCallback() {
+            ConsumerGroupCommand.Pull p = new ConsumerGroupCommand.Pull(maxMessages, timeoutNanos, 0L, ackOnDelivery,
+                    new ConsumerGroupCommand.PullCallback() {
                         @Override
                         public void answer(PullResult result, int[] attempts) {
                             sink.success(result);
@@ -281,7 +284,7 @@ public final class PullConsumer implements Disposable {
         Names.subject(subject);
         Names.group(group);
         long[] os = offsets(offsets);
-        return Mono.create(sink -> submit(subject, group, new GroupActor.Ack(os, sink::success, sink::error)));
+        return Mono.create(sink -> submit(subject, group, new ConsumerGroupCommand.Ack(os, sink::success, sink::error)));
     }
 
     /**
@@ -303,7 +306,7 @@ public final class PullConsumer implements Disposable {
         return Mono.defer(() -> {
             StaleDeliveryException stale = checkEpoch(subject, group, epoch);
             return stale != null ? Mono.error(stale) : Mono.create(sink ->
-                    submit(subject, group, new GroupActor.Ack(os, sink::success, sink::error)));
+                    submit(subject, group, new ConsumerGroupCommand.Ack(os, sink::success, sink::error)));
         });
     }
 
@@ -350,7 +353,7 @@ public final class PullConsumer implements Disposable {
             throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
         }
         return Mono.create(sink -> submit(subject, group,
-                new GroupActor.Nack(offset, failurePolicy, sink::success, sink::error)));
+                new ConsumerGroupCommand.Nack(offset, failurePolicy, sink::success, sink::error)));
     }
 
     /**
@@ -413,7 +416,7 @@ public final class PullConsumer implements Disposable {
             @Override
             public void subscribe(CoreSubscriber<? super Delivery> actual) {
                 Objects.requireNonNull(actual, "subscriber");
-                GroupActor actor;
+                ConsumerGroupActor actor;
                 try {
                     do {
                         actor = actor(subject, group);
@@ -446,7 +449,7 @@ public final class PullConsumer implements Disposable {
         return asyncStore;
     }
 
-    /** @return the scheduler running the group actors */
+    /** @return the scheduler running the {@code (subject, group)} actors */
     public ActorScheduler scheduler() {
         return scheduler;
     }
@@ -462,7 +465,7 @@ public final class PullConsumer implements Disposable {
     public GroupStats stats(String subject, String group) {
         Names.subject(subject);
         Names.group(group);
-        GroupActor a = actors.get(key(subject, group));
+        ConsumerGroupActor a = actors.get(key(subject, group));
         if (a != null && !a.isRetired()) {
             return a.stats();
         }
@@ -480,7 +483,7 @@ public final class PullConsumer implements Disposable {
 
     /** @return the scheduling state of a group's actor, for diagnostics (not a stable format) */
     String debugState(String subject, String group) {
-        GroupActor a = actors.get(key(subject, group));
+        ConsumerGroupActor a = actors.get(key(subject, group));
         return a == null ? "no actor for " + subject + "/" + group : a.toString();
     }
 
@@ -490,7 +493,7 @@ public final class PullConsumer implements Disposable {
      */
     public List<GroupStats> stats() {
         List<GroupStats> out = new ArrayList<>(actors.size());
-        for (GroupActor a : actors.values()) {
+        for (ConsumerGroupActor a : actors.values()) {
             out.add(a.stats());
         }
         out.sort(BY_NAME);
@@ -512,7 +515,7 @@ public final class PullConsumer implements Disposable {
         java.util.Comparator<GroupStats> worstFirst = java.util.Comparator.comparingLong(GroupStats::lag).reversed()
                 .thenComparing(BY_NAME);
         java.util.PriorityQueue<GroupStats> best = new java.util.PriorityQueue<>(worstFirst.reversed());
-        for (GroupActor a : actors.values()) {
+        for (ConsumerGroupActor a : actors.values()) {
             best.add(a.stats());
             if (best.size() > limit) {
                 best.poll();
@@ -538,7 +541,10 @@ public final class PullConsumer implements Disposable {
         return c != 0 ? c : x.group().compareTo(y.group());
     };
 
-    /** Stops every group actor: waiting pulls and consumers get an error; the store is left as is. */
+    /**
+     * Stops every {@code (subject, group)} actor: waiting pulls and consumers get an error; the store is
+     * left as is.
+     */
     @Override
     public void dispose() {
         if (disposed) {
@@ -546,7 +552,7 @@ public final class PullConsumer implements Disposable {
         }
         disposed = true;
         appendListener.dispose();
-        for (GroupActor a : actors.values()) {
+        for (ConsumerGroupActor a : actors.values()) {
             a.terminate();
         }
     }
@@ -612,26 +618,9 @@ public final class PullConsumer implements Disposable {
 
     // ================================================================== internals
 
-    long ackTimeoutNanos() {
-        return ackTimeoutNanos;
-    }
-
-    long idleTimeoutNanos() {
-        return idleTimeoutNanos;
-    }
-
-    PullMetrics metrics() {
-        return metrics;
-    }
-
-    /** @return the synchronous store, or {@code null} if the store is asynchronous */
-    MessageStore syncStore() {
-        return store;
-    }
-
     /** @return the store's current epoch */
-    String epoch() {
-        return store != null ? store.epoch() : asyncStore.epoch();
+    private String epoch() {
+        return settings.epoch();
     }
 
     private static String key(String subject, String group) {
@@ -639,7 +628,7 @@ public final class PullConsumer implements Disposable {
     }
 
     /** Hands a command to the pair's actor, creating it if needed, and again if it just retired. */
-    private void submit(String subject, String group, GroupActor.Command c) {
+    private void submit(String subject, String group, ConsumerGroupCommand c) {
         while (!actor(subject, group).tryPost(c)) {
             retiring();
         }
@@ -656,12 +645,12 @@ public final class PullConsumer implements Disposable {
      * (rare: once per pair per idle period), so the count checked against {@code maxGroups} is
      * exact and a scheduler group is disposed only when no consumer holds an actor in it.
      */
-    private GroupActor actor(String subject, String group) {
+    private ConsumerGroupActor actor(String subject, String group) {
         if (disposed) {
             throw new RejectedExecutionException("pull consumer disposed");
         }
         String key = key(subject, group);
-        GroupActor a = actors.get(key);
+        ConsumerGroupActor a = actors.get(key);
         if (a != null) {
             return a;
         }
@@ -677,7 +666,7 @@ public final class PullConsumer implements Disposable {
                 throw new GroupLimitExceededException(subject, group, maxGroups);
             }
             ActorGroup schedulingGroup = scheduler.group(SCHEDULING_GROUP_PREFIX + group, 1);
-            GroupActor created = new GroupActor(this, schedulingGroup, subject, group);
+            ConsumerGroupActor created = new ConsumerGroupActor(settings, schedulingGroup, subject, group);
             actors.put(key, created);
             bySubject.computeIfAbsent(subject, s -> new CopyOnWriteArrayList<>()).add(created);
             actorsPerGroup.merge(group, 1, Integer::sum);
@@ -690,12 +679,12 @@ public final class PullConsumer implements Disposable {
      * disposes its scheduler group if no actor is left in it. Held under {@link #LIFECYCLE}, shared by
      * every consumer of the JVM, because two consumers on one scheduler share {@code cg.<group>}.
      */
-    void retired(GroupActor a) {
+    void retired(ConsumerGroupActor a) {
         synchronized (LIFECYCLE) {
             // counted before it leaves the map: whoever sees the pair gone (liveGroups) sees it counted
             retired.increment();
             actors.remove(key(a.subject, a.group), a);
-            List<GroupActor> list = bySubject.get(a.subject);
+            List<ConsumerGroupActor> list = bySubject.get(a.subject);
             if (list != null) {
                 list.remove(a);
                 if (list.isEmpty()) {
@@ -715,9 +704,9 @@ public final class PullConsumer implements Disposable {
 
     /** The store's append listener: wakes the subject's waiting groups (each resumes at most once). */
     private void appended(String subject, long endOffset) {
-        List<GroupActor> groups = bySubject.get(subject);
+        List<ConsumerGroupActor> groups = bySubject.get(subject);
         if (groups != null) {
-            for (GroupActor a : groups) {
+            for (ConsumerGroupActor a : groups) {
                 a.appended(endOffset);
             }
         }
@@ -768,7 +757,7 @@ public final class PullConsumer implements Disposable {
         }
 
         /**
-         * Uses an asynchronous (remote) store instead: the group actors never wait on it (see
+         * Uses an asynchronous (remote) store instead: the {@code (subject, group)} actors never wait on it (see
          * {@link AsyncMessageStore}); {@link PullConsumer#append} is then refused, use
          * {@link PullConsumer#appendAsync}. Replaces a {@link #store(MessageStore)} set before.
          *

@@ -13,9 +13,9 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
 /**
- * The group actor tells an asynchronous store about its own redeliveries ({@link AsyncMessageStore#renew}),
- * so that a store which reclaims by idle time (Redis) does not hand them to another process as well; a
- * first delivery is not renewed.
+ * The {@code (subject, group)} actor tells an asynchronous store about its own redeliveries
+ * ({@link AsyncMessageStore#renew}), so that a store which reclaims by idle time (Redis) does not hand
+ * them to another process as well; a first delivery is not renewed.
  */
 class AsyncStoreRenewTest {
 
@@ -91,6 +91,35 @@ class AsyncStoreRenewTest {
             assertEquals(List.of(y), again.messages().stream().map(Message::offset).toList(), "redelivered");
             AsyncMessageStoreContract.await(() -> store.renewed.contains(y), "the redelivery was renewed");
             assertEquals(List.of(y), List.copyOf(store.renewed));
+        } finally {
+            c.dispose();
+        }
+    }
+
+    /**
+     * A redelivery taken into an answer is renewed even when the byte budget leaves the next due
+     * redelivery for a later pull (the cut once returned before the renew call).
+     */
+    @Test
+    void aRedeliveryIsRenewedWhenTheByteBudgetCutsTheNextOne() throws InterruptedException {
+        Recording store = new Recording();
+        PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).ackTimeout(Duration.ofMillis(100))
+                .maxBytesPerPull(3).build();
+        try {
+            c.appendAsync("s", "xx".getBytes()).block(Duration.ofSeconds(10));
+            c.appendAsync("s", "yy".getBytes()).block(Duration.ofSeconds(10));
+            PullResult first = c.pull("s", "g", 2, Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
+            PullResult second = c.pull("s", "g", 2, Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
+            assertEquals(1, first.messages().size(), "2 + 2 bytes exceed the budget of 3");
+            assertEquals(1, second.messages().size());
+            long x = first.messages().get(0).offset();
+            // both ack timeouts pass: both messages are due for redelivery before the next pull
+            Thread.sleep(400);
+            PullResult again = c.pull("s", "g", 2, Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
+            assertEquals(List.of(x), again.messages().stream().map(Message::offset).toList(),
+                    "the first due redelivery, the second left by the byte budget");
+            AsyncMessageStoreContract.await(() -> store.renewed.contains(x), "the redelivery was renewed");
+            assertEquals(List.of(x), List.copyOf(store.renewed));
         } finally {
             c.dispose();
         }

@@ -45,7 +45,7 @@ class PullBoundsTest {
 
     @AfterEach
     void tearDown() {
-        GroupActor.afterSuspendForTest = null;
+        ConsumerGroupActor.afterSuspendForTest = null;
         consumers.forEach(PullConsumer::dispose);
         scheduler.disposeGracefully().block(Duration.ofSeconds(10));
     }
@@ -327,7 +327,7 @@ class PullBoundsTest {
     void anAppendWhileTheActorSuspendsCountsAsAResume() throws InterruptedException {
         PullConsumer c = consumer(PullConsumer.builder(scheduler));
         AtomicInteger injected = new AtomicInteger();
-        GroupActor.afterSuspendForTest = () -> {
+        ConsumerGroupActor.afterSuspendForTest = () -> {
             // the actor suspended but has not published waitingForData yet: this append signals
             if (injected.getAndIncrement() == 0) {
                 c.append("window", b("x"));
@@ -335,7 +335,7 @@ class PullBoundsTest {
         };
         PullResult r = c.pull("window", "g", 1, Duration.ofSeconds(30)).block(WAIT);
         assertEquals(1, r.messages().size());
-        GroupActor.afterSuspendForTest = null;
+        ConsumerGroupActor.afterSuspendForTest = null;
         GroupStats s = c.stats("window", "g");
         assertEquals(1, injected.get());
         assertEquals(s.suspends(), s.resumes(), "every suspension for data ended by a counted resume: " + s);

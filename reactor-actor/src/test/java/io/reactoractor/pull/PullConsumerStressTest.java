@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The group actor's suspend / resume handshake under races: producers append in bursts with pauses
+ * The {@code (subject, group)} actor's suspend / resume handshake under races: producers append in bursts with pauses
  * (so the actor keeps suspending and being resumed by appends, timers and new pulls), while pollers
  * long-poll with short random timeouts. Every pull must be answered (a lost wake-up shows up as a
  * pull that never returns), and every message must be delivered exactly once to the group.

@@ -10,7 +10,7 @@ import io.reactoractor.ActorScheduler;
 import org.junit.jupiter.api.Test;
 
 /**
- * Answering waiting pulls runs downstream code; each answer is a task of the group actor's turn, so
+ * Answering waiting pulls runs downstream code; each answer is a task of the {@code (subject, group)} actor's turn, so
  * 1,000 answers of 50 µs each are spread over several turns at the 5 ms quota instead of one 50 ms
  * task (which the scheduler would count as a quota overrun and report as a hog).
  */

@@ -14,7 +14,7 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
 /**
- * Lost wake-up: an append notification that arrives after the group actor already served that append
+ * Lost wake-up: an append notification that arrives after the {@code (subject, group)} actor already served that append
  * (the appending thread was descheduled between writing the end offset and running the listeners)
  * flips waitingForData to false and calls resume() on an actor with nothing to do: the actor goes idle,
  * not suspended and not waiting for data, and every later append finds waitingForData == false and does

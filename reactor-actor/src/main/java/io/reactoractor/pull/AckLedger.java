@@ -1,0 +1,265 @@
+package io.reactoractor.pull;
+
+import java.util.ArrayDeque;
+import java.util.PriorityQueue;
+import java.util.TreeMap;
+
+import io.reactoractor.pull.ConsumerGroupCommand.Pull;
+
+/**
+ * The at-least-once bookkeeping of one {@link ConsumerGroupActor}: the delivery cursor, the messages
+ * in flight (delivered, not yet settled), the redelivery queue, the ack deadlines, the failure policy
+ * of a nack, and the committed offset. Confined to the actor's thread; the few figures other threads
+ * read ({@code hasData}, stats) are published through volatile fields.
+ *
+ * <p>{@code nextOffset} is the first offset never delivered. A delivered, unacknowledged message is an
+ * {@link InFlight} in {@code pending} (by offset; see its state diagram). An ack removes it; a nack
+ * applies the {@link FailurePolicy}; a release (consumer cancelled) or an ack timeout re-queues it in
+ * {@code redeliver} (by due time), from where it is delivered ahead of new messages. The committed
+ * offset is the smallest pending offset, or {@code nextOffset} when nothing is pending: everything
+ * before it was acknowledged.
+ *
+ * <p>What a settlement means to the store goes to exactly one of {@code store} (synchronous: commit and
+ * dead-letter in the turn) or {@code remote} (asynchronous: gathered for its next calls).
+ */
+final class AckLedger {
+
+    private final String subject;
+    private final String group;
+    private final long ackTimeoutNanos;
+    private final ConsumerGroupCounters counters;
+    /** The synchronous store, or {@code null} when {@link #remote} is used. */
+    private final MessageStore store;
+    /** The asynchronous store's calls, or {@code null} when {@link #store} is used. */
+    private final AsyncStoreCalls remote;
+
+    // ---- actor-confined
+    private final TreeMap<Long, InFlight> pending = new TreeMap<>();
+    private final PriorityQueue<InFlight> redeliver = new PriorityQueue<>(InFlight.BY_DUE);
+    private final ArrayDeque<AckDeadline> ackOrder = new ArrayDeque<>();
+
+    // ---- written by the actor, read by any thread (hasData, stats)
+    private volatile long nextOffset;
+    private volatile long nextRedeliveryDue = Long.MAX_VALUE;
+    /** Only the actor writes it (volatile for stats); commits are monotonic. */
+    private volatile long committedOffset;
+    private volatile int inFlight;
+
+    AckLedger(String subject, String group, long ackTimeoutNanos, ConsumerGroupCounters counters, MessageStore store,
+            AsyncStoreCalls remote) {
+        this.subject = subject;
+        this.group = group;
+        this.ackTimeoutNanos = ackTimeoutNanos;
+        this.counters = counters;
+        this.store = store;
+        this.remote = remote;
+    }
+
+    // ---- any thread
+
+    /** @return the first offset never delivered */
+    long nextOffset() {
+        return nextOffset;
+    }
+
+    /** @return every message before it was acknowledged */
+    long committedOffset() {
+        return committedOffset;
+    }
+
+    /** @return messages delivered and not settled (or queued for redelivery) */
+    int inFlight() {
+        return inFlight;
+    }
+
+    /** @return when the earliest queued redelivery is due ({@code Long.MAX_VALUE}: none) */
+    long nextRedeliveryDue() {
+        return nextRedeliveryDue;
+    }
+
+    // ---- actor thread
+
+    /** Starts the cursor and the committed offset at {@code start} (a synchronous store's position). */
+    void startAt(long start) {
+        this.nextOffset = start;
+        this.committedOffset = start;
+    }
+
+    /** Moves the delivery cursor to {@code offset} (a message read or passed over). */
+    void advanceTo(long offset) {
+        nextOffset = offset;
+    }
+
+    /** @return whether nothing is in flight */
+    boolean isEmpty() {
+        return pending.isEmpty();
+    }
+
+    /** @return whether {@code offset} is in flight here */
+    boolean isPending(long offset) {
+        return pending.containsKey(offset);
+    }
+
+    /** @return the earliest ack deadline ({@code Long.MAX_VALUE}: none) */
+    long nextAckDeadline() {
+        AckDeadline head = ackOrder.peekFirst();
+        return head == null ? Long.MAX_VALUE : head.deadline;
+    }
+
+    /** An ack: settles {@code offset} if it is in flight here (an unknown or settled one is ignored). */
+    void ack(long offset) {
+        InFlight f = pending.get(offset);
+        if (f != null && f.state != InFlight.DONE) {
+            settle(f);
+        }
+    }
+
+    /** A nack: the policy decides what becomes of {@code offset} if it is delivered and unsettled. */
+    void nack(long offset, FailurePolicy policy, long now) {
+        InFlight f = pending.get(offset);
+        if (f != null && f.state == InFlight.DELIVERED) {
+            applyFailurePolicy(f, policy, now);
+        }
+    }
+
+    /** A consumer went away: what it holds unacknowledged is redelivered now. */
+    void release(long consumerId, long now) {
+        for (InFlight f : pending.values()) {
+            if (f.state == InFlight.DELIVERED && f.consumerId == consumerId) {
+                requeue(f, now);
+            }
+        }
+    }
+
+    /** A message another process left unacknowledged, taken over: queued for redelivery at {@code now}. */
+    void adopt(Message m, long now) {
+        InFlight f = new InFlight(m);
+        pending.put(m.offset(), f);
+        requeue(f, now);
+        inFlight = pending.size();
+    }
+
+    private void settle(InFlight f) {
+        pending.remove(f.message.offset());
+        f.state = InFlight.DONE;
+        inFlight = pending.size();
+        counters.acknowledged.increment();
+        if (pending.isEmpty()) {
+            ackOrder.clear(); // every deadline left is stale: it must not hold the timer (or the idle clock)
+        }
+    }
+
+    private void applyFailurePolicy(InFlight f, FailurePolicy policy, long now) {
+        switch (policy.kind()) {
+            case SKIP:
+                counters.skipped.increment();
+                settle(f);
+                break;
+            case RETRY_FOREVER:
+                requeue(f, now + policy.backoff().toNanos());
+                break;
+            case RETRY_THEN_DEAD_LETTER:
+            default:
+                if (f.attempts >= policy.maxAttempts()) {
+                    if (store != null) {
+                        store.append(FailurePolicy.deadLetterSubject(group), f.message.payload());
+                    } else {
+                        remote.deadLetter(f.message);
+                    }
+                    counters.deadLettered.increment();
+                    settle(f);
+                } else {
+                    requeue(f, now + policy.backoff().toNanos());
+                }
+                break;
+        }
+    }
+
+    private void requeue(InFlight f, long due) {
+        f.state = InFlight.QUEUED;
+        f.due = due;
+        f.generation++;
+        redeliver.add(f);
+        updateRedeliveryDue();
+    }
+
+    /** Re-queues every delivery whose ack deadline passed (and was not superseded by a later one). */
+    void sweepAckTimeouts(long now) {
+        AckDeadline d;
+        while ((d = ackOrder.peekFirst()) != null && d.deadline <= now) {
+            ackOrder.pollFirst();
+            if (d.flight.generation == d.generation && d.flight.state == InFlight.DELIVERED) {
+                requeue(d.flight, now);
+            }
+        }
+    }
+
+    /**
+     * @return the queued redelivery due first if it is due at {@code now}, else {@code null}; take it
+     *         with {@link #pollRedelivery()} (entries settled meanwhile are dropped here)
+     */
+    InFlight dueRedelivery(long now) {
+        InFlight f;
+        while ((f = redeliver.peek()) != null && f.due <= now) {
+            if (f.state == InFlight.QUEUED) {
+                return f;
+            }
+            redeliver.poll(); // acknowledged meanwhile
+        }
+        return null;
+    }
+
+    /** Takes the redelivery {@link #dueRedelivery} returned off the queue. */
+    void pollRedelivery() {
+        redeliver.poll();
+    }
+
+    /** Hands {@code f} to the pull {@code p}: in flight until acked, or settled at once (ack-on-delivery). */
+    void deliver(InFlight f, Pull p, long now) {
+        f.attempts++;
+        f.consumerId = p.consumerId;
+        counters.delivered.increment();
+        if (p.ackOnDelivery) {
+            if (f.state != InFlight.NEW) {
+                pending.remove(f.message.offset());
+            }
+            f.state = InFlight.DONE;
+            counters.acknowledged.increment();
+            if (remote != null) {
+                remote.acknowledged(f.message.offset());
+            }
+        } else {
+            f.state = InFlight.DELIVERED;
+            f.generation++;
+            pending.put(f.message.offset(), f);
+            ackOrder.addLast(new AckDeadline(f, f.generation, now + ackTimeoutNanos));
+        }
+        inFlight = pending.size();
+    }
+
+    /** Publishes when the next redelivery is due, after dropping settled entries at the queue's head. */
+    void updateRedeliveryDue() {
+        InFlight head;
+        while ((head = redeliver.peek()) != null && head.state != InFlight.QUEUED) {
+            redeliver.poll();
+        }
+        nextRedeliveryDue = head == null ? Long.MAX_VALUE : head.due;
+    }
+
+    /** Moves the committed offset over what was settled, and tells the store (see the class comment). */
+    void commitIfAdvanced() {
+        long committed = pending.isEmpty() ? nextOffset : Math.min(pending.firstKey(), nextOffset);
+        if (committed > committedOffset) {
+            committedOffset = committed;
+            if (store != null) {
+                store.commit(subject, group, committed);
+            } else {
+                remote.committedMoved();
+            }
+        }
+    }
+
+    /** An ack deadline of one delivery ({@code generation} tells stale entries apart). */
+    private record AckDeadline(InFlight flight, long generation, long deadline) {
+    }
+}

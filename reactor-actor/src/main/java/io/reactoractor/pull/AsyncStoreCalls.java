@@ -1,0 +1,506 @@
+package io.reactoractor.pull;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+
+import io.reactoractor.pull.ConsumerGroupCommand.Pull;
+import io.reactoractor.pull.ConsumerGroupCommand.Settle;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Mono;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The calls a {@link ConsumerGroupActor} makes to an {@link AsyncMessageStore}, and what it holds
+ * between them. The actor never waits for the store: it issues a call and goes on; the call's
+ * {@link StoreReply} is posted to the actor's mailbox when the Mono completes (on whatever thread
+ * completes it, typically the store's I/O thread, which does nothing but the post), and its result is
+ * applied in a later turn of the actor (Zeebe's {@code runOnCompletion}). While a pull waits only for a
+ * store call, nothing is servable ({@link #mayHaveData} is false while {@code fetching}), so the actor
+ * suspends as for data; the reply's post resumes it. At most one call of each kind is outstanding; new
+ * messages fetched are kept in {@code fetched} (in this process's name in the store) until a pull
+ * takes them.
+ *
+ * <h2>Store calls (actor thread, but for {@code maybeMore})</h2>
+ * <pre>
+ *   call          | issued (actor turn, end)                     | reply applied (actor turn)
+ *   --------------+----------------------------------------------+---------------------------------------
+ *   fetch         | pulls wait, {@code fetched} empty, maybeMore,| fetching=false; messages to fetched;
+ *                 | not fetching: fetching=true, maybeMore=false | a full batch sets maybeMore; an error
+ *                 | (an append listener, on any thread, or a new | fails every waiting pull
+ *                 | pull sets maybeMore again)                   | ({@link MessageStoreException})
+ *   acknowledge   | acks / ack-on-delivery / commit pending, not | acking=false; the acks it carried are
+ *                 | acking: one call with every offset gathered  | answered (committed offset) or failed
+ *   reclaim       | pulls wait, now &gt;= nextReclaimAt, not       | messages not already in this process
+ *                 | reclaiming                                   | are queued for redelivery (due now)
+ *   renew         | a pull is answered with redeliveries         | a failure is logged (another process
+ *                 | (restarts their idle clock in the store)     | may take them over too: a duplicate)
+ *   dead letter   | a nack's policy dead-letters a message       | a failure is logged: the message stays
+ *                 |                                              | pending in the store, reclaimed later
+ * </pre>
+ * A pull never waits past its deadline for a call: the deadline timer answers it {@code TIMED_OUT}
+ * whatever is outstanding, and a late fetch's messages stay in {@code fetched} for the next pull. The
+ * actor does not retire while a call is outstanding or acks wait for one ({@link #idle}).
+ */
+final class AsyncStoreCalls {
+
+    private static final Logger LOG = Loggers.getLogger(ConsumerGroupActor.class);
+    /** The most messages one fetch or reclaim asks for. */
+    private static final int MAX_FETCH = 1024;
+
+    private final ConsumerGroupActor actor;
+    private final AsyncMessageStore remote;
+    private final String subject;
+    private final String group;
+    /** Offsets of the store are dense: a gap before a fetched message was retention. */
+    private final boolean dense;
+    private final long ackTimeoutNanos;
+    /** How often waiting pulls make the actor reclaim long-unacknowledged messages. */
+    private final long reclaimIntervalNanos;
+    private final WaitingPulls waiting;
+    private final ConsumerGroupCounters counters;
+
+    // ---- actor-confined (see the table)
+    private final ArrayDeque<Message> fetched = new ArrayDeque<>();
+    /** The offset after the last message fetched, or -1 before the first one. */
+    private long fetchCursor = -1;
+    /** Messages retention dropped before a fetch reached them, told to the next pull answered. */
+    private long skipCarry;
+    private boolean acking;
+    private boolean reclaiming;
+    /** Offsets acknowledged while a reclaim was outstanding: its answer must not bring them back. */
+    private final HashSet<Long> ackedWhileReclaiming = new HashSet<>();
+    private long reclaimCursor;
+    private long nextReclaimAt;
+    /** Offsets acknowledged since the last acknowledge call. */
+    private long[] toAck = new long[16];
+    private int toAckCount;
+    /** Whether the committed offset moved since the last acknowledge call. */
+    private boolean commitDirty;
+    /** Acks answered when the next acknowledge call completes. */
+    private List<Settle> ackWaiters = new ArrayList<>();
+    /** Store calls outstanding (the actor does not retire while one is). */
+    private int outstanding;
+
+    // ---- written by the actor (but maybeMore, knownEnd), read by any thread (hasData, stats)
+    /** A fetch is outstanding. */
+    private volatile boolean fetching;
+    /** The store may hold messages not fetched yet (set by listeners and pulls). */
+    private volatile boolean maybeMore = true;
+    /** {@code fetched.size()}, for {@link #mayHaveData} on other threads. */
+    private volatile int buffered;
+    /** The end offset last heard of (an append listener or a fetch), for stats. */
+    private volatile long knownEnd;
+
+    /**
+     * @param now when the actor started: the first reclaim is due then (the store keeps the group's
+     *            position: the first fetch tells where it stands)
+     */
+    AsyncStoreCalls(ConsumerGroupActor actor, AsyncMessageStore remote, String subject, String group,
+            long ackTimeoutNanos, WaitingPulls waiting, ConsumerGroupCounters counters, long now) {
+        this.actor = actor;
+        this.remote = remote;
+        this.subject = subject;
+        this.group = group;
+        this.dense = remote.denseOffsets();
+        this.ackTimeoutNanos = ackTimeoutNanos;
+        this.reclaimIntervalNanos = Math.max(ackTimeoutNanos, 1_000_000L);
+        this.waiting = waiting;
+        this.counters = counters;
+        this.nextReclaimAt = now;
+    }
+
+    // ================================================================== any thread
+
+    /** The store appended to the subject: a fetch may find more (set before the actor is woken). */
+    void appended(long endOffset) {
+        maybeMore = true; // before the wake-up: the woken actor must see it
+        if (endOffset > knownEnd) {
+            knownEnd = endOffset; // racy max: for stats only
+        }
+    }
+
+    /** @return whether a pull could get a new message now: one fetched, or a fetch worth issuing */
+    boolean mayHaveData() {
+        return buffered > 0 || (maybeMore && !fetching);
+    }
+
+    boolean fetching() {
+        return fetching;
+    }
+
+    /** @return the end offset last heard of */
+    long knownEnd() {
+        return knownEnd;
+    }
+
+    /** @return whether offsets count messages (see {@link AsyncMessageStore#denseOffsets()}) */
+    boolean dense() {
+        return dense;
+    }
+
+    /** @return messages fetched and not yet handed to a pull */
+    int buffered() {
+        return buffered;
+    }
+
+    // ================================================================== actor thread
+
+    /** A pull arrived: another process may have appended, so a pull always asks the store. */
+    void pullArrived() {
+        maybeMore = true;
+    }
+
+    /** A consumer acknowledged {@code offset}: every offset, known here or not (another process may have delivered it). */
+    void acked(long offset) {
+        addToAck(offset);
+        if (reclaiming) {
+            ackedWhileReclaiming.add(offset); // the reclaim's answer may still hold it
+        }
+    }
+
+    /** Answers {@code ack} when the store has recorded it. */
+    void answerWhenRecorded(Settle ack) {
+        ackWaiters.add(ack);
+    }
+
+    /** A message was acknowledged on delivery: recorded with the next acknowledge call. */
+    void acknowledged(long offset) {
+        addToAck(offset);
+    }
+
+    /** The committed offset moved: told to the store with the next acknowledge call. */
+    void committedMoved() {
+        commitDirty = true;
+    }
+
+    /** Moves {@code message} to the dead-letter subject. */
+    void deadLetter(Message message) {
+        call(remote.deadLetter(subject, group, message), new DeadLettered(message));
+    }
+
+    /** Restarts the store's idle clock of the first {@code n} messages of {@code out}. */
+    void renew(List<InFlight> out, int n) {
+        long[] offsets = new long[n];
+        for (int i = 0; i < n; i++) {
+            offsets[i] = out.get(i).message.offset();
+        }
+        call(remote.renew(subject, group, offsets), new Renewed());
+    }
+
+    /** Takes fetched messages into {@code out} (see {@code ConsumerGroupActor.take}). */
+    void takeFetched(Pull p, long now, List<InFlight> out, long bytes, long maxBytes, AckLedger ledger) {
+        Message m;
+        while (out.size() < p.max && (m = fetched.peekFirst()) != null) {
+            long size = m.payload().length;
+            if (!out.isEmpty() && bytes + size > maxBytes) {
+                break;
+            }
+            fetched.pollFirst();
+            bytes += size;
+            InFlight n = new InFlight(m);
+            ledger.deliver(n, p, now);
+            out.add(n);
+            ledger.advanceTo(Math.max(ledger.nextOffset(), m.offset() + 1));
+        }
+        if (skipCarry > 0 && !out.isEmpty()) {
+            p.skipped += skipCarry;
+            skipCarry = 0;
+        }
+        buffered = fetched.size();
+    }
+
+    private void addToAck(long offset) {
+        if (toAckCount == toAck.length) {
+            toAck = Arrays.copyOf(toAck, toAckCount * 2);
+        }
+        toAck[toAckCount++] = offset;
+    }
+
+    /** End of a turn: issues the calls the state asks for (see the table), at most one of each kind outstanding. */
+    void issueCalls(long now, long committedOffset) {
+        if (!fetching && maybeMore && fetched.isEmpty() && !waiting.isEmpty()) {
+            int want = waiting.wanted(MAX_FETCH);
+            fetching = true;
+            maybeMore = false;
+            call(remote.fetch(subject, group, fetchCursor, want), new Fetched(fetchCursor, want));
+        }
+        if (!acking && (toAckCount > 0 || commitDirty)) {
+            acking = true;
+            long[] offsets = Arrays.copyOf(toAck, toAckCount);
+            toAckCount = 0;
+            if (toAck.length > 1024) {
+                toAck = new long[16]; // a burst's array is not kept
+            }
+            commitDirty = false;
+            List<Settle> waiters = ackWaiters;
+            ackWaiters = new ArrayList<>();
+            call(remote.acknowledge(subject, group, offsets, committedOffset), new Acked(waiters));
+        }
+        if (!reclaiming && !waiting.isEmpty() && now >= nextReclaimAt) {
+            reclaiming = true;
+            for (int i = 0; i < toAckCount; i++) {
+                ackedWhileReclaiming.add(toAck[i]); // settled here, XACK not sent yet (one is outstanding)
+            }
+            call(remote.reclaim(subject, group, reclaimCursor, Duration.ofNanos(ackTimeoutNanos), MAX_FETCH),
+                    new Reclaim());
+        }
+    }
+
+    /** @return when the next reclaim is due, for the timer ({@code Long.MAX_VALUE} while one is outstanding) */
+    long nextReclaimAt() {
+        return reclaiming ? Long.MAX_VALUE : nextReclaimAt;
+    }
+
+    /** @return whether no call is outstanding and no ack waits for one (the actor may retire) */
+    boolean idle() {
+        return outstanding == 0 && ackWaiters.isEmpty() && toAckCount == 0;
+    }
+
+    /** The actor terminated: the acks waiting for an acknowledge call are answered {@code closed}. */
+    void failAckWaiters(Throwable closed) {
+        for (Settle s : ackWaiters) {
+            s.fail(closed);
+        }
+        ackWaiters.clear();
+    }
+
+    /** Subscribes {@code reply} to a store call: it is posted back to the actor when the call ends. */
+    private <T> void call(Mono<T> mono, StoreReply<T> reply) {
+        outstanding++;
+        try {
+            mono.subscribe(reply);
+        } catch (Throwable t) {
+            Exceptions.throwIfJvmFatal(t);
+            reply.onError(t); // a store that throws instead of failing its Mono
+        }
+    }
+
+    private boolean isFetched(long offset) {
+        for (Message m : fetched) {
+            if (m.offset() == offset) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The answer of a store call, posted to the actor by the thread that completes the call's Mono
+     * (see the table); {@link #applied} runs in the actor's turn. One subscriber per call.
+     */
+    abstract class StoreReply<T> extends ConsumerGroupCommand implements CoreSubscriber<T> {
+        T value;
+        Throwable error;
+        private boolean done;
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(T t) {
+            value = t;
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            if (!done) {
+                done = true;
+                error = t;
+                actor.post(this);
+            }
+        }
+
+        @Override
+        public void onComplete() {
+            if (!done) {
+                done = true;
+                actor.post(this);
+            }
+        }
+
+        /** The call ended: applies its answer (actor thread). */
+        final void applied(long now) {
+            outstanding--;
+            apply(now);
+        }
+
+        abstract void apply(long now);
+
+        @Override
+        void fail(Throwable closed) {
+            // the actor terminated before applying the answer
+        }
+    }
+
+    /** A fetch's answer. */
+    private final class Fetched extends StoreReply<List<Message>> {
+        private final long from;
+        private final int wanted;
+
+        Fetched(long from, int wanted) {
+            this.from = from;
+            this.wanted = wanted;
+        }
+
+        @Override
+        void apply(long now) {
+            fetching = false;
+            if (error != null) {
+                maybeMore = true; // ask again with the next pull
+                // the store could not answer what the waiting pulls wait for
+                waiting.failAll(new MessageStoreException("pull group " + subject + "/" + group
+                        + ": the message store failed", error));
+                return;
+            }
+            List<Message> got = value == null ? List.of() : value;
+            if (!got.isEmpty()) {
+                long first = got.get(0).offset();
+                if (dense && from >= 0 && first > from) {
+                    // dropped by retention before this group read them
+                    counters.evicted.add(first - from);
+                    skipCarry += first - from;
+                }
+                fetched.addAll(got);
+                buffered = fetched.size();
+                fetchCursor = got.get(got.size() - 1).offset() + 1;
+                if (fetchCursor > knownEnd) {
+                    knownEnd = fetchCursor;
+                }
+                if (got.size() >= wanted) {
+                    maybeMore = true;
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Fetched";
+        }
+    }
+
+    /** An acknowledge call's answer: answers the acks it carried. */
+    private final class Acked extends StoreReply<Void> {
+        private final List<Settle> waiters;
+
+        Acked(List<Settle> waiters) {
+            this.waiters = waiters;
+        }
+
+        @Override
+        void apply(long now) {
+            acking = false;
+            if (error != null) {
+                // settled here, still pending in the store: reclaimed and redelivered later
+                MessageStoreException e = new MessageStoreException("pull group " + subject + "/" + group
+                        + ": acknowledgement not recorded", error);
+                for (Settle s : waiters) {
+                    s.fail(e);
+                }
+            } else {
+                long committed = actor.ledger.committedOffset();
+                for (Settle s : waiters) {
+                    s.done(committed);
+                }
+            }
+        }
+
+        @Override
+        void fail(Throwable closed) {
+            for (Settle s : waiters) {
+                s.fail(closed);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Acked";
+        }
+    }
+
+    /** A reclaim's answer: messages nobody acknowledged in time, redelivered from here. */
+    private final class Reclaim extends StoreReply<AsyncMessageStore.Reclaimed> {
+        @Override
+        void apply(long now) {
+            reclaiming = false;
+            nextReclaimAt = now + reclaimIntervalNanos;
+            try {
+                takeOver(now);
+            } finally {
+                ackedWhileReclaiming.clear();
+            }
+        }
+
+        private void takeOver(long now) {
+            if (error != null) {
+                LOG.debug("pull group " + actor.path() + ": reclaim failed", error);
+                return;
+            }
+            AsyncMessageStore.Reclaimed r = value;
+            if (r == null) {
+                return;
+            }
+            reclaimCursor = r.cursor();
+            AckLedger ledger = actor.ledger;
+            for (Message m : r.messages()) {
+                if (ledger.isPending(m.offset()) || isFetched(m.offset())) {
+                    continue; // ours already: our own ack timeout redelivers it
+                }
+                if (ackedWhileReclaiming.contains(m.offset())) {
+                    continue; // claimed before our XACK reached the store, acknowledged since
+                }
+                ledger.adopt(m, now);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Reclaim";
+        }
+    }
+
+    /** A renew call's answer: a failure only means another process may take the messages over too. */
+    private final class Renewed extends StoreReply<Void> {
+        @Override
+        void apply(long now) {
+            if (error != null) {
+                LOG.debug("pull group " + actor.path() + ": renewing redelivered messages failed", error);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Renewed";
+        }
+    }
+
+    /** A dead-letter call's answer: a failure leaves the message pending in the store. */
+    private final class DeadLettered extends StoreReply<Void> {
+        private final Message message;
+
+        DeadLettered(Message message) {
+            this.message = message;
+        }
+
+        @Override
+        void apply(long now) {
+            if (error != null) {
+                LOG.warn("pull group " + actor.path() + ": dead-lettering " + message + " failed (it stays pending and"
+                        + " is redelivered after the ack timeout): " + error);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "DeadLettered";
+        }
+    }
+}

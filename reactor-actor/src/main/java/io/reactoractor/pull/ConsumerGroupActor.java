@@ -1,0 +1,697 @@
+package io.reactoractor.pull;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+import io.reactoractor.ActorGroup;
+import io.reactoractor.internal.Internals;
+import io.reactoractor.internal.metrics.PullMetrics;
+import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
+import io.reactoractor.internal.scheduling.ActorCell;
+import io.reactoractor.internal.scheduling.TimerEntry;
+import io.reactoractor.internal.scheduling.Turn;
+import io.reactoractor.pull.ConsumerGroupCommand.Ack;
+import io.reactoractor.pull.ConsumerGroupCommand.Nack;
+import io.reactoractor.pull.ConsumerGroupCommand.Pull;
+import io.reactoractor.pull.ConsumerGroupCommand.Release;
+import reactor.core.Exceptions;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The actor of one {@code (subject, consumer group)}: QMQ's {@code PullMessageWorker} on the fair
+ * scheduler. Every pull, ack, nack and release of the group goes through its mailbox and is handled
+ * in its turns, so a group's state (its delivery cursor, in-flight messages, waiting pulls) has a
+ * single writer and groups are isolated from each other; however many consumers a group has, it is
+ * one actor and gets one fair share.
+ *
+ * <h2>Long polling</h2>
+ * Pulls that find no message wait in {@link WaitingPulls} (FIFO). When the actor has waiting pulls and
+ * nothing to give them it <em>suspends</em> ({@link ActorCell#suspend()}) after arming one timer at the
+ * earliest moment something becomes due (a pull's timeout, a redelivery's back-off, an ack timeout).
+ * It is resumed by:
+ * <ul>
+ *   <li>an append to the subject (the store's listener): one resume per wait, however many messages
+ *       arrive, because only the caller that flips {@code waitingForData} from true to false resumes;</li>
+ *   <li>the timer firing;</li>
+ *   <li>any new command (a pull, an ack...), which must not wait for data to be handled.</li>
+ * </ul>
+ * A waiting pull whose deadline passed is answered {@code TIMED_OUT}; one whose Mono was cancelled is
+ * dropped. Nothing is left unanswered: termination answers every waiting pull with an error.
+ *
+ * <h2>Wait state ({@code waitingForData}, changed by CAS; the suspension itself is the cell's count)</h2>
+ * <pre>
+ *   state                | event (thread)                       | next state / action
+ *   ---------------------+--------------------------------------+------------------------------------------
+ *   running (flag false) | turn ends, waiters, nothing servable | cell.suspend(), then flag false->true,
+ *                        | (actor)                              | then re-check servable/commands: if so and
+ *                        |                                      | flag true->false wins, cell.resume()
+ *   waiting (flag true)  | append / timer / command (any)       | flag true->false wins: cell.resume()
+ *                        |                                      | (re-schedules the actor); losers do nothing
+ *   any                  | terminate (any)                      | cell terminates; drainTerminated answers all
+ * </pre>
+ * Suspending <em>before</em> publishing the flag closes the lost-wake-up window: a waker that runs
+ * before the flag is set changed the state first (appended, posted a command), so the actor's
+ * re-check after setting the flag sees it.
+ *
+ * <h2>Parts</h2>
+ * The actor is the cell (mailbox, turn loop, command dispatch, wait state, retirement, timer); the
+ * rest of its state lives in package-private parts it owns, each confined to its thread unless said:
+ * <ul>
+ *   <li>{@link WaitingPulls}: the long polls and their earliest deadline;</li>
+ *   <li>{@link AckLedger}: the at-least-once bookkeeping (delivery cursor, in-flight messages,
+ *       redeliveries, ack deadlines, failure policy, committed offset);</li>
+ *   <li>{@link AsyncStoreCalls}: the calls to an {@link AsyncMessageStore} and what is held between
+ *       them (with its state table), {@code null} with a synchronous {@link MessageStore}, which the
+ *       actor reads and commits in its turn;</li>
+ *   <li>{@link ConsumerGroupCounters}: the counters behind {@link GroupStats}.</li>
+ * </ul>
+ *
+ * <h2>Idle retirement ({@code entry}: posts in progress, or {@code RETIRED}; changed by CAS)</h2>
+ * An actor with no waiting pull, nothing in flight, no attached reactive consumer and no command for
+ * the consumer's {@linkplain PullConsumer.Builder#idleTimeout idle timeout} retires: it leaves the
+ * consumer's registries and its meters are removed; the committed offset stays in the store (nothing
+ * is in flight, so it equals the delivery cursor), and the next call for the pair creates a new actor
+ * that starts there.
+ * <pre>
+ *   entry      | event (thread)                          | next / action
+ *   -----------+-----------------------------------------+-------------------------------------------
+ *   n &gt;= 0     | tryPost / tryAttach (any)               | n+1; offer the command (or count the
+ *              |                                         | consumer); n-1; signal
+ *   0          | idle timeout, idle (actor)              | RETIRED; then if a command or consumer
+ *              |                                         | slipped in before the CAS: back to 0, go on;
+ *              |                                         | else unbind meters, terminate, leave registries
+ *   n &gt; 0      | idle timeout (actor)                    | CAS fails: a post is in progress, its
+ *              |                                         | command will keep the actor busy
+ *   RETIRED    | tryPost / tryAttach (any)               | refused: the caller asks the consumer for the
+ *              |                                         | pair's actor again (a new one once removed)
+ * </pre>
+ * A post holds {@code entry} above zero from before its offer until after it, so the actor's CAS to
+ * {@code RETIRED} (which needs zero) is ordered after every completed offer: the emptiness check that
+ * follows the CAS sees each command posted before, and no post starts after it.
+ *
+ * <h2>Asynchronous store</h2>
+ * While a pull waits only for a store call, nothing is servable ({@link #hasData} is false while a
+ * fetch is outstanding), so the actor suspends as for data; the reply's post resumes it. It does not
+ * retire while a call is outstanding or acks wait for one ({@link #idle}). See {@link AsyncStoreCalls}.
+ */
+final class ConsumerGroupActor extends ActorCell {
+
+    private static final Logger LOG = Loggers.getLogger(ConsumerGroupActor.class);
+    private static final VarHandle WAITING_FOR_DATA;
+    private static final VarHandle ENTRY;
+    /** {@code entry} of a retired actor: no post or consumer may enter any more. */
+    private static final int RETIRED = Integer.MIN_VALUE;
+
+    static {
+        try {
+            WAITING_FOR_DATA = MethodHandles.lookup().findVarHandle(ConsumerGroupActor.class, "waitingForData", boolean.class);
+            ENTRY = MethodHandles.lookup().findVarHandle(ConsumerGroupActor.class, "entry", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final String subject;
+    final String group;
+    private final ConsumerGroupSettings settings;
+    private final ActorGroup schedulingGroupHandle;
+    /** The synchronous store, or {@code null} when {@link #remote} is used. */
+    private final MessageStore store;
+    /** The asynchronous store's calls, or {@code null} when {@link #store} is used. */
+    private final AsyncStoreCalls remote;
+    private final int maxWaitingPulls;
+    private final long maxBytesPerPull;
+    private final long idleTimeoutNanos;
+    private final PullMetrics.GroupRecorder recorder;
+    /** Held here because Micrometer keeps only weak references to the objects its function meters read. */
+    private final java.util.function.Supplier<GroupStats> statsSupplier = this::stats;
+
+    private final MpscChunkedArrayQueue<ConsumerGroupCommand> commands = new MpscChunkedArrayQueue<>();
+    private final Tick tick = new Tick();
+
+    final ConsumerGroupCounters counters = new ConsumerGroupCounters();
+    // ---- actor-confined (but the figures each part publishes)
+    private final WaitingPulls waiting = new WaitingPulls();
+    final AckLedger ledger;
+    private long armedAt = Long.MAX_VALUE;
+    /** When the actor last handled a pull, an ack, a nack or a release (the idle clock). */
+    private long lastActive;
+    private boolean metricsUnbound;
+
+    // ---- any thread
+    private volatile boolean waitingForData;
+    /** Posts in progress, or {@link #RETIRED} (see the retirement table). */
+    private volatile int entry;
+    /** Reactive consumers attached ({@link PullConsumer#consume}); an actor with one never retires. */
+    private final java.util.concurrent.atomic.AtomicInteger consumers = new java.util.concurrent.atomic.AtomicInteger();
+    /** Test seam: runs in {@link #maybeSuspend()} between the suspension and publishing the flag. */
+    static volatile Runnable afterSuspendForTest;
+
+    ConsumerGroupActor(ConsumerGroupSettings settings, ActorGroup schedulingGroup, String subject, String group) {
+        super(Internals.engine(schedulingGroup), Internals.schedulingGroup(schedulingGroup), schedulingGroup.name() + "/" + subject, 1);
+        this.settings = settings;
+        this.schedulingGroupHandle = schedulingGroup;
+        this.store = settings.syncStore;
+        this.subject = subject;
+        this.group = group;
+        this.maxWaitingPulls = settings.maxWaitingPulls;
+        this.maxBytesPerPull = settings.maxBytesPerPull;
+        this.idleTimeoutNanos = settings.idleTimeoutNanos;
+        this.lastActive = System.nanoTime();
+        this.remote = store == null ? new AsyncStoreCalls(this, settings.asyncStore, subject, group,
+                settings.ackTimeoutNanos, waiting, counters, lastActive) : null;
+        this.ledger = new AckLedger(subject, group, settings.ackTimeoutNanos, counters, store, remote);
+        if (store != null) {
+            store.ensureSubject(subject);
+            long committed = store.committedOffset(subject, group);
+            ledger.startAt(committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject));
+        }
+        this.recorder = settings.metrics.bindGroup(subject, group, statsSupplier);
+    }
+
+    // ================================================================== any thread
+
+    /** Acknowledges offsets without waiting for the answer (a consumer's ack). */
+    void acknowledge(long... offsets) {
+        post(new Ack(offsets, committed -> { }, error -> { }));
+    }
+
+    /** Reports a failed offset without waiting for the answer (a consumer's nack). */
+    void reject(long offset, FailurePolicy policy) {
+        post(new Nack(offset, policy, committed -> { }, error -> { }));
+    }
+
+    /**
+     * Hands a command to the actor; answers it with an error if the actor is terminated. Used where
+     * the caller holds the actor (a consumer's ack or release): a retired actor had nothing in flight
+     * and no consumer, so such a command has nothing left to act on and is answered "closed".
+     */
+    void post(ConsumerGroupCommand c) {
+        if (!tryPost(c)) {
+            c.fail(new IllegalStateException("pull group " + subject + "/" + group + " retired (idle)"));
+        }
+    }
+
+    /**
+     * Hands a command to the actor unless it retired (see the retirement table).
+     *
+     * @return {@code false} if the actor retired: ask the consumer for the pair's actor again
+     */
+    boolean tryPost(ConsumerGroupCommand c) {
+        if (!enter()) {
+            return false;
+        }
+        try {
+            commands.offer(c);
+        } finally {
+            exit();
+        }
+        wakeFromDataWait();
+        // if terminated, signal() drains: drainTerminated answers what is left, possibly this command
+        signal();
+        return true;
+    }
+
+    /** Attaches a reactive consumer: the actor does not retire until it {@linkplain #detach detaches}. */
+    boolean tryAttach() {
+        if (!enter()) {
+            return false;
+        }
+        consumers.incrementAndGet();
+        exit();
+        return true;
+    }
+
+    /** A reactive consumer ended (cancelled or terminated); called once per {@link #tryAttach}. */
+    void detach() {
+        consumers.decrementAndGet();
+        signal(); // re-evaluates the idle timer
+    }
+
+    private boolean enter() {
+        for (;;) {
+            int e = entry;
+            if (e == RETIRED) {
+                return false;
+            }
+            if (ENTRY.compareAndSet(this, e, e + 1)) {
+                return true;
+            }
+        }
+    }
+
+    private void exit() {
+        ENTRY.getAndAdd(this, -1);
+    }
+
+    /** @return the scheduler group the actor runs in ({@code cg.<group>}) */
+    ActorGroup schedulingGroupHandle() {
+        return schedulingGroupHandle;
+    }
+
+    /** @return whether the actor retired (it is being, or has been, removed from its consumer) */
+    boolean isRetired() {
+        return entry == RETIRED;
+    }
+
+    /**
+     * The store appended to our subject: resume if we are waiting for data (coalesced: only the
+     * caller that clears the flag resumes). Otherwise, if pulls wait, signal: the notification may be
+     * stale (its appender was descheduled between writing the end offset and notifying, and the
+     * actor already served that message, suspended again, and was resumed by this very stale call
+     * with nothing to do), so the actor can be idle, not suspended, with pulls waiting; a later
+     * append must still reach it. {@code signal()} is a volatile read when the actor is scheduled.
+     */
+    void appended(long endOffset) {
+        if (remote != null) {
+            remote.appended(endOffset); // before the wake-up: the woken actor must see it
+        }
+        if (!wakeFromDataWait() && waiting.count() > 0) {
+            signal();
+        }
+    }
+
+    /** @return {@code true} if this call ended the wait for data (and resumed the actor) */
+    private boolean wakeFromDataWait() {
+        if (waitingForData && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
+            counters.resumes.increment();
+            resume();
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    protected boolean hasWork() {
+        if (!commands.isEmpty()) {
+            return true;
+        }
+        if (isTerminated()) {
+            return false;
+        }
+        return waiting.count() > 0 && servable(System.nanoTime());
+    }
+
+    /** Whether nothing would be lost or kept waiting if the actor retired now (actor thread). */
+    private boolean idle() {
+        return waiting.isEmpty() && ledger.isEmpty() && commands.isEmpty() && consumers.get() == 0
+                && (remote == null || remote.idle());
+    }
+
+    /** Whether a waiting pull could be answered now (any thread; reads volatile state only). */
+    private boolean servable(long now) {
+        return hasData(now) || waiting.earliestDeadline() <= now;
+    }
+
+    /** Whether a message could be handed out now: a new one in the store or a redelivery that is due. */
+    private boolean hasData(long now) {
+        if (store != null) {
+            return store.endOffset(subject) > ledger.nextOffset() || ledger.nextRedeliveryDue() <= now;
+        }
+        return remote.mayHaveData() || ledger.nextRedeliveryDue() <= now;
+    }
+
+    /** @return the subject's end offset: the store's, or the last heard of (async store) */
+    private long endOffset() {
+        return store != null ? store.endOffset(subject) : Math.max(remote.knownEnd(), ledger.nextOffset());
+    }
+
+    @Override
+    public int pendingWork() {
+        return commands.size() + waiting.count();
+    }
+
+    /** A snapshot of the actor's scheduling state, for diagnostics (racy by nature). */
+    @Override
+    public String toString() {
+        long earliestDeadline = waiting.earliestDeadline();
+        return "ConsumerGroupActor[" + subject + "/" + group + ", scheduled=" + isScheduled() + ", suspends="
+                + suspendCount() + ", waitingForData=" + waitingForData + ", waiting=" + waiting.count()
+                + ", commands=" + commands.size() + ", nextOffset=" + ledger.nextOffset() + ", end="
+                + endOffset() + ", fetching=" + (remote != null && remote.fetching()) + ", earliestDeadlineIn=" + (earliestDeadline == Long.MAX_VALUE
+                ? "none" : (earliestDeadline - System.nanoTime()) / 1000 + "us") + "]";
+    }
+
+    GroupStats stats() {
+        long end = endOffset();
+        long committed = ledger.committedOffset();
+        int inFlight = ledger.inFlight();
+        long n = counters.pulls.sum();
+        // offsets with gaps (Redis entry IDs) do not count messages: the lag is then what this process
+        // holds (fetched, not yet acknowledged); the group's own lag is the store's position()
+        long lag = store != null || remote.dense() ? Math.max(0, end - committed) : (long) remote.buffered() + inFlight;
+        return new GroupStats(subject, group, group().name(), end, committed, lag,
+                waiting.count(), inFlight, isSuspended(), n, counters.pullsTimedOut.sum(), counters.pullsExpired.sum(),
+                counters.suspends.sum(), counters.resumes.sum(), counters.delivered.sum(), counters.acknowledged.sum(), counters.redelivered.sum(),
+                counters.skipped.sum(), counters.deadLettered.sum(), counters.evicted.sum(), counters.meanQueueTimeNanos(n));
+    }
+
+    // ================================================================== the turn (actor thread)
+
+    @Override
+    protected void runTurn(Turn turn) {
+        long now;
+        ConsumerGroupCommand c;
+        while (turn.shouldContinue() && (c = commands.poll()) != null) {
+            turn.beginTask();
+            try {
+                now = System.nanoTime();
+                if (c != TICK) {
+                    lastActive = now;
+                }
+                handle(c, now);
+            } catch (Throwable t) {
+                Exceptions.throwIfJvmFatal(t);
+                LOG.error("pull group " + path() + ": command " + c + " failed", t);
+                c.fail(t);
+            } finally {
+                turn.endTask();
+            }
+        }
+        // always: expiry, timer and suspension follow every turn; serve() answers each pull as a task of
+        // its own (answers run downstream code), so it stops at the quota like any message loop
+        now = System.nanoTime();
+        ledger.sweepAckTimeouts(now);
+        serve(turn, now);
+        ledger.commitIfAdvanced();
+        if (remote != null) {
+            remote.issueCalls(now, ledger.committedOffset());
+        }
+        if (idleTimeoutNanos > 0 && idle() && now - lastActive >= idleTimeoutNanos && tryRetire()) {
+            return;
+        }
+        armTimer();
+        maybeSuspend();
+    }
+
+    /**
+     * Retires an idle actor (see the retirement table): refuses new posts, re-checks that none
+     * slipped in, removes the meters, terminates and leaves the consumer's registries.
+     *
+     * @return {@code true} if the actor retired
+     */
+    private boolean tryRetire() {
+        if (!ENTRY.compareAndSet(this, 0, RETIRED)) {
+            return false; // a post is in progress: its command keeps us busy
+        }
+        if (!idle()) {
+            ENTRY.setVolatile(this, 0); // a command or a consumer arrived before the CAS
+            return false;
+        }
+        if (armedAt != Long.MAX_VALUE) {
+            engine().cancelTimer(tick);
+            armedAt = Long.MAX_VALUE;
+        }
+        // the meters go before the registry entry, so a successor's meters are never removed by us
+        metricsUnbound = true;
+        settings.metrics.unbindGroup(subject, group);
+        terminate();
+        settings.retired.accept(this);
+        return true;
+    }
+
+    private void handle(ConsumerGroupCommand c, long now) {
+        if (c instanceof Pull p) {
+            counters.pulls.increment();
+            long queued = now - p.createdNanos;
+            counters.queueTimeNanos.add(queued);
+            recorder.pullQueued(queued);
+            if (p.cancelled) {
+                return;
+            }
+            if (p.timeoutNanos > 0 && p.deadline <= now) {
+                // it expired in the mailbox (the actor was busy or starved): an explicit answer, never none
+                counters.pullsExpired.increment();
+                counters.pullsTimedOut.increment();
+                answer(p, PullResult.Status.TIMED_OUT, List.of(), null);
+                return;
+            }
+            if (waiting.size() >= maxWaitingPulls) {
+                p.fail(new IllegalStateException("pull group " + subject + "/" + group + " has "
+                        + waiting.size() + " waiting pulls, the maximum (maxWaitingPulls)"));
+                return;
+            }
+            waiting.add(p);
+            if (remote != null) {
+                remote.pullArrived(); // another process may have appended: a pull always asks the store
+            }
+        } else if (c instanceof Ack a) {
+            for (long offset : a.offsets) {
+                ledger.ack(offset);
+                if (remote != null) {
+                    remote.acked(offset); // every offset, known here or not: another process may have delivered it
+                }
+            }
+            ledger.commitIfAdvanced();
+            if (remote != null) {
+                remote.answerWhenRecorded(a);
+            } else {
+                a.done(ledger.committedOffset());
+            }
+        } else if (c instanceof AsyncStoreCalls.StoreReply<?> r) {
+            r.applied(now);
+        } else if (c instanceof Nack n) {
+            ledger.nack(n.offset, n.policy, now);
+            ledger.commitIfAdvanced();
+            n.done(ledger.committedOffset());
+        } else if (c instanceof Release r) {
+            ledger.release(r.consumerId, now);
+        } else if (c == TICK) {
+            armedAt = Long.MAX_VALUE; // the timer fired and is no longer armed
+        }
+    }
+
+    /**
+     * Answers the waiting pulls that can be answered: expired ones ({@code TIMED_OUT}), then as many
+     * as there are messages for, in FIFO order, then pull-once requests that found nothing
+     * ({@code EMPTY}). Each answer is a task of the turn; at least one answer per turn is given
+     * whatever the quota (progress), the rest stop at the quota and continue next turn
+     * ({@link #servable} keeps the actor scheduled while something is answerable).
+     */
+    private void serve(Turn turn, long now) {
+        int answered = 0;
+        for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
+            Pull p = it.next();
+            if (p.cancelled) {
+                it.remove();
+            } else if (p.timeoutNanos > 0 && p.deadline <= now) {
+                if (answered > 0 && !turn.shouldContinue()) {
+                    break;
+                }
+                it.remove();
+                counters.pullsTimedOut.increment();
+                answerAsTask(turn, p, PullResult.Status.TIMED_OUT, List.of(), null);
+                answered++;
+            }
+        }
+        while (!waiting.isEmpty() && (answered == 0 || turn.shouldContinue())) {
+            Pull p = waiting.peekFirst();
+            if (p.cancelled) {
+                waiting.pollFirst();
+                continue;
+            }
+            List<InFlight> batch = take(p, now);
+            if (batch.isEmpty()) {
+                break;
+            }
+            waiting.pollFirst();
+            List<Message> messages = new ArrayList<>(batch.size());
+            int[] attempts = new int[batch.size()];
+            for (int i = 0; i < batch.size(); i++) {
+                messages.add(batch.get(i).message);
+                attempts[i] = batch.get(i).attempts;
+            }
+            answerAsTask(turn, p, PullResult.Status.MESSAGES, messages, attempts);
+            answered++;
+        }
+        if (!waiting.isEmpty() && !hasData(now) && (remote == null || !remote.fetching())) {
+            // pull-once requests never wait (but for an outstanding fetch): nothing to give them now means EMPTY now
+            for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
+                Pull p = it.next();
+                if (p.timeoutNanos == 0) {
+                    it.remove();
+                    answerAsTask(turn, p, PullResult.Status.EMPTY, List.of(), null);
+                }
+            }
+        }
+        waiting.publish();
+    }
+
+    /** Answers as one task of the turn: the quota, hog detection and error accounting apply to it. */
+    private void answerAsTask(Turn turn, Pull p, PullResult.Status status, List<Message> messages,
+            int[] attempts) {
+        turn.beginTask();
+        try {
+            answer(p, status, messages, attempts);
+        } finally {
+            turn.endTask();
+        }
+    }
+
+    private void answer(Pull p, PullResult.Status status, List<Message> messages, int[] attempts) {
+        try {
+            p.answer(new PullResult(subject, group, status, messages, settings.epoch(), p.skipped), attempts);
+        } catch (Throwable t) {
+            Exceptions.throwIfJvmFatal(t);
+            LOG.error("pull group " + path() + ": answering a pull failed", t);
+        }
+    }
+
+    /**
+     * Takes up to {@code p.max} messages and {@link #maxBytesPerPull} payload bytes: due redeliveries
+     * first, then new ones from the store. The first message is taken whatever its size, so every
+     * answer makes progress; a message that would exceed the budget stays for the next pull.
+     */
+    private List<InFlight> take(Pull p, long now) {
+        List<InFlight> out = new ArrayList<>();
+        long bytes = 0;
+        InFlight f;
+        int redeliveries = 0;
+        boolean full = false;
+        while (out.size() < p.max && (f = ledger.dueRedelivery(now)) != null) {
+            long size = f.message.payload().length;
+            if (!out.isEmpty() && bytes + size > maxBytesPerPull) {
+                full = true; // the budget is spent: no new message either, but renew what was taken
+                break;
+            }
+            ledger.pollRedelivery();
+            bytes += size;
+            counters.redelivered.increment();
+            ledger.deliver(f, p, now);
+            out.add(f);
+            redeliveries++;
+        }
+        ledger.updateRedeliveryDue();
+        if (remote != null && redeliveries > 0) {
+            remote.renew(out, redeliveries);
+        }
+        if (full) {
+            return out;
+        }
+        if (remote != null) {
+            remote.takeFetched(p, now, out, bytes, maxBytesPerPull, ledger);
+        } else if (out.size() < p.max && store.endOffset(subject) > ledger.nextOffset()) {
+            long from = ledger.nextOffset();
+            List<Message> read = store.read(subject, from, p.max - out.size());
+            long first = read.isEmpty() ? Math.max(from, store.startOffset(subject)) : read.get(0).offset();
+            if (first > from) {
+                // dropped by retention before this group read them: counted, and said in the answer
+                counters.evicted.add(first - from);
+                p.skipped += first - from;
+                ledger.advanceTo(first);
+            }
+            for (Message m : read) {
+                long size = m.payload().length;
+                if (!out.isEmpty() && bytes + size > maxBytesPerPull) {
+                    break;
+                }
+                bytes += size;
+                InFlight n = new InFlight(m);
+                ledger.deliver(n, p, now);
+                out.add(n);
+                ledger.advanceTo(m.offset() + 1);
+            }
+        }
+        return out;
+    }
+
+    /** One timer for everything time-based: the earliest pull deadline, redelivery or ack timeout. */
+    private void armTimer() {
+        long deadline = Long.MAX_VALUE;
+        if (!waiting.isEmpty()) {
+            deadline = Math.min(waiting.earliestDeadline(), ledger.nextRedeliveryDue());
+            if (remote != null) {
+                deadline = Math.min(deadline, remote.nextReclaimAt());
+            }
+        }
+        deadline = Math.min(deadline, ledger.nextAckDeadline());
+        if (deadline == Long.MAX_VALUE && idleTimeoutNanos > 0 && idle()) {
+            long idleDeadline = lastActive + idleTimeoutNanos;
+            if (armedAt <= idleDeadline) {
+                // an earlier tick is armed: when it fires, the turn re-arms for the idle deadline; this
+                // saves re-arming the timer on every call of a busy pair that stays idle between calls
+                return;
+            }
+            deadline = idleDeadline;
+        }
+        if (deadline == Long.MAX_VALUE) {
+            if (armedAt != Long.MAX_VALUE) {
+                engine().cancelTimer(tick); // data arrived: the wait is over, so is its timer
+                armedAt = Long.MAX_VALUE;
+            }
+        } else if (deadline != armedAt) {
+            armedAt = deadline;
+            engine().scheduleTimer(tick, deadline);
+        }
+    }
+
+    /** Suspends while pulls wait and nothing can be given to them (see the class comment). */
+    private void maybeSuspend() {
+        if (waiting.isEmpty() || !commands.isEmpty() || servable(System.nanoTime())) {
+            return;
+        }
+        suspend();
+        Runnable hook = afterSuspendForTest;
+        if (hook != null) {
+            hook.run();
+        }
+        if (!WAITING_FOR_DATA.compareAndSet(this, false, true)) {
+            resume();
+            return;
+        }
+        counters.suspends.increment();
+        if ((!commands.isEmpty() || servable(System.nanoTime()))
+                && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
+            // something arrived while we were suspending (an append that saw no flag yet signalled
+            // instead of resuming): the wait ends here, and counts as a resume like any other
+            counters.resumes.increment();
+            resume();
+        }
+    }
+
+    @Override
+    protected void drainTerminated() {
+        engine().cancelTimer(tick);
+        IllegalStateException closed = new IllegalStateException("pull consumer closed: group " + subject
+                + "/" + group + " no longer serves pulls");
+        ConsumerGroupCommand c;
+        while ((c = commands.poll()) != null) {
+            c.fail(closed);
+        }
+        waiting.failAll(closed);
+        if (remote != null) {
+            remote.failAckWaiters(closed);
+        }
+        if (!metricsUnbound) {
+            metricsUnbound = true;
+            settings.metrics.unbindGroup(subject, group);
+        }
+    }
+
+    // ================================================================== the timer
+
+    /** Posted by the timer: something became due. */
+    private static final ConsumerGroupCommand TICK = new ConsumerGroupCommand() {
+        @Override
+        public String toString() {
+            return "Tick";
+        }
+    };
+
+    /** The actor's timer: posts {@link #TICK} when due (on the timer thread). */
+    private final class Tick extends TimerEntry {
+        @Override
+        protected void fire() {
+            post(TICK);
+        }
+
+        @Override
+        protected boolean awaitedOnShutdown() {
+            return false; // long-poll timeouts never hold up a graceful shutdown
+        }
+    }
+}

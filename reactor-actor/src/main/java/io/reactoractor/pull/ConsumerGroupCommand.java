@@ -1,0 +1,108 @@
+package io.reactoractor.pull;
+
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+
+/**
+ * Something for a {@link ConsumerGroupActor} to do, posted to its mailbox by any thread and handled in
+ * its turn: a {@link Pull}, an {@link Ack}, a {@link Nack} or a {@link Release} (the actor's own timer
+ * tick and store replies are commands too). {@link #fail} answers a command that cannot be done.
+ */
+abstract class ConsumerGroupCommand {
+
+    /** Answers the command with an error (the actor retired or terminated, or handling it failed). */
+    void fail(Throwable error) {
+    }
+
+    /** Receives the answer of a pull (on the actor's thread) or its failure. */
+    interface PullCallback {
+        void answer(PullResult result, int[] attempts);
+
+        void fail(Throwable error);
+    }
+
+    /** A pull: up to {@code max} messages, waiting at most {@code timeoutNanos}. */
+    static final class Pull extends ConsumerGroupCommand {
+        final int max;
+        final long timeoutNanos;
+        final long createdNanos;
+        final long deadline;
+        final long consumerId;
+        final boolean ackOnDelivery;
+        final PullCallback callback;
+        volatile boolean cancelled;
+        /** Messages retention dropped before this group read them, passed over for this pull (actor). */
+        long skipped;
+
+        Pull(int max, long timeoutNanos, long consumerId, boolean ackOnDelivery, PullCallback callback) {
+            this.max = max;
+            this.timeoutNanos = timeoutNanos;
+            this.createdNanos = System.nanoTime();
+            this.deadline = createdNanos + timeoutNanos;
+            this.consumerId = consumerId;
+            this.ackOnDelivery = ackOnDelivery;
+            this.callback = callback;
+        }
+
+        void answer(PullResult r, int[] attempts) {
+            callback.answer(r, attempts);
+        }
+
+        @Override
+        void fail(Throwable error) {
+            callback.fail(error);
+        }
+    }
+
+    /** A command answered with the group's committed offset once handled. */
+    abstract static class Settle extends ConsumerGroupCommand {
+        private final LongConsumer done;
+        private final Consumer<Throwable> failed;
+
+        Settle(LongConsumer done, Consumer<Throwable> failed) {
+            this.done = done;
+            this.failed = failed;
+        }
+
+        void done(long committed) {
+            done.accept(committed);
+        }
+
+        @Override
+        void fail(Throwable error) {
+            failed.accept(error);
+        }
+    }
+
+    /** Acknowledges offsets. */
+    static final class Ack extends Settle {
+        final long[] offsets;
+
+        Ack(long[] offsets, LongConsumer done, Consumer<Throwable> failed) {
+            super(done, failed);
+            this.offsets = offsets;
+        }
+    }
+
+    /** Reports a failed message: the failure policy decides. */
+    static final class Nack extends Settle {
+        final long offset;
+        final FailurePolicy policy;
+
+        Nack(long offset, FailurePolicy policy, LongConsumer done,
+                Consumer<Throwable> failed) {
+            super(done, failed);
+            this.offset = offset;
+            this.policy = policy;
+        }
+    }
+
+    /** A consumer went away: its unacknowledged messages are redelivered. */
+    static final class Release extends ConsumerGroupCommand {
+        final long consumerId;
+
+        Release(long consumerId) {
+            this.consumerId = consumerId;
+        }
+    }
+}

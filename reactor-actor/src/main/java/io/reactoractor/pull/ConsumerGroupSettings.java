@@ -1,0 +1,44 @@
+package io.reactoractor.pull;
+
+import java.util.function.Consumer;
+
+import io.reactoractor.internal.metrics.PullMetrics;
+
+/**
+ * What a {@link PullConsumer} gives each of its {@link ConsumerGroupActor}s: the store, the limits and
+ * timeouts from its {@link PullConsumer.Builder}, its metrics and the callback for an actor that
+ * retired. Built once per consumer, so an actor never reaches back into the consumer.
+ */
+final class ConsumerGroupSettings {
+
+    /** The synchronous store, or {@code null} when the store is asynchronous. */
+    final MessageStore syncStore;
+    /** The asynchronous store given, or an adapter of {@link #syncStore}. */
+    final AsyncMessageStore asyncStore;
+    final long ackTimeoutNanos;
+    final int maxWaitingPulls;
+    final long maxBytesPerPull;
+    /** How long an idle actor lives; {@code 0}: forever. */
+    final long idleTimeoutNanos;
+    final PullMetrics metrics;
+    /** Removes a retired actor from its consumer's registries (see {@link PullConsumer}). */
+    final Consumer<ConsumerGroupActor> retired;
+
+    ConsumerGroupSettings(MessageStore syncStore, AsyncMessageStore asyncStore, long ackTimeoutNanos,
+            int maxWaitingPulls, long maxBytesPerPull, long idleTimeoutNanos, PullMetrics metrics,
+            Consumer<ConsumerGroupActor> retired) {
+        this.syncStore = syncStore;
+        this.asyncStore = asyncStore;
+        this.ackTimeoutNanos = ackTimeoutNanos;
+        this.maxWaitingPulls = maxWaitingPulls;
+        this.maxBytesPerPull = maxBytesPerPull;
+        this.idleTimeoutNanos = idleTimeoutNanos;
+        this.metrics = metrics;
+        this.retired = retired;
+    }
+
+    /** @return the store's current epoch (asked each time: a store may start a new one) */
+    String epoch() {
+        return syncStore != null ? syncStore.epoch() : asyncStore.epoch();
+    }
+}

@@ -1,0 +1,93 @@
+package io.reactoractor.pull;
+
+import java.util.ArrayDeque;
+import java.util.Iterator;
+
+import io.reactoractor.pull.ConsumerGroupCommand.Pull;
+
+/**
+ * The long polls a {@link ConsumerGroupActor} holds, oldest first, and their earliest deadline. The
+ * queue is confined to the actor's thread; {@link #count()} and {@link #earliestDeadline()} are
+ * published (volatile) after every change, for the checks other threads make ({@code hasWork}, an
+ * append's wake-up, stats).
+ */
+final class WaitingPulls {
+
+    private final ArrayDeque<Pull> queue = new ArrayDeque<>();
+    private volatile int count;
+    private volatile long earliestDeadline = Long.MAX_VALUE;
+
+    // ---- any thread
+
+    /** @return how many pulls wait, as of the actor's last change */
+    int count() {
+        return count;
+    }
+
+    /** @return the earliest deadline of a waiting long poll ({@code Long.MAX_VALUE}: none) */
+    long earliestDeadline() {
+        return earliestDeadline;
+    }
+
+    // ---- actor thread
+
+    boolean isEmpty() {
+        return queue.isEmpty();
+    }
+
+    int size() {
+        return queue.size();
+    }
+
+    /** Adds a pull at the end; its deadline is published by the next {@link #publish()}. */
+    void add(Pull p) {
+        queue.addLast(p);
+        count = queue.size();
+    }
+
+    Pull peekFirst() {
+        return queue.peekFirst();
+    }
+
+    Pull pollFirst() {
+        return queue.pollFirst();
+    }
+
+    /** Oldest first; {@link Iterator#remove()} drops a pull (then {@link #publish()}). */
+    Iterator<Pull> iterator() {
+        return queue.iterator();
+    }
+
+    /** Publishes the count and the earliest deadline after the actor answered or dropped pulls. */
+    void publish() {
+        count = queue.size();
+        long earliest = Long.MAX_VALUE;
+        for (Pull p : queue) {
+            if (p.timeoutNanos > 0) {
+                // a pull-once left here has data waiting for it (hasData), not a deadline: counting its
+                // creation time as a passed deadline would keep the actor spinning once the data is gone
+                earliest = Math.min(earliest, p.deadline);
+            }
+        }
+        earliestDeadline = earliest;
+    }
+
+    /** @return the messages the waiting pulls ask for together, at most {@code cap} */
+    int wanted(int cap) {
+        int want = 0;
+        for (Pull p : queue) {
+            want = (int) Math.min(cap, (long) want + p.max);
+        }
+        return want;
+    }
+
+    /** Answers every waiting pull with {@code error} and empties the queue. */
+    void failAll(Throwable error) {
+        Pull p;
+        while ((p = queue.pollFirst()) != null) {
+            p.fail(error);
+        }
+        count = 0;
+        earliestDeadline = Long.MAX_VALUE;
+    }
+}
