@@ -23,7 +23,8 @@ import reactor.core.scheduler.Scheduler;
  * with 1,000 busy workers gets the same share as a group with one, at equal weight.
  * {@link #createWorker()} creates an actor of this group; {@link #schedule(Runnable)} hands the task
  * to one of the group's <em>lanes</em> (one actor per scheduler thread: the submitting carrier's own
- * lane when a task of this scheduler submits, otherwise chosen round-robin, like
+ * lane when a task of this scheduler submits, or the next lane if the own one has more tasks waiting;
+ * otherwise chosen round-robin, like
  * {@code Schedulers.parallel()} picks a worker), so direct submissions are charged to the group and
  * compete by virtual time like everything else.
  *
@@ -136,12 +137,32 @@ public final class ActorGroup implements Scheduler, Scannable {
     }
 
     private ActorWorker lane() {
-        // From a carrier of this scheduler: that carrier's own lane. A task a running task submits then
-        // usually lands in the mailbox of the lane the carrier is running (or ran last), so it is
-        // picked up without a run-queue round trip or a wake-up of the other carrier; from any other
-        // thread: round-robin over the lanes, as Schedulers.parallel() picks a worker.
+        // From a carrier of this scheduler: that carrier's own lane, unless it already has tasks waiting
+        // and the next lane has fewer. A task a running task submits then usually lands in the mailbox
+        // of the lane the carrier is running (or ran last), so it is picked up without a run-queue round
+        // trip or a wake-up of the other carrier; but a self-feeding stream (each completion submits the
+        // next task, e.g. flatMap(.. subscribeOn(group))) would otherwise keep all its work in one lane,
+        // that is on one carrier at a time, while the others idle. From any other thread: round-robin
+        // over the lanes, as Schedulers.parallel() picks a worker.
         int c = engine.carrierIndex(Thread.currentThread());
-        int i = c >= 0 ? c % lanes.length : Math.floorMod(roll.getAndIncrement(), lanes.length);
+        if (c < 0) {
+            return laneAt(Math.floorMod(roll.getAndIncrement(), lanes.length));
+        }
+        int i = c % lanes.length;
+        ActorWorker own = laneAt(i);
+        if (lanes.length > 1) {
+            int waiting = own.pendingTasks();
+            if (waiting > 0) {
+                ActorWorker next = laneAt((i + 1) % lanes.length);
+                if (next.pendingTasks() < waiting) {
+                    return next;
+                }
+            }
+        }
+        return own;
+    }
+
+    private ActorWorker laneAt(int i) {
         ActorWorker w = lanes[i];
         if (w == null) {
             synchronized (lanes) {
