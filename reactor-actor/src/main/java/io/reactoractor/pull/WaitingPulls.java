@@ -83,11 +83,17 @@ final class WaitingPulls {
 
     /** Answers every waiting pull with {@code error} and empties the queue. */
     void failAll(Throwable error) {
-        Pull p;
-        while ((p = queue.pollFirst()) != null) {
-            p.fail(error);
+        if (queue.isEmpty()) {
+            return;
         }
+        // empty and published before the answers go out: whoever saw a failed pull's answer finds it
+        // no longer counted as waiting
+        Pull[] failed = queue.toArray(new Pull[0]);
+        queue.clear();
         count = 0;
         earliestDeadline = Long.MAX_VALUE;
+        for (Pull p : failed) {
+            p.fail(error);
+        }
     }
 }

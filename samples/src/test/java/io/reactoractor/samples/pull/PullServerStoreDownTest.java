@@ -90,7 +90,13 @@ class PullServerStoreDownTest {
                     .block(Duration.ofSeconds(20));
             assertTrue(poll.startsWith("503 {"), poll);
             assertTrue(poll.contains("message store failed"), poll);
-            assertEquals(0, app.getBean(io.reactoractor.pull.PullConsumer.class).stats("orders", "g").waitingPulls());
+            // stats are published by the pair's actor after its change (eventually consistent): wait for it
+            var consumer = app.getBean(io.reactoractor.pull.PullConsumer.class);
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (consumer.stats("orders", "g").waitingPulls() != 0 && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(5_000_000L);
+            }
+            assertEquals(0, consumer.stats("orders", "g").waitingPulls());
         }
     }
 }
