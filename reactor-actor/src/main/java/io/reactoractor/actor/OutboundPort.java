@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.reactoractor.internal.TerminatedSubscriber;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.Operators;
@@ -32,29 +33,6 @@ import reactor.core.publisher.Operators;
  */
 final class OutboundPort<O> implements Subscription {
 
-    /** Replaces the subscriber in {@code subscriberSlot} once the actor terminated (rule 3.13). */
-    private static final Subscriber<Object> TERMINATED_SUBSCRIBER = new Subscriber<>() {
-        @Override
-        public void onSubscribe(Subscription s) {
-        }
-
-        @Override
-        public void onNext(Object o) {
-        }
-
-        @Override
-        public void onError(Throwable t) {
-        }
-
-        @Override
-        public void onComplete() {
-        }
-    };
-
-    @SuppressWarnings("unchecked")
-    private static <O> Subscriber<? super O> terminatedSubscriber() {
-        return (Subscriber<? super O>) (Subscriber<?>) TERMINATED_SUBSCRIBER;
-    }
 
     private final ActorTurnLoop<?, O> loop;
     private final AtomicReference<Subscriber<? super O>> subscriberSlot = new AtomicReference<>();
@@ -74,7 +52,7 @@ final class OutboundPort<O> implements Subscription {
     void subscribe(Subscriber<? super O> s) {
         Objects.requireNonNull(s, "subscriber");
         if (!subscriberSlot.compareAndSet(null, s)) {
-            if (subscriberSlot.get() == TERMINATED_SUBSCRIBER) {
+            if (subscriberSlot.get() == TerminatedSubscriber.instance()) {
                 Throwable e = loop.pendingError;
                 Operators.error(s, e != null ? e : new IllegalStateException("Actor " + loop.path()
                         + " is terminated and allows only a single Subscriber (unicast)"));
@@ -122,7 +100,7 @@ final class OutboundPort<O> implements Subscription {
         Subscriber<? super O> d = downstream;
         downstream = null;
         // rule 3.13: drop the reference to the subscriber; the sentinel keeps rejecting later subscribers
-        subscriberSlot.set(terminatedSubscriber());
+        subscriberSlot.set(TerminatedSubscriber.instance()); // rule 3.13: forget the subscriber
         outBuffer.clear();
         outBuffered = 0;
         if (signal && d != null) {

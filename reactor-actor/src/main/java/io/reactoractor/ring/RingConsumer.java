@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.reactoractor.ActorGroup;
+import io.reactoractor.internal.TerminatedSubscriber;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -196,7 +197,7 @@ public final class RingConsumer<T, R> implements Publisher<R> {
             return;
         }
         if (!subscriberSlot.compareAndSet(null, s)) {
-            if (subscriberSlot.get() == TERMINATED_SUBSCRIBER) {
+            if (subscriberSlot.get() == TerminatedSubscriber.instance()) {
                 // terminated before anyone subscribed: the late subscriber gets the terminal signal
                 Object t = terminal; // written before the sentinel was set
                 if (t == COMPLETED) {
@@ -447,7 +448,7 @@ public final class RingConsumer<T, R> implements Publisher<R> {
             terminalDelivered.set(true); // cancelled: nothing to deliver
         }
         downstream = null;
-        subscriberSlot.set(TERMINATED_SUBSCRIBER); // rule 3.13: forget the subscriber; late ones get `terminal`
+        subscriberSlot.set(TerminatedSubscriber.instance()); // rule 3.13: forget the subscriber; late ones get `terminal`
         ConsumerCell c = cell;
         if (c != null) {
             c.terminate();
@@ -477,25 +478,6 @@ public final class RingConsumer<T, R> implements Publisher<R> {
         }
     }
 
-    @SuppressWarnings("rawtypes")
-    private static final Subscriber TERMINATED_SUBSCRIBER = new Subscriber<Object>() {
-        @Override
-        public void onSubscribe(Subscription s) {
-            s.cancel();
-        }
-
-        @Override
-        public void onNext(Object o) {
-        }
-
-        @Override
-        public void onError(Throwable t) {
-        }
-
-        @Override
-        public void onComplete() {
-        }
-    };
 
     /** The subscriber's handle: demand and cancellation (any thread). */
     private final class ConsumerSubscription implements Subscription {

@@ -1,5 +1,8 @@
 package io.reactoractor.internal.scheduling;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * The fair run queue: hierarchical ordering by weighted virtual time (Linux CFS style).
  *
@@ -57,12 +60,12 @@ final class FairRunQueue implements RunQueue {
 
     // The next pick as of the last change under the lock, for the lock-free preemption check: written
     // with opaque stores under the lock (publishHead), read with opaque loads by shouldPreempt.
-    private static final java.lang.invoke.VarHandle HEAD_GROUP;
-    private static final java.lang.invoke.VarHandle HEAD_ACTOR_VTIME;
+    private static final VarHandle HEAD_GROUP;
+    private static final VarHandle HEAD_ACTOR_VTIME;
 
     static {
         try {
-            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+            MethodHandles.Lookup l = MethodHandles.lookup();
             HEAD_GROUP = l.findVarHandle(FairRunQueue.class, "headGroup", SchedulingGroup.class);
             HEAD_ACTOR_VTIME = l.findVarHandle(FairRunQueue.class, "headActorVtime", long.class);
         } catch (ReflectiveOperationException e) {
@@ -157,7 +160,7 @@ final class FairRunQueue implements RunQueue {
         cell.vtime += e / cell.weight();
         g.vtime += e / g.weight();
         g.publishVtime();
-        g.account(e);
+        g.account(e, 1L);
         if (g.heapIndex >= 0) {
             groups.update(g);
         }

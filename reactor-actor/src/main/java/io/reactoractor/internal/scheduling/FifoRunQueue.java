@@ -45,7 +45,7 @@ final class FifoRunQueue implements RunQueue {
         if (!chained) {
             running--;
         }
-        cell.group().account(Math.max(0L, elapsed));
+        cell.group().account(Math.max(0L, elapsed), 1L);
         if (requeue) {
             cell.readyAt = now;
             queue.addLast(cell);

@@ -102,13 +102,10 @@ public final class SchedulingGroup extends SchedulingEntity {
         cells.forEach(action);
     }
 
-    /** Counts a turn's run time in the statistics (at the end of every turn, any carrier). */
-    void account(long elapsedNanos) {
-        cpuNanos.add(elapsedNanos);
-        turns.increment();
-    }
-
-    /** Counts several chained turns at once ({@link ChainCharge}). */
+    /**
+     * Counts run time and turns in the statistics: one turn at its end (any carrier), or several chained
+     * turns at once ({@link ChainCharge}).
+     */
     void account(long elapsedNanos, long turnCount) {
         cpuNanos.add(elapsedNanos);
         turns.add(turnCount);
