@@ -32,7 +32,9 @@ package io.reactoractor.internal.scheduling;
  *   <li><b>Stealing.</b> Taking its next actor, a carrier compares its own queue's head with the heads
  *       the other queues published. It takes the most-behind remote head instead of its own when that
  *       head is more than {@code stealMargin} (= {@code granularity}) of virtual time behind its own
- *       head, or whenever its own queue is empty. A stolen actor runs here and is re-queued here: it
+ *       head, or whenever its own queue is empty. Between groups the margin is zero: a group's share is
+ *       the tenant-level promise, so a group that is behind gets the next carrier to pick, wherever its
+ *       actor is queued (as with one shared queue). A stolen actor runs here and is re-queued here: it
  *       migrates.</li>
  *   <li><b>Where a ready actor goes.</b> Made ready by a task on a carrier: that carrier's queue (or its
  *       run-next slot, {@link RunNext}). Made ready by any other thread (a timer, a user thread): the queue
@@ -184,7 +186,6 @@ final class FairRunQueue implements RunQueue {
         CarrierQueue best = null;
         SchedulingGroup bestGroup = ownGroup;
         long bestActor = ownActor;
-        long margin = stealMargin;
         for (CarrierQueue q : queues) {
             if (q == own || q.ready == 0) {
                 continue;
@@ -194,14 +195,25 @@ final class FairRunQueue implements RunQueue {
                 continue;
             }
             long a = q.headActorVtime();
+            // against the own head: behind by more than the margin; among candidates: simply the most behind
+            long margin = best == null ? stealMargin(bestGroup, g) : 0L;
             if (bestGroup == null || lead(bestGroup, bestActor, g, a) > margin) {
                 best = q;
                 bestGroup = g;
                 bestActor = a;
-                margin = 0; // among candidates: simply the most behind
             }
         }
         return best;
+    }
+
+    /**
+     * How far a remote head must be behind before it is worth moving (rule 5): the steal margin between
+     * actors of one group (locality first: an actor stays where its data is warm), nothing between groups
+     * (a group's share is the tenant-level promise: its actor waiting on a busy carrier must not wait for
+     * that carrier when another is about to run a group that is ahead).
+     */
+    private long stealMargin(SchedulingGroup ownGroup, SchedulingGroup candidate) {
+        return ownGroup == candidate ? stealMargin : 0L;
     }
 
     /**
@@ -326,7 +338,7 @@ final class FairRunQueue implements RunQueue {
             }
             long lead = g != mine ? groupNow - g.vtimeNow() : actorNow - q.headActorVtime();
             if (q.index != own) {
-                lead -= stealMargin; // only worth leaving this carrier for if a steal will follow
+                lead -= stealMargin(mine, g); // only worth leaving this carrier for if a steal will follow
             }
             // run to parity: a minimum slice, unless the other is far enough behind (a waking sleeper)
             if (lead > 0 && (turnElapsed >= granularity || lead >= granularity)) {
