@@ -128,9 +128,16 @@ final class CarrierQueue {
         }
     }
 
-    /** Lock held, after a change: publishes the next pick for lock-free readers. */
+    /**
+     * Lock held, after a change: publishes the next pick for lock-free readers. The top is refreshed
+     * first: a stale key can keep a group on top whose virtual time other carriers have meanwhile pushed
+     * past another group's, and publishing that group would hide the other one from stealers and from
+     * the preemption check (a group behind would wait for this carrier). What is published goes stale
+     * in turn as other carriers charge; this carrier re-publishes at its next change (at the latest at
+     * its next turn's end).
+     */
     void publishHead() {
-        GroupLane top = lanes.peek();
+        GroupLane top = refreshTop();
         if (top != null) {
             HEAD_ACTOR_VTIME.setOpaque(this, top.ready.peekVtime());
         }
