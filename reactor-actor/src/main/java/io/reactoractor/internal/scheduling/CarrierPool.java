@@ -180,10 +180,18 @@ final class CarrierPool {
         return wakeUps.sum();
     }
 
-    /** After a take: if more actors are ready and nobody is spinning, fan out to a parked carrier. */
+    /**
+     * After a take: if more actors are ready and nobody is spinning, fan out to a parked carrier. The
+     * pool's counters are read first: while every carrier is busy they are rarely written, so this costs
+     * two cached reads per turn instead of a read of every carrier queue's ready count (lines the other
+     * carriers write at every turn).
+     */
     void propagate() {
+        if (parked.get() == 0 || spinning.get() > 0) {
+            return;
+        }
         if (runQueue.readyCount() > 0) {
-            onWork();
+            wakeOne();
         }
     }
 

@@ -19,6 +19,7 @@ final class CarrierQueue {
     private static final VarHandle HEAD_GROUP;
     private static final VarHandle HEAD_ACTOR_VTIME;
     private static final VarHandle ROOT_FLOOR;
+    private static final VarHandle PUBLISHED_AT;
 
     static {
         try {
@@ -26,6 +27,7 @@ final class CarrierQueue {
             HEAD_GROUP = l.findVarHandle(CarrierQueue.class, "headGroup", SchedulingGroup.class);
             HEAD_ACTOR_VTIME = l.findVarHandle(CarrierQueue.class, "headActorVtime", long.class);
             ROOT_FLOOR = l.findVarHandle(CarrierQueue.class, "rootFloor", long.class);
+            PUBLISHED_AT = l.findVarHandle(CarrierQueue.class, "publishedAt", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -60,6 +62,9 @@ final class CarrierQueue {
      */
     @SuppressWarnings("unused") // through ROOT_FLOOR
     private long rootFloor;
+    /** When the head was last published (the caller's clock; opaque): how stale it may be. */
+    @SuppressWarnings("unused") // through PUBLISHED_AT
+    private long publishedAt;
 
     @SuppressWarnings("unused")
     private long p11, p12, p13, p14, p15, p16, p17;
@@ -83,14 +88,14 @@ final class CarrierQueue {
             lanes.add(lane);
         }
         ready = ready + 1;
-        publishHead();
+        publishHead(now);
     }
 
     /**
      * Lock held: removes the actor that should run next here (least group virtual time, then least
      * actor virtual time), or returns {@code null}; raises the floors. The caller counts it as running.
      */
-    ActorCell poll() {
+    ActorCell poll(long now) {
         GroupLane lane = refreshTop();
         if (lane == null) {
             return null;
@@ -105,7 +110,7 @@ final class CarrierQueue {
             lanes.remove(lane);
         }
         ready = ready - 1;
-        publishHead();
+        publishHead(now);
         return cell;
     }
 
@@ -134,9 +139,11 @@ final class CarrierQueue {
      * past another group's, and publishing that group would hide the other one from stealers and from
      * the preemption check (a group behind would wait for this carrier). What is published goes stale
      * in turn as other carriers charge; this carrier re-publishes at its next change (at the latest at
-     * its next turn's end).
+     * its next turn's end), and a stealer that finds it older than the steal margin takes the lock and
+     * looks for itself ({@code FairRunQueue#victim}): this carrier may be descheduled or in a long task.
      */
-    void publishHead() {
+    void publishHead(long now) {
+        PUBLISHED_AT.setOpaque(this, now);
         GroupLane top = refreshTop();
         if (top != null) {
             HEAD_ACTOR_VTIME.setOpaque(this, top.ready.peekVtime());
@@ -152,6 +159,11 @@ final class CarrierQueue {
     /** Any thread: the virtual time of the next pick as last published (meaningful with a head group). */
     long headActorVtime() {
         return (long) HEAD_ACTOR_VTIME.getOpaque(this);
+    }
+
+    /** Any thread: when the head was last published (the clock of the publishing caller). */
+    long publishedAt() {
+        return (long) PUBLISHED_AT.getOpaque(this);
     }
 
     /** Any thread: this queue's root floor as last published. */

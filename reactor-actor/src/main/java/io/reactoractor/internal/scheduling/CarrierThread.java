@@ -143,7 +143,7 @@ public final class CarrierThread extends Thread implements NonBlocking {
                     if (engine.isStopping() || (self.compensating() && pool.shouldRetire(self))) {
                         return;
                     }
-                    next = runQueue.take(index, 0L);
+                    next = runQueue.take(index, System.nanoTime());
                     chained = false; // also after the catch below interrupted a chain
                     if (next == null) {
                         if (!pool.idle(self)) {

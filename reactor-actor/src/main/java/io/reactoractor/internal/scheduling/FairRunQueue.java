@@ -63,7 +63,10 @@ package io.reactoractor.internal.scheduling;
  *
  * <p>The preemption check ({@link #shouldPreempt}) and the steal decision read published copies (the
  * queues' heads, the groups' virtual times) and take no lock: they are heuristics that every end of
- * turn corrects.
+ * turn corrects. A steal re-decides under both locks with refreshed heads, and a head older than the
+ * steal margin makes a stealer look under the victim's lock (its carrier may be descheduled by the
+ * OS, which a shared queue hid and per-carrier queues must not: with one busy carrier stalled, a group
+ * behind must not wait for it).
  *
  * <p>Groups sit in each queue's {@link VTimeHeap} of lanes (few per carrier), the ready actors of a
  * group on a carrier in a {@link ReadyActorQueue}: an exact heap while small, a calendar of
@@ -150,22 +153,22 @@ final class FairRunQueue implements RunQueue {
             return takeAny();
         }
         CarrierQueue own = queues[carrier % queues.length];
-        CarrierQueue victim = victim(own);
+        CarrierQueue victim = victim(own, now);
         if (victim != null) {
-            ActorCell c = steal(own, victim);
+            ActorCell c = steal(own, victim, now);
             if (c != null) {
                 return c;
             }
         }
         synchronized (own) {
             own.localLocks++;
-            ActorCell c = own.poll();
+            ActorCell c = own.poll(now);
             if (c != null) {
                 started(own, c);
                 return c;
             }
         }
-        return stealAny(own);
+        return stealAny(own, now);
     }
 
     /** Lock of {@code q} held: counts {@code c} as running on {@code q}'s carrier. */
@@ -177,15 +180,20 @@ final class FairRunQueue implements RunQueue {
     /**
      * The queue to steal from instead of picking from {@code own} (rule 5), from published heads, no
      * lock: the most-behind remote head if it is more than the steal margin behind {@code own}'s head,
-     * or any non-empty queue's best head when {@code own} is empty; {@code null} to pick locally.
+     * or any non-empty queue's best head when {@code own} is empty; failing that, a queue with ready
+     * actors whose head was published longer than the steal margin ago (its carrier is descheduled or
+     * in a long task, and its heap's keys may have gone stale meanwhile: {@link #steal} looks under its
+     * lock); {@code null} to pick locally. A stale queue costs a remote lock at most once per steal
+     * margin of the clock, since the look re-publishes its head.
      */
-    private CarrierQueue victim(CarrierQueue own) {
+    private CarrierQueue victim(CarrierQueue own, long now) {
         if (queues.length == 1) {
             return null;
         }
         SchedulingGroup ownGroup = own.ready > 0 ? own.headGroup() : null;
         long ownActor = own.headActorVtime();
         CarrierQueue best = null;
+        CarrierQueue stale = null;
         SchedulingGroup bestGroup = ownGroup;
         long bestActor = ownActor;
         for (CarrierQueue q : queues) {
@@ -203,9 +211,11 @@ final class FairRunQueue implements RunQueue {
                 best = q;
                 bestGroup = g;
                 bestActor = a;
+            } else if (stale == null && now - q.publishedAt() > stealMargin) {
+                stale = q;
             }
         }
-        return best;
+        return best != null ? best : stale;
     }
 
     /**
@@ -227,15 +237,33 @@ final class FairRunQueue implements RunQueue {
         return rg != g ? rg.vtimeNow() - g.vtimeNow() : ra - a;
     }
 
-    /** Takes {@code victim}'s best actor to run on {@code own}'s carrier; both locks, in index order. */
-    private ActorCell steal(CarrierQueue own, CarrierQueue victim) {
+    /**
+     * Under both queues' locks (taken in index order), with both heads refreshed: takes {@code victim}'s
+     * best actor if the rule says so (own queue empty, or the victim's head more than the margin behind),
+     * else {@code own}'s best (the published heads that made the caller look were stale). Either runs on
+     * {@code own}'s carrier.
+     *
+     * @return the actor, or {@code null} if both queues are empty
+     */
+    private ActorCell steal(CarrierQueue own, CarrierQueue victim, long now) {
         CarrierQueue first = own.index < victim.index ? own : victim;
         CarrierQueue second = first == own ? victim : own;
         synchronized (first) {
             synchronized (second) {
                 own.localLocks++;
                 victim.remoteLocks++;
-                ActorCell c = victim.poll();
+                victim.publishHead(now); // fresh keys, and the look counts as a publication
+                own.publishHead(now);
+                CarrierQueue from = victim;
+                if (own.ready > 0) {
+                    SchedulingGroup og = own.headGroup();
+                    SchedulingGroup vg = victim.headGroup();
+                    if (vg == null || lead(og, own.headActorVtime(), vg, victim.headActorVtime())
+                            <= stealMargin(og, vg)) {
+                        from = own;
+                    }
+                }
+                ActorCell c = from.poll(now);
                 if (c != null) {
                     started(own, c);
                 }
@@ -245,13 +273,13 @@ final class FairRunQueue implements RunQueue {
     }
 
     /** {@code own} is empty: steals from the other queues, best published head first. */
-    private ActorCell stealAny(CarrierQueue own) {
+    private ActorCell stealAny(CarrierQueue own, long now) {
         for (int attempt = 0; attempt < queues.length; attempt++) {
-            CarrierQueue victim = victim(own);
+            CarrierQueue victim = victim(own, now);
             if (victim == null) {
                 return null;
             }
-            ActorCell c = steal(own, victim);
+            ActorCell c = steal(own, victim, now);
             if (c != null) {
                 return c;
             }
@@ -264,7 +292,7 @@ final class FairRunQueue implements RunQueue {
         for (CarrierQueue q : queues) {
             synchronized (q) {
                 q.remoteLocks++;
-                ActorCell c = q.poll();
+                ActorCell c = q.poll(0L);
                 if (c != null) {
                     q.running = q.running + 1;
                     return c;
@@ -293,9 +321,9 @@ final class FairRunQueue implements RunQueue {
                 place(cell);
                 own.add(cell, now, rootFloor(), credit);
             }
-            stealNext = takeNext && victim(own) != null;
+            stealNext = takeNext && victim(own, now) != null;
             if (takeNext && !stealNext) {
-                next = own.poll();
+                next = own.poll(now);
                 if (next != null) {
                     started(own, next);
                 }

@@ -269,4 +269,28 @@ class FairPolicyTest {
         queue.enqueue(a2, now, 0); // a change on carrier 0: it publishes its head
         assertEquals(b1, queue.take(1, now), "carrier 1 steals the group that is behind");
     }
+
+    /**
+     * A queue whose carrier stops publishing (descheduled by the OS, or in a long task) while other
+     * carriers push its top group ahead: once its head is older than the steal margin, a stealer looks
+     * under its lock. Before that, the published head is trusted (no remote lock per pick).
+     */
+    @Test
+    void aStealerLooksIntoAQueueWhoseHeadWasPublishedLongerThanTheStealMarginAgo() {
+        SchedulingGroup a = engine.group("a", 1);
+        SchedulingGroup b = engine.group("b", 1);
+        SimActor a1 = actor(a, "a1", 50 * US, BUSY, 0);
+        SimActor a3 = actor(a, "a3", 50 * US, BUSY, 0);
+        SimActor a4 = actor(a, "a4", 50 * US, BUSY, 0);
+        SimActor b1 = actor(b, "b1", 50 * US, BUSY, 0);
+        queue.enqueue(a1, 0, 0); // carrier 0's queue, published at 0: head a (the tie goes to the first)
+        queue.enqueue(b1, 0, 0);
+        queue.enqueue(a3, 0, 1);
+        queue.enqueue(a4, 0, 1);
+        a.charge(10 * MS); // carrier 1 ran group a meanwhile; carrier 0 published nothing since
+        assertEquals(a3, queue.take(1, GRANULARITY / 2), "a fresh head is trusted: no look, the own actor");
+        long locks = queue.remoteLockAcquisitions();
+        assertEquals(b1, queue.take(1, 2 * GRANULARITY), "a stale head: the stealer looks and finds b behind");
+        assertEquals(locks + 1, queue.remoteLockAcquisitions());
+    }
 }
