@@ -2,6 +2,7 @@ package io.reactoractor.internal.scheduling;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.LongSupplier;
 
 /**
  * One carrier's part of the {@link FairRunQueue}: the ready actors queued on that carrier, grouped by
@@ -75,14 +76,14 @@ final class CarrierQueue {
     }
 
     /** Lock held: queues {@code cell}, placed by the caller. */
-    void add(ActorCell cell, long now, long rootFloorNow, long credit) {
+    void add(ActorCell cell, long now, LongSupplier rootFloor, long credit) {
         SchedulingGroup g = cell.group();
         GroupLane lane = g.lane(index, count);
         cell.readyAt = now;
         cell.seq = ++seq;
         lane.ready.add(cell);
         if (lane.heapIndex < 0) {
-            lane.vtime = g.place(rootFloorNow, credit);
+            lane.vtime = g.place(rootFloor.getAsLong(), credit);
             lane.seq = seq;
             lane.readyAt = now;
             lanes.add(lane);

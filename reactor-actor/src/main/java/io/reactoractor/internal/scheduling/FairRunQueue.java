@@ -1,5 +1,7 @@
 package io.reactoractor.internal.scheduling;
 
+import java.util.function.LongSupplier;
+
 /**
  * The fair run queue: hierarchical ordering by weighted virtual time (Linux CFS style), one queue per
  * carrier ({@link CarrierQueue}) with work stealing, so the per-turn path takes no lock shared by
@@ -16,10 +18,11 @@ package io.reactoractor.internal.scheduling;
  *   <li><b>Picking.</b> A carrier picks from its own queue: the group with the least virtual time among
  *       groups with ready actors there, then that group's ready actor with the least virtual time; ties
  *       go to the one that became ready first. Unless it steals (rule 5).</li>
- *   <li><b>Placement.</b> Each level keeps a monotonic floor: the largest virtual time picked there, per
- *       carrier, and the level's floor is the maximum over the carriers (read when placing, not written
- *       by a shared store at every pick). A brand-new entity starts <em>at</em> the floor (no head start,
- *       so newcomers cannot monopolise the pool); a waking entity gets {@code max(own, floor - credit)}:
+ *   <li><b>Placement.</b> Each level keeps a monotonic floor per carrier: the largest virtual time picked
+ *       there. A brand-new entity starts <em>at</em> the level's floor, the maximum over the carriers
+ *       (no head start, so newcomers cannot monopolise the pool); a waking entity gets
+ *       {@code max(own, floor - credit)} with the floor of the carrier it is queued on (the entities it
+ *       competes with there; the carriers' floors stay within the lag bound of each other):
  *       at most {@code credit} of advantage for having slept, never an unbounded one (QMQ's failure with
  *       raw cumulative totals). Placement by floor is what makes actor virtual times comparable between
  *       carriers' queues (CFS normalises by {@code min_vruntime} on migration for the same reason).</li>
@@ -108,8 +111,8 @@ final class FairRunQueue implements RunQueue {
             } else {
                 q.remoteLocks++;
             }
-            place(cell);
-            q.add(cell, now, rootFloor(), credit);
+            place(cell, q);
+            q.add(cell, now, rootFloorOnDemand, credit);
         }
     }
 
@@ -127,9 +130,21 @@ final class FairRunQueue implements RunQueue {
         return Math.floorMod(r, n);
     }
 
-    /** Placement of an actor in its group (rule 3); the actor is held by the caller. */
-    private void place(ActorCell cell) {
-        long floor = cell.group().floor();
+    /**
+     * Placement of an actor in its group (rule 3), into queue {@code q} (its lock held; the actor is
+     * held by the caller). A waking actor is placed against the floor of its group's lane on that queue:
+     * the actors it competes with there (CFS places against the run queue's own {@code min_vruntime}
+     * too). Lanes of one group on different carriers stay within the lag bound of each other, so the
+     * credit holds up to that bound, and placement reads no line another carrier writes at every pick.
+     * A brand-new actor, or a lane that never picked, uses the group's floor over all carriers: a
+     * newcomer must not start behind the group because its lane is new.
+     */
+    private void place(ActorCell cell, CarrierQueue q) {
+        SchedulingGroup g = cell.group();
+        long floor = g.lane(q.index, queues.length).floorView();
+        if (!cell.placed || floor == 0L) {
+            floor = g.floor();
+        }
         if (!cell.placed) {
             cell.vtime = floor;
             cell.placed = true;
@@ -137,6 +152,9 @@ final class FairRunQueue implements RunQueue {
             cell.vtime = floor - credit;
         }
     }
+
+    /** {@link #rootFloor()}, for a queue that needs it only when a group's lane joins its heap. */
+    private final LongSupplier rootFloorOnDemand = this::rootFloor;
 
     /** The root floor: the maximum of the queues' (read when a group is placed). */
     private long rootFloor() {
@@ -318,8 +336,8 @@ final class FairRunQueue implements RunQueue {
                 own.running = own.running - 1;
             }
             if (requeue) {
-                place(cell);
-                own.add(cell, now, rootFloor(), credit);
+                place(cell, own);
+                own.add(cell, now, rootFloorOnDemand, credit);
             }
             stealNext = takeNext && victim(own, now) != null;
             if (takeNext && !stealNext) {
