@@ -16,8 +16,9 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static io.reactoractor.TestSupport.LONG;
 import static io.reactoractor.TestSupport.await;
@@ -106,9 +107,11 @@ class ActorSchedulerStressTest {
         }
     }
 
-    @Test
-    void millionsOfTasksWithRandomSuspendResumeAreNeitherLostDuplicatedReorderedNorConcurrent() {
-        ActorScheduler s = resources.scheduler(ActorScheduler.builder().name(uniqueName("stress")).threads(2));
+    /** Two and four carriers: one run queue per carrier, so four exercises stealing among three others. */
+    @ParameterizedTest(name = "{0} carriers")
+    @ValueSource(ints = {2, 4})
+    void millionsOfTasksWithRandomSuspendResumeAreNeitherLostDuplicatedReorderedNorConcurrent(int carriers) {
+        ActorScheduler s = resources.scheduler(ActorScheduler.builder().name(uniqueName("stress")).threads(carriers));
         WorkerState[] states = new WorkerState[WORKERS];
         for (int w = 0; w < WORKERS; w++) {
             states[w] = new WorkerState(w % 4 == 0 ? s.group("g" + (w % 3), 1 + w % 3).createWorker() : s.createWorker());
@@ -224,9 +227,10 @@ class ActorSchedulerStressTest {
         return sum;
     }
 
-    @Test
-    void schedulerLevelTasksFromManyThreadsRunExactlyOnce() {
-        ActorScheduler s = resources.scheduler(ActorScheduler.builder().name(uniqueName("stress")).threads(2));
+    @ParameterizedTest(name = "{0} carriers")
+    @ValueSource(ints = {2, 4})
+    void schedulerLevelTasksFromManyThreadsRunExactlyOnce(int carriers) {
+        ActorScheduler s = resources.scheduler(ActorScheduler.builder().name(uniqueName("stress")).threads(carriers));
         int producers = 4;
         int perProducer = 50_000;
         AtomicIntegerArray runs = new AtomicIntegerArray(producers * perProducer);
