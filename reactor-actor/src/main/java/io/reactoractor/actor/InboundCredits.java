@@ -55,6 +55,11 @@ final class InboundCredits<I> {
     private final ArrayDeque<PendingSend<I>> pendingSends = new ArrayDeque<>();
     private int openPorts;
     private boolean anyPortAttached;
+    /**
+     * {@code pendingSends.size() + openPorts}, written under the monitor after each change, read without
+     * it by {@link #distribute()}'s fast path (see there).
+     */
+    private volatile int claimants;
 
     InboundCredits(ActorTurnLoop<I, ?> loop, int capacity) {
         this.loop = loop;
@@ -115,6 +120,7 @@ final class InboundCredits<I> {
                 queued = !loop.done;
                 if (queued) {
                     pendingSends.addLast(p);
+                    updateClaimants();
                 }
             }
             if (!queued) {
@@ -124,6 +130,7 @@ final class InboundCredits<I> {
             sink.onCancel(() -> {
                 synchronized (this) {
                     pendingSends.remove(p);
+                    updateClaimants();
                 }
             });
             distribute();
@@ -135,6 +142,7 @@ final class InboundCredits<I> {
             ports.add(port);
             openPorts++;
             anyPortAttached = true;
+            updateClaimants();
         }
         distribute();
     }
@@ -145,6 +153,7 @@ final class InboundCredits<I> {
         synchronized (this) {
             if (ports.remove(port)) {
                 openPorts--;
+                updateClaimants();
                 freeCredits.addAndGet(port.outstanding.getAndSet(0));
                 completeNow = error == null && openPorts == 0 && anyPortAttached;
             }
@@ -163,8 +172,22 @@ final class InboundCredits<I> {
         distribute();
     }
 
-    /** Hands free credits to waiting senders first, then to inbound ports up to their fair share. */
+    /**
+     * Hands free credits to waiting senders first, then to inbound ports up to their fair share.
+     *
+     * <p>Fast path: with no waiting send and no open port there is nobody to hand credits to
+     * ({@code tell()} takes them from {@code freeCredits} itself), so the monitor is not taken; an
+     * actor fed only by {@code tell()} returns its credits at every turn's end without a lock. No
+     * claimant is missed: a claimant registers under the monitor (and {@link #claimants} is written,
+     * volatile) and then calls this method, which reads {@code freeCredits} under the monitor; a
+     * returner adds to {@code freeCredits} (a volatile read-modify-write) and then reads
+     * {@code claimants}. In the single order of these volatile accesses, either the returner sees the
+     * claimant, or the claimant's own call comes after the returned credits and sees them.
+     */
     void distribute() {
+        if (claimants == 0) {
+            return;
+        }
         List<PendingSend<I>> accepted = null;
         List<InboundPort<I>> granted = null;
         List<Long> grants = null;
@@ -177,6 +200,9 @@ final class InboundCredits<I> {
                     accepted = new ArrayList<>();
                 }
                 accepted.add(pendingSends.pollFirst());
+            }
+            if (accepted != null) {
+                updateClaimants();
             }
             if (openPorts > 0 && freeCredits.get() > 0) {
                 long share = Math.max(1, capacity / openPorts);
@@ -229,6 +255,7 @@ final class InboundCredits<I> {
             openPorts = 0;
             toFail = new ArrayList<>(pendingSends);
             pendingSends.clear();
+            updateClaimants();
         }
         for (InboundPort<I> p : toCancel) {
             p.cancelUpstream();
@@ -238,6 +265,11 @@ final class InboundCredits<I> {
         for (PendingSend<I> p : toFail) {
             p.sink.error(error != null ? error : gone);
         }
+    }
+
+    /** Monitor held, after a change of {@code pendingSends} or {@code openPorts}. */
+    private void updateClaimants() {
+        claimants = pendingSends.size() + openPorts;
     }
 
     /** A {@link Actor#send} waiting for a credit (identity matters: it is removed by reference on cancel). */
