@@ -81,7 +81,9 @@ import reactor.util.context.Context;
  * / {@link #error(Throwable)} closes it the same way and each consumer signals {@code onError} after
  * the events published before (events already accepted are not lost). A handler failure follows the
  * {@link RingErrorPolicy}: {@code STOP} stops the ring at once (upstream cancelled, every consumer
- * signals {@code onError}, waiting publishes fail), {@code SKIP} goes on. {@link #whenTerminated()}
+ * signals {@code onError}, waiting publishes fail), {@code SKIP} goes on, {@code retry(n, backoff)}
+ * suspends the failing consumer for a back-off and calls its handler again on the same event (then
+ * stops, or skips with {@code retryThenSkip}). {@link #whenTerminated()}
  * completes when every consumer terminated. When the last live consumer terminates (for instance its
  * subscriber cancelled), the ring cancels its upstream and closes: nobody is left to read.
  *
@@ -95,8 +97,10 @@ import reactor.util.context.Context;
  *   open     | onComplete / complete()                 | closed: no claim succeeds (CLOSED bit in the claim word);
  *            |                                         | consumers complete after the events claimed before
  *   open     | onError / error(t)                      | closed with t: consumers signal onError(t) after them
- *   open     | handler failure under STOP              | stopped: closed, upstream cancelled, consumers signal
- *            |                                         | onError at once, waiting publishes fail
+ *   open     | handler failure under STOP, or after    | stopped: closed, upstream cancelled, consumers signal
+ *            | the last retry of retry(..)             | onError at once (back-offs ended), waiting publishes fail
+ *   open     | handler failure under retry(..)         | open: the failing consumer backs off (suspended, no
+ *            |                                         | thread; see RingConsumer), gating as a slow consumer
  *   open     | last live consumer terminates           | closed, upstream cancelled
  *   closed   | tryPublish / publish / onNext           | false / onError(IllegalStateException) / discarded
  * </pre>
@@ -825,7 +829,7 @@ public final class RingBuffer<T> implements Subscriber<T> {
         }
     }
 
-    /** A consumer's handler failed under {@link RingErrorPolicy#STOP}. */
+    /** A consumer's handler failed under {@link RingErrorPolicy#STOP} (or its retries were exhausted). */
     void fail(Throwable t) {
         fail(t, true);
     }
@@ -844,6 +848,12 @@ public final class RingBuffer<T> implements Subscriber<T> {
         cancelUpstream();
         setClosedQuietly();
         if (wake) {
+            RingConsumer<T, ?>[] cs = consumers;
+            if (cs != null) {
+                for (RingConsumer<T, ?> c : cs) {
+                    c.endBackoff(); // a consumer in a retry's back-off stops now, not when its timer fires
+                }
+            }
             wakeAll();
         }
     }
