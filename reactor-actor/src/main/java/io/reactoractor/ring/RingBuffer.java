@@ -17,6 +17,8 @@ import java.util.function.Supplier;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
+import io.reactoractor.internal.metrics.MetricsBinding;
+import io.reactoractor.internal.metrics.RingMetrics;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.Mono;
@@ -24,6 +26,7 @@ import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.Loggers;
 import reactor.util.context.Context;
 
 /**
@@ -104,6 +107,13 @@ import reactor.util.context.Context;
  *   open     | last live consumer terminates           | closed, upstream cancelled
  *   closed   | tryPublish / publish / onNext           | false / onError(IllegalStateException) / discarded
  * </pre>
+ *
+ * <h2>Metrics</h2>
+ * {@link #cursor()}, {@link #remainingCapacity()} and, per consumer, {@link RingConsumer#lag()},
+ * {@code processedEvents()}, {@code skippedEvents()}, {@code retriedEvents()}. A ring whose scheduler
+ * was built with {@code ActorScheduler.Builder.metrics(..)} reports them through that binding: its
+ * meters are registered by {@link #start()} and removed when the ring terminates (so short-lived
+ * rings leave nothing behind). With Micrometer: {@code io.reactoractor.micrometer.MicrometerRingMetrics}.
  *
  * <h2>Memory</h2>
  * A slot keeps its event reachable until the producer overwrites it, {@code size} sequences later.
@@ -204,6 +214,15 @@ public final class RingBuffer<T> implements Subscriber<T> {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicInteger liveConsumers = new AtomicInteger();
     private final Sinks.Empty<Void> terminated = Sinks.empty();
+    /**
+     * The registration of this ring's meters with its scheduler's metrics binding: {@code null} until
+     * {@link #start()} registered them, {@link #METRICS_DONE} once the ring terminated. Exactly one of
+     * {@link #bindMetrics()} and {@link #unbindMetrics()} sees the other's value (both swap by CAS), so
+     * meters registered by a start that raced the termination are removed too.
+     */
+    private final AtomicReference<RingMetrics.Registration> metrics = new AtomicReference<>();
+    private static final RingMetrics.Registration METRICS_DONE = () -> {
+    };
 
     private RingBuffer(Builder<T> b) {
         this.group = b.group;
@@ -433,7 +452,36 @@ public final class RingBuffer<T> implements Subscriber<T> {
         if (upstream.get() != null || !pending.isEmpty()) {
             producerDrain();
         }
+        bindMetrics();
         return this;
+    }
+
+    /**
+     * Registers the ring's meters with its scheduler's metrics binding, if it has one (a scheduler
+     * built with {@code .metrics(..)}); {@link #consumerTerminated()} removes them. A registration
+     * that fails (a registry refusing the meters) is logged, never thrown: the ring runs unmetered.
+     */
+    private void bindMetrics() {
+        if (!(group.scheduler().metrics() instanceof MetricsBinding binding)) {
+            return;
+        }
+        RingMetrics.Registration r;
+        try {
+            r = binding.ringMetrics(group.scheduler().name()).bindRing(this);
+        } catch (RuntimeException e) {
+            Loggers.getLogger(RingBuffer.class).warn("ring " + name + ": meters not registered", e);
+            return;
+        }
+        if (!metrics.compareAndSet(null, r)) {
+            r.unbind(); // terminated meanwhile
+        }
+    }
+
+    private void unbindMetrics() {
+        RingMetrics.Registration r = metrics.getAndSet(METRICS_DONE);
+        if (r != null && r != METRICS_DONE) {
+            r.unbind();
+        }
     }
 
     // ================================================================== producer: imperative
@@ -870,6 +918,7 @@ public final class RingBuffer<T> implements Subscriber<T> {
             // the upstream running, as with Actor and Flux.publish().refCount())
             cancelUpstream();
             close();
+            unbindMetrics(); // before whenTerminated() signals: its subscribers find the meters gone
             Throwable f = failure.get();
             if (f == null) {
                 f = closingError();
