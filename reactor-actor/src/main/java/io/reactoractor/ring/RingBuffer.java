@@ -21,6 +21,7 @@ import io.reactoractor.internal.metrics.MetricsBinding;
 import io.reactoractor.internal.metrics.RingMetrics;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.Operators;
@@ -61,7 +62,10 @@ import reactor.util.context.Context;
  *
  * <h2>Producers</h2>
  * <ul>
- *   <li>The ring is a {@link Subscriber}: its demand upstream is exactly the free space ahead of the
+ *   <li>The ring is a {@link Subscriber} (a Reactor {@link CoreSubscriber}, so a {@code Flux} subscribes
+ *       it without a serializing wrapper; it keeps the plain Reactive Streams rules all the same:
+ *       it never requests {@code n <= 0}, and its {@code onNext} is safe even if called concurrently):
+ *       its demand upstream is exactly the free space ahead of the
  *       slowest gating consumer (requested up front, then replenished as consumers advance, in
  *       batches of {@code max(1, size/4)} or whenever nothing is outstanding). An upstream that sends
  *       more than requested fails the ring with an {@link IllegalStateException} (never a silent drop).
@@ -120,7 +124,7 @@ import reactor.util.context.Context;
  *
  * @param <T> the event type
  */
-public final class RingBuffer<T> implements Subscriber<T> {
+public final class RingBuffer<T> implements CoreSubscriber<T> {
 
     private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle CLAIMED;
@@ -202,6 +206,17 @@ public final class RingBuffer<T> implements Subscriber<T> {
     /** Waiting {@link #publish} calls (cancelled ones included until the drain removes them). */
     private final AtomicInteger waiters = new AtomicInteger();
     private final AtomicInteger producerWip = new AtomicInteger();
+    /**
+     * The thread inside the drain's {@code upstream.request(n)} call, or {@code null}. A synchronous
+     * upstream (a fused {@code Flux.fromArray}, {@code range}, an operator chain without a thread hop)
+     * emits inside that call, on that thread: those {@code onNext} calls are a <em>burst</em> and skip
+     * the per-event wake-up; the drain wakes the consumers once when the call returns (see
+     * {@link #requestBurst}). Written only by the thread holding {@link #producerWip}; any thread reads
+     * it in {@code onNext}, and only ever compares it with itself: a thread never reads its own
+     * earlier write after it cleared the field (program order), and another thread's value is never
+     * equal to it, so a stale read can only make an {@code onNext} take the per-event path.
+     */
+    private volatile Thread requesting;
 
     // ---- terminal state
     /**
@@ -621,7 +636,7 @@ public final class RingBuffer<T> implements Subscriber<T> {
                 break;
             }
         }
-        if (claimAndPublish(t) < 0) {
+        if (claimAndPublish(t, null, requesting == Thread.currentThread()) < 0) {
             Operators.onDiscard(t, Context.empty()); // closed by complete()/error()/a failure meanwhile
         }
     }
@@ -783,15 +798,22 @@ public final class RingBuffer<T> implements Subscriber<T> {
      * @return the sequence, or -1 if the ring is closed (the reservation is then simply abandoned)
      */
     private long claimAndPublish(T event) {
-        return claimAndPublish(event, null);
+        return claimAndPublish(event, null, false);
+    }
+
+    private long claimAndPublish(T event, Consumer<? super T> translator) {
+        return claimAndPublish(event, translator, false);
     }
 
     /**
      * Claims, then either stores {@code event} or (if {@code translator} is not null) fills the
      * pre-allocated event in place, then publishes.
+     *
+     * @param burst whether this is an {@code onNext} of a burst (see {@link #requesting}): published
+     *              without waking anyone; {@link #requestBurst} wakes the consumers afterwards
      */
     @SuppressWarnings("unchecked")
-    private long claimAndPublish(T event, Consumer<? super T> translator) {
+    private long claimAndPublish(T event, Consumer<? super T> translator, boolean burst) {
         long c;
         for (;;) {
             c = claimed;
@@ -811,8 +833,14 @@ public final class RingBuffer<T> implements Subscriber<T> {
             }
             return c;
         }
-        slots[i] = event; // plain: published by the volatile store below
-        publishSlot(i, c);
+        slots[i] = event; // plain: published by the store below
+        if (burst) {
+            // release: a consumer that reads this element with an acquire sees the slot. No fence and
+            // no wake-up here: requestBurst() issues one full fence and the wake-ups after the burst
+            PUBLISHED.setRelease(published, i, c);
+        } else {
+            publishSlot(i, c);
+        }
         return c;
     }
 
@@ -1053,12 +1081,41 @@ public final class RingBuffer<T> implements Subscriber<T> {
                 long free = remainingCapacity();
                 if (free > 0 && (free >= replenish || outstanding.get() == 0) && tryReserve(free)) {
                     outstanding.addAndGet(free);
-                    up.request(free);
+                    requestBurst(up, free);
                 }
             }
             missed = producerWip.addAndGet(-missed);
             if (missed == 0) {
                 return;
+            }
+        }
+    }
+
+    /**
+     * Requests {@code n} from the upstream with {@link #requesting} set, so that the events a
+     * synchronous upstream emits inside this call are published as one burst, then wakes the root
+     * consumers once. Called by the drain (holding {@link #producerWip}, so never nested).
+     *
+     * <p>No lost wake-up: each burst event was stored with a release; the full fence below orders
+     * all of them before the consumers' status reads in {@code wake()}. A consumer that parks clears
+     * its {@code SCHEDULED} bit by CAS (a full fence) and then re-reads its work (acquire reads of
+     * {@link #published}). So either the status read here sees the consumer idle and schedules it,
+     * or the consumer's re-check sees the events: the same argument as {@link #publishSlot}, with one
+     * fence per burst instead of one per event. A consumer that is running meanwhile sees the events
+     * as they are released (its barrier reads are acquires).
+     */
+    private void requestBurst(Subscription up, long n) {
+        requesting = Thread.currentThread();
+        try {
+            up.request(n);
+        } finally {
+            requesting = null;
+            VarHandle.fullFence();
+            RingConsumer<T, ?>[] rs = roots;
+            if (rs != null) {
+                for (RingConsumer<T, ?> r : rs) {
+                    r.wake();
+                }
             }
         }
     }
