@@ -416,7 +416,9 @@ public final class RingConsumer<T, R> implements Publisher<R> {
                     failed = t;
                     break;
                 }
-                attempt = 0;
+                if (attempt != 0) {
+                    attempt = 0; // the retried event succeeded
+                }
                 if (r != null && d != null) {
                     emittedNow++;
                     d.onNext(r);
