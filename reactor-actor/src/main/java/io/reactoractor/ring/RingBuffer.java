@@ -636,7 +636,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
                 break;
             }
         }
-        if (claimAndPublish(t, null, requesting == Thread.currentThread()) < 0) {
+        long seq = requesting == Thread.currentThread() ? claimAndPublishInBurst(t) : claimAndPublish(t);
+        if (seq < 0) {
             Operators.onDiscard(t, Context.empty()); // closed by complete()/error()/a failure meanwhile
         }
     }
@@ -798,31 +799,48 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
      * @return the sequence, or -1 if the ring is closed (the reservation is then simply abandoned)
      */
     private long claimAndPublish(T event) {
-        return claimAndPublish(event, null, false);
+        return claimAndPublish(event, null);
     }
 
-    private long claimAndPublish(T event, Consumer<? super T> translator) {
-        return claimAndPublish(event, translator, false);
+    /** @return the claimed sequence (a reservation must be held), or -1 if the ring is closed */
+    private long claim() {
+        for (;;) {
+            long c = claimed;
+            if ((c & CLOSED) != 0) {
+                return -1;
+            }
+            if (CLAIMED.compareAndSet(this, c, c + 1)) {
+                return c;
+            }
+        }
+    }
+
+    /**
+     * An {@code onNext} of a burst (see {@link #requesting}): claims and stores like
+     * {@link #claimAndPublish(Object)} but publishes with a release store and wakes nobody;
+     * {@link #requestBurst} issues one full fence and the wake-ups after the burst.
+     *
+     * @return the sequence, or -1 if the ring is closed
+     */
+    private long claimAndPublishInBurst(T event) {
+        long c = claim();
+        if (c >= 0) {
+            int i = (int) (c & mask);
+            slots[i] = event; // plain: published by the release below
+            PUBLISHED.setRelease(published, i, c); // a consumer's acquire read of it sees the slot
+        }
+        return c;
     }
 
     /**
      * Claims, then either stores {@code event} or (if {@code translator} is not null) fills the
      * pre-allocated event in place, then publishes.
-     *
-     * @param burst whether this is an {@code onNext} of a burst (see {@link #requesting}): published
-     *              without waking anyone; {@link #requestBurst} wakes the consumers afterwards
      */
     @SuppressWarnings("unchecked")
-    private long claimAndPublish(T event, Consumer<? super T> translator, boolean burst) {
-        long c;
-        for (;;) {
-            c = claimed;
-            if ((c & CLOSED) != 0) {
-                return -1;
-            }
-            if (CLAIMED.compareAndSet(this, c, c + 1)) {
-                break;
-            }
+    private long claimAndPublish(T event, Consumer<? super T> translator) {
+        long c = claim();
+        if (c < 0) {
+            return -1;
         }
         int i = (int) (c & mask);
         if (translator != null) {
@@ -833,14 +851,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
             }
             return c;
         }
-        slots[i] = event; // plain: published by the store below
-        if (burst) {
-            // release: a consumer that reads this element with an acquire sees the slot. No fence and
-            // no wake-up here: requestBurst() issues one full fence and the wake-ups after the burst
-            PUBLISHED.setRelease(published, i, c);
-        } else {
-            publishSlot(i, c);
-        }
+        slots[i] = event; // plain: published by the volatile store below
+        publishSlot(i, c);
         return c;
     }
 
