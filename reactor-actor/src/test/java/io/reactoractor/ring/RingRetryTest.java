@@ -95,6 +95,21 @@ class RingRetryTest {
         }
     }
 
+    /** Subscribes a recorder with unbounded demand to {@code c}. */
+    private static Recorder<Integer> recordAll(RingConsumer<Integer, Integer> c) {
+        Recorder<Integer> r = new Recorder<>();
+        c.subscribe(r);
+        r.subscription.request(Long.MAX_VALUE);
+        return r;
+    }
+
+    /** Publishes 0 .. n-1 with {@code tryPublish}; each must fit. */
+    private static void publishRange(RingBuffer<Integer> ring, int n) {
+        for (int i = 0; i < n; i++) {
+            assertTrue(ring.tryPublish(i), "event " + i);
+        }
+    }
+
     private static List<Integer> range(int n) {
         return IntStream.range(0, n).boxed().collect(Collectors.toList());
     }
@@ -117,9 +132,7 @@ class RingRetryTest {
         });
         ring.handleEventsWith(a).then(c);
         ring.start();
-        Recorder<Integer> cs = new Recorder<>();
-        c.subscribe(cs);
-        cs.subscription.request(Long.MAX_VALUE);
+        Recorder<Integer> cs = recordAll(c);
         Flux.range(0, 40).subscribeOn(Schedulers.single()).subscribe(ring);
 
         StepVerifier.create(a).expectNextSequence(range(40)).expectComplete().verify(LONG);
@@ -148,15 +161,9 @@ class RingRetryTest {
         RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
         ring.handleEventsWith(a).then(c);
         ring.start();
-        Recorder<Integer> as = new Recorder<>();
-        a.subscribe(as);
-        as.subscription.request(Long.MAX_VALUE);
-        Recorder<Integer> cs = new Recorder<>();
-        c.subscribe(cs);
-        cs.subscription.request(Long.MAX_VALUE);
-        for (int i = 0; i < 8; i++) {
-            assertTrue(ring.tryPublish(i));
-        }
+        Recorder<Integer> as = recordAll(a);
+        Recorder<Integer> cs = recordAll(c);
+        publishRange(ring, 8);
         flaky.awaitFirstFailure();
         await(() -> cs.values.size() == 2 && a.sequence() == 1, "c got 0 and 1");
         // the ring holds 8 events beyond the slowest consumer's sequence (1): 2..9, then it is full
@@ -205,9 +212,7 @@ class RingRetryTest {
         RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
         ring.handleEventsWith(a).then(c);
         ring.start();
-        Recorder<Integer> cs = new Recorder<>();
-        c.subscribe(cs);
-        cs.subscription.request(Long.MAX_VALUE);
+        Recorder<Integer> cs = recordAll(c);
         Flux.range(0, 20).subscribe(ring);
         StepVerifier.create(a)
                 .expectNextSequence(range(20).stream().filter(i -> i != 3).collect(Collectors.toList()))
@@ -221,26 +226,40 @@ class RingRetryTest {
         assertEquals(20, a.processedEvents());
     }
 
+    /**
+     * a (failing on event 2 every time, retry(3, ten minutes)) then c, both subscribed with unbounded
+     * demand, events 0..4 published; returned once a is backing off (so whatever ends the back-off
+     * early must do it through the armed timer, not through the failing turn's own re-check).
+     */
+    private static final class BackingOffChain {
+        final RingBuffer<Integer> ring;
+        final Flaky flaky = new Flaky(2, Integer.MAX_VALUE);
+        final RingConsumer<Integer, Integer> a;
+        final Recorder<Integer> as;
+        final Recorder<Integer> cs;
+
+        BackingOffChain(ActorScheduler on) throws InterruptedException {
+            ring = RingBuffer.<Integer>builder(on).size(8).errorPolicy(RingErrorPolicy.retry(3, FOREVER)).build();
+            a = ring.publishedConsumer("a", flaky);
+            RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+            ring.handleEventsWith(a).then(c);
+            ring.start();
+            as = recordAll(a);
+            cs = recordAll(c);
+            publishRange(ring, 5);
+            flaky.awaitFirstFailure();
+            await(a::backingOff, "a backs off");
+        }
+    }
+
     @Test
     void cancellingTheDownstreamDuringABackoffEndsItAtOnce() throws Exception {
-        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8)
-                .errorPolicy(RingErrorPolicy.retry(3, FOREVER)).build();
-        Flaky flaky = new Flaky(2, Integer.MAX_VALUE);
-        RingConsumer<Integer, Integer> a = ring.publishedConsumer("a", flaky);
-        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
-        ring.handleEventsWith(a).then(c);
-        ring.start();
-        Recorder<Integer> as = new Recorder<>();
-        a.subscribe(as);
-        as.subscription.request(Long.MAX_VALUE);
-        Recorder<Integer> cs = new Recorder<>();
-        c.subscribe(cs);
-        cs.subscription.request(Long.MAX_VALUE);
-        for (int i = 0; i < 5; i++) {
-            assertTrue(ring.tryPublish(i));
-        }
-        flaky.awaitFirstFailure();
-        await(a::backingOff, "a backs off"); // so the cancel must end the back-off (not the turn's own re-check)
+        BackingOffChain chain = new BackingOffChain(scheduler);
+        RingBuffer<Integer> ring = chain.ring;
+        RingConsumer<Integer, Integer> a = chain.a;
+        Recorder<Integer> as = chain.as;
+        Recorder<Integer> cs = chain.cs;
+        Flaky flaky = chain.flaky;
         as.subscription.cancel(); // a leaves gating now, not in ten minutes
         awaitWithin(BEFORE_CAP, a::isTerminated, "a removed during its back-off");
         assertEquals(Long.MAX_VALUE, a.sequence());
@@ -260,12 +279,8 @@ class RingRetryTest {
         Flaky flaky = new Flaky(2, Integer.MAX_VALUE);
         RingConsumer<Integer, Integer> a = ring.publishedConsumer("a", flaky);
         ring.start();
-        Recorder<Integer> as = new Recorder<>();
-        a.subscribe(as);
-        as.subscription.request(Long.MAX_VALUE);
-        for (int i = 0; i < 5; i++) {
-            assertTrue(ring.tryPublish(i));
-        }
+        Recorder<Integer> as = recordAll(a);
+        publishRange(ring, 5);
         flaky.awaitFirstFailure();
         await(a::backingOff, "a backs off");
         RuntimeException stop = new RuntimeException("another consumer failed");
@@ -282,12 +297,8 @@ class RingRetryTest {
         Flaky flaky = new Flaky(2, 1);
         RingConsumer<Integer, Integer> a = ring.publishedConsumer("a", flaky);
         ring.start();
-        Recorder<Integer> as = new Recorder<>();
-        a.subscribe(as);
-        as.subscription.request(Long.MAX_VALUE);
-        for (int i = 0; i < 5; i++) {
-            assertTrue(ring.tryPublish(i));
-        }
+        Recorder<Integer> as = recordAll(a);
+        publishRange(ring, 5);
         flaky.awaitFirstFailure();
         ring.complete();
         assertTrue(as.awaitTerminal(LONG));
@@ -298,27 +309,12 @@ class RingRetryTest {
     @Test
     void disposingTheSchedulerDuringABackoffFailsEveryConsumer() throws Exception {
         ActorScheduler own = ActorScheduler.builder().name("ring-retry-dispose").threads(1).build();
-        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(own).size(8)
-                .errorPolicy(RingErrorPolicy.retry(3, FOREVER)).build();
-        Flaky flaky = new Flaky(2, Integer.MAX_VALUE);
-        RingConsumer<Integer, Integer> a = ring.publishedConsumer("a", flaky);
-        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
-        ring.handleEventsWith(a).then(c);
-        ring.start();
-        Recorder<Integer> as = new Recorder<>();
-        a.subscribe(as);
-        as.subscription.request(Long.MAX_VALUE);
-        Recorder<Integer> cs = new Recorder<>();
-        c.subscribe(cs);
-        cs.subscription.request(Long.MAX_VALUE);
-        for (int i = 0; i < 5; i++) {
-            assertTrue(ring.tryPublish(i));
-        }
-        flaky.awaitFirstFailure();
-        await(a::backingOff, "a backs off");
+        BackingOffChain chain = new BackingOffChain(own);
         own.dispose();
-        Throwable ea = as.awaitError(LONG);
-        Throwable ec = cs.awaitError(LONG);
+        Throwable ea = chain.as.awaitError(LONG);
+        Throwable ec = chain.cs.awaitError(LONG);
+        RingBuffer<Integer> ring = chain.ring;
+        Flaky flaky = chain.flaky;
         assertInstanceOf(RejectedExecutionException.class, ea);
         assertSame(ea, ec, "the ring failed with one error");
         StepVerifier.create(ring.whenTerminated()).expectErrorMatches(e -> e == ea).verify(LONG);

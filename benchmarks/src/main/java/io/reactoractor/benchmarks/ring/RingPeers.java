@@ -91,6 +91,25 @@ final class RingPeers {
 
     // ------------------------------------------------------------------ ours
 
+    /** Adds the topology's consumers to {@code ring} (not started) and returns the leaves' counters. */
+    static List<Counter> wire(RingBuffer<Long> ring, String topology) {
+        List<RingConsumer<Long, Void>> cs = new ArrayList<>();
+        List<Counter> counters = new ArrayList<>();
+        for (int i = 0; i < consumerCount(topology); i++) {
+            Counter c = new Counter();
+            counters.add(c);
+            cs.add(ring.consumer("c" + i, (e, s, eob) -> {
+                c.handle(e);
+                return null;
+            }));
+        }
+        if (topology.equals("diamond")) {
+            ring.handleEventsWith(cs.get(0), cs.get(1)).then(cs.get(2));
+            return List.of(counters.get(2));
+        }
+        return counters;
+    }
+
     static final class OurRing implements Runner {
         private final ActorScheduler scheduler = ActorScheduler.builder().name("ring-bench").threads(2).build();
         private final RingBuffer<Long> ring;
@@ -99,23 +118,7 @@ final class RingPeers {
 
         OurRing(String topology) {
             ring = RingBuffer.<Long>builder(scheduler).size(RING_SIZE).build();
-            int n = consumerCount(topology);
-            List<RingConsumer<Long, Void>> cs = new ArrayList<>();
-            List<Counter> counters = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                Counter c = new Counter();
-                counters.add(c);
-                cs.add(ring.consumer("c" + i, (e, s, eob) -> {
-                    c.handle(e);
-                    return null;
-                }));
-            }
-            if (topology.equals("diamond")) {
-                ring.handleEventsWith(cs.get(0), cs.get(1)).then(cs.get(2));
-                leaves.add(counters.get(2));
-            } else {
-                leaves.addAll(counters);
-            }
+            leaves.addAll(wire(ring, topology));
             ring.start();
         }
 
@@ -156,24 +159,7 @@ final class RingPeers {
         @Override
         public long runBatch(Long[] values) {
             RingBuffer<Long> ring = RingBuffer.<Long>builder(scheduler).size(RING_SIZE).build();
-            int n = consumerCount(topology);
-            List<RingConsumer<Long, Void>> cs = new ArrayList<>();
-            List<Counter> counters = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                Counter c = new Counter();
-                counters.add(c);
-                cs.add(ring.consumer("c" + i, (e, s, eob) -> {
-                    c.handle(e);
-                    return null;
-                }));
-            }
-            List<Counter> leaves = new ArrayList<>();
-            if (topology.equals("diamond")) {
-                ring.handleEventsWith(cs.get(0), cs.get(1)).then(cs.get(2));
-                leaves.add(counters.get(2));
-            } else {
-                leaves.addAll(counters);
-            }
+            List<Counter> leaves = wire(ring, topology);
             ring.start();
             Flux.fromArray(values).subscribe(ring);
             awaitCounts(leaves, values.length);
