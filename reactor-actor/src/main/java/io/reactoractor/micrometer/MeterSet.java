@@ -23,11 +23,25 @@ final class MeterSet {
 
     private final MeterRegistry registry;
     private final Tags tags;
-    private final List<Meter> meters = new CopyOnWriteArrayList<>();
+    private final List<Meter> meters;
 
     MeterSet(MeterRegistry registry, Tags tags) {
+        this(registry, tags, new CopyOnWriteArrayList<>());
+    }
+
+    private MeterSet(MeterRegistry registry, Tags tags, List<Meter> meters) {
         this.registry = registry;
         this.tags = tags;
+        this.meters = meters;
+    }
+
+    /**
+     * @param other the tags of the meters registered through the returned view
+     * @return a view of this set that registers with {@code other}; its meters belong to this set
+     *         (removed by either's {@link #removeAll()})
+     */
+    MeterSet with(Tags other) {
+        return new MeterSet(registry, other, meters);
     }
 
     /** A monotonic count read on scrape from {@code source} (no work on the hot path). */

@@ -54,6 +54,11 @@ import io.reactoractor.ActorMetrics;
  *   <tr><td>reactor.actor.pull.in.flight</td><td>gauge</td><td>messages</td><td>delivered, not yet acknowledged</td></tr>
  * </table>
  *
+ * <p>Ring buffers ({@code io.reactoractor.ring.RingBuffer}) built on such a scheduler register their
+ * meters ({@code reactor.actor.ring.*}: remaining capacity, cursor, and per consumer lag, processed,
+ * skipped and retried events; tags {@code scheduler}, {@code group}, {@code ring}, {@code consumer})
+ * when they start and remove them when they terminate; {@link MicrometerRingMetrics} has the table.
+ *
  * <p><b>Cardinality.</b> The {@code group} tag takes one value per <em>live</em> scheduler group and the
  * pull meters one {@code (subject, group)} per live pair: a disposed group's meters, and a retired
  * pair's (idle past {@code PullConsumer.Builder.idleTimeout}), are removed. Group names are the

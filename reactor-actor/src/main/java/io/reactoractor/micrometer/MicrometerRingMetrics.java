@@ -1,12 +1,7 @@
 package io.reactoractor.micrometer;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.BaseUnits;
@@ -17,23 +12,30 @@ import io.reactoractor.ring.RingConsumer;
  * Exports a {@link RingBuffer}'s figures to Micrometer, read from the ring's getters on scrape
  * (nothing is recorded on the event path). Lives here so that the ring itself never needs Micrometer.
  *
+ * <p>A ring whose scheduler was built with {@code .metrics(MicrometerActorMetrics.of(registry))} is
+ * bound to that registry automatically when it starts, and its meters are removed when it terminates
+ * (every consumer completed, failed or was cancelled): call {@link #bind} only for a ring on a
+ * scheduler without metrics, or for another registry.
+ *
  * <pre>
- *   meter                                 | type     | tags                         | value
- *   --------------------------------------+----------+------------------------------+------------------------------------
- *   reactor.actor.ring.remaining.capacity | gauge    | group, ring                  | RingBuffer.remainingCapacity()
- *   reactor.actor.ring.cursor             | gauge    | group, ring                  | RingBuffer.cursor()
- *   reactor.actor.ring.lag                | gauge    | group, ring, consumer        | RingConsumer.lag()
- *   reactor.actor.ring.processed          | counter  | group, ring, consumer        | RingConsumer.processedEvents()
- *   reactor.actor.ring.skipped            | counter  | group, ring, consumer        | RingConsumer.skippedEvents()
+ *   meter                                 | type     | tags                              | value
+ *   --------------------------------------+----------+-----------------------------------+-------------------------------
+ *   reactor.actor.ring.remaining.capacity | gauge    | scheduler, group, ring            | RingBuffer.remainingCapacity()
+ *   reactor.actor.ring.cursor             | gauge    | scheduler, group, ring            | RingBuffer.cursor()
+ *   reactor.actor.ring.lag                | gauge    | scheduler, group, ring, consumer  | RingConsumer.lag()
+ *   reactor.actor.ring.processed          | counter  | scheduler, group, ring, consumer  | RingConsumer.processedEvents()
+ *   reactor.actor.ring.skipped            | counter  | scheduler, group, ring, consumer  | RingConsumer.skippedEvents()
+ *   reactor.actor.ring.retried            | counter  | scheduler, group, ring, consumer  | RingConsumer.retriedEvents()
  * </pre>
+ * Every meter has the base unit {@code events}. Cardinality: one set per live ring (ring names are
+ * the application's; a ring's meters go when it terminates) and one per consumer of it.
  */
 public final class MicrometerRingMetrics implements AutoCloseable {
 
-    private final MeterRegistry registry;
-    private final List<Meter> meters = new ArrayList<>();
+    private final MeterSet meters;
 
-    private MicrometerRingMetrics(MeterRegistry registry) {
-        this.registry = registry;
+    private MicrometerRingMetrics(MeterSet meters) {
+        this.meters = meters;
     }
 
     /**
@@ -47,35 +49,40 @@ public final class MicrometerRingMetrics implements AutoCloseable {
     public static MicrometerRingMetrics bind(RingBuffer<?> ring, MeterRegistry registry) {
         Objects.requireNonNull(ring, "ring");
         Objects.requireNonNull(registry, "registry");
-        MicrometerRingMetrics m = new MicrometerRingMetrics(registry);
-        Tags tags = Tags.of("group", ring.group().name(), "ring", ring.name());
-        m.meters.add(Gauge.builder("reactor.actor.ring.remaining.capacity", ring, RingBuffer::remainingCapacity)
-                .tags(tags).baseUnit(BaseUnits.EVENTS)
-                .description("Events that fit before the producer waits for the slowest consumer")
-                .register(registry));
-        m.meters.add(Gauge.builder("reactor.actor.ring.cursor", ring, RingBuffer::cursor)
-                .tags(tags).description("Highest sequence claimed by a producer").register(registry));
-        for (RingConsumer<?, ?> c : ring.consumers()) {
-            Tags ct = tags.and("consumer", c.name());
-            m.meters.add(Gauge.builder("reactor.actor.ring.lag", c, RingConsumer::lag)
-                    .tags(ct).baseUnit(BaseUnits.EVENTS).description("Published events the consumer has yet to handle")
-                    .register(registry));
-            m.meters.add(FunctionCounter.builder("reactor.actor.ring.processed", c, RingConsumer::processedEvents)
-                    .tags(ct).baseUnit(BaseUnits.EVENTS).description("Events handled, skipped ones included")
-                    .register(registry));
-            m.meters.add(FunctionCounter.builder("reactor.actor.ring.skipped", c, RingConsumer::skippedEvents)
-                    .tags(ct).baseUnit(BaseUnits.EVENTS).description("Events skipped after a handler failure")
-                    .register(registry));
-        }
-        return m;
+        return new MicrometerRingMetrics(register(registry, ring));
     }
 
-    /** Removes the meters this binding registered. */
+    /** Registers the meters of {@code ring} (the table above) as one set. */
+    static MeterSet register(MeterRegistry registry, RingBuffer<?> ring) {
+        Tags tags = tags(ring);
+        MeterSet set = new MeterSet(registry, tags)
+                .gauge("reactor.actor.ring.remaining.capacity", BaseUnits.EVENTS,
+                        "Events that fit before the producer waits for the slowest consumer",
+                        ring, RingBuffer::remainingCapacity)
+                .gauge("reactor.actor.ring.cursor", BaseUnits.EVENTS, "Highest sequence claimed by a producer",
+                        ring, RingBuffer::cursor);
+        for (RingConsumer<?, ?> c : ring.consumers()) {
+            set.with(tags.and("consumer", c.name()))
+                    .gauge("reactor.actor.ring.lag", BaseUnits.EVENTS, "Published events the consumer has yet to handle",
+                            c, RingConsumer::lag)
+                    .counter("reactor.actor.ring.processed", BaseUnits.EVENTS, "Events handled, skipped ones included",
+                            c, RingConsumer::processedEvents)
+                    .counter("reactor.actor.ring.skipped", BaseUnits.EVENTS, "Events skipped after a handler failure",
+                            c, RingConsumer::skippedEvents)
+                    .counter("reactor.actor.ring.retried", BaseUnits.EVENTS,
+                            "Handler calls repeated after a back-off by a retry policy", c, RingConsumer::retriedEvents);
+        }
+        return set;
+    }
+
+    /** @return the tags identifying {@code ring} among the rings of a registry */
+    static Tags tags(RingBuffer<?> ring) {
+        return Tags.of("scheduler", ring.group().scheduler().name(), "group", ring.group().name(), "ring", ring.name());
+    }
+
+    /** Removes the meters this binding registered (idempotent). */
     @Override
     public void close() {
-        for (Meter meter : meters) {
-            registry.remove(meter);
-        }
-        meters.clear();
+        meters.removeAll();
     }
 }

@@ -1,8 +1,11 @@
 package io.reactoractor.ring;
 
+import java.util.concurrent.atomic.AtomicReference;
+
 import io.reactoractor.ActorGroup;
 import io.reactoractor.internal.Internals;
 import io.reactoractor.internal.scheduling.ActorCell;
+import io.reactoractor.internal.scheduling.TimerEntry;
 import io.reactoractor.internal.scheduling.Turn;
 
 /**
@@ -22,6 +25,12 @@ final class ConsumerCell extends ActorCell {
     private final RingConsumer<?, ?> consumer;
     /** The turn being run; carrier-confined (set and cleared by the carrier holding the cell). */
     private Turn turn;
+    /**
+     * The armed back-off of a retry, or {@code null}. Whoever takes it out of here (by CAS: the timer
+     * firing, or {@link #endBackoff()}) lifts the one suspension {@link #suspendFor} took, so it is
+     * lifted exactly once.
+     */
+    private final AtomicReference<Backoff> backoff = new AtomicReference<>();
 
     ConsumerCell(ActorGroup group, String path, RingConsumer<?, ?> consumer) {
         super(Internals.engine(group), Internals.schedulingGroup(group), path, 1);
@@ -46,6 +55,70 @@ final class ConsumerCell extends ActorCell {
     /** Closes a batch opened by {@link #beginBatch()}. */
     void endBatch() {
         turn.endTask();
+    }
+
+    /**
+     * Suspends the consumer and arms the scheduler's timer to resume it after {@code nanos} (a retry's
+     * back-off). Called on the consumer's turn, which must then end: the cell is neither re-queued
+     * nor run while suspended, and a {@link #wake()} meanwhile is kept for the resume (the cell's
+     * {@code resume()} re-reads {@link #hasWork()}). The suspension comes before the timer is armed,
+     * so the timer can never lift a suspension that was not taken.
+     *
+     * @param nanos the back-off
+     * @return {@code false} if the scheduler no longer takes timers (it is terminating); the
+     *         suspension is lifted again then
+     */
+    boolean suspendFor(long nanos) {
+        suspend();
+        Backoff b = new Backoff();
+        backoff.set(b); // volatile: read by endBackoff() (the cancel side of RingConsumer's Dekker check)
+        if (!engine().scheduleTimer(b, System.nanoTime() + nanos)) {
+            if (backoff.compareAndSet(b, null)) {
+                resume();
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Ends a back-off early (downstream cancel, bad request, ring stopped): the consumer is resumed
+     * now and sees why at its next turn. A no-op without a back-off or once the timer fired.
+     */
+    void endBackoff() {
+        Backoff b = backoff.getAndSet(null);
+        if (b != null) {
+            engine().cancelTimer(b);
+            resume();
+        }
+    }
+
+    /** @return whether a retry's back-off is armed (momentary; for tests and diagnostics) */
+    boolean backingOff() {
+        return backoff.get() != null;
+    }
+
+    /** Disarms a back-off without resuming (the consumer terminated: the cell never runs again). */
+    void dropBackoff() {
+        Backoff b = backoff.getAndSet(null);
+        if (b != null) {
+            engine().cancelTimer(b);
+        }
+    }
+
+    /** The timer entry of a back-off; fires on the timer thread, where only the thread-safe resume runs. */
+    private final class Backoff extends TimerEntry {
+        @Override
+        protected void fire() {
+            if (backoff.compareAndSet(this, null)) {
+                resume();
+            }
+        }
+
+        @Override
+        protected boolean awaitedOnShutdown() {
+            return true; // a graceful shutdown lets the retry happen, as for an actor's retry
+        }
     }
 
     /** @return an error for work refused because the scheduler is shutting down */

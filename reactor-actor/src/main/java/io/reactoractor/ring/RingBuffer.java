@@ -17,13 +17,17 @@ import java.util.function.Supplier;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
+import io.reactoractor.internal.metrics.MetricsBinding;
+import io.reactoractor.internal.metrics.RingMetrics;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.Loggers;
 import reactor.util.context.Context;
 
 /**
@@ -58,7 +62,10 @@ import reactor.util.context.Context;
  *
  * <h2>Producers</h2>
  * <ul>
- *   <li>The ring is a {@link Subscriber}: its demand upstream is exactly the free space ahead of the
+ *   <li>The ring is a {@link Subscriber} (a Reactor {@link CoreSubscriber}, so a {@code Flux} subscribes
+ *       it without a serializing wrapper; it keeps the plain Reactive Streams rules all the same:
+ *       it never requests {@code n <= 0}, and its {@code onNext} is safe even if called concurrently):
+ *       its demand upstream is exactly the free space ahead of the
  *       slowest gating consumer (requested up front, then replenished as consumers advance, in
  *       batches of {@code max(1, size/4)} or whenever nothing is outstanding). An upstream that sends
  *       more than requested fails the ring with an {@link IllegalStateException} (never a silent drop).
@@ -81,7 +88,9 @@ import reactor.util.context.Context;
  * / {@link #error(Throwable)} closes it the same way and each consumer signals {@code onError} after
  * the events published before (events already accepted are not lost). A handler failure follows the
  * {@link RingErrorPolicy}: {@code STOP} stops the ring at once (upstream cancelled, every consumer
- * signals {@code onError}, waiting publishes fail), {@code SKIP} goes on. {@link #whenTerminated()}
+ * signals {@code onError}, waiting publishes fail), {@code SKIP} goes on, {@code retry(n, backoff)}
+ * suspends the failing consumer for a back-off and calls its handler again on the same event (then
+ * stops, or skips with {@code retryThenSkip}). {@link #whenTerminated()}
  * completes when every consumer terminated. When the last live consumer terminates (for instance its
  * subscriber cancelled), the ring cancels its upstream and closes: nobody is left to read.
  *
@@ -95,18 +104,27 @@ import reactor.util.context.Context;
  *   open     | onComplete / complete()                 | closed: no claim succeeds (CLOSED bit in the claim word);
  *            |                                         | consumers complete after the events claimed before
  *   open     | onError / error(t)                      | closed with t: consumers signal onError(t) after them
- *   open     | handler failure under STOP              | stopped: closed, upstream cancelled, consumers signal
- *            |                                         | onError at once, waiting publishes fail
+ *   open     | handler failure under STOP, or after    | stopped: closed, upstream cancelled, consumers signal
+ *            | the last retry of retry(..)             | onError at once (back-offs ended), waiting publishes fail
+ *   open     | handler failure under retry(..)         | open: the failing consumer backs off (suspended, no
+ *            |                                         | thread; see RingConsumer), gating as a slow consumer
  *   open     | last live consumer terminates           | closed, upstream cancelled
  *   closed   | tryPublish / publish / onNext           | false / onError(IllegalStateException) / discarded
  * </pre>
+ *
+ * <h2>Metrics</h2>
+ * {@link #cursor()}, {@link #remainingCapacity()} and, per consumer, {@link RingConsumer#lag()},
+ * {@code processedEvents()}, {@code skippedEvents()}, {@code retriedEvents()}. A ring whose scheduler
+ * was built with {@code ActorScheduler.Builder.metrics(..)} reports them through that binding: its
+ * meters are registered by {@link #start()} and removed when the ring terminates (so short-lived
+ * rings leave nothing behind). With Micrometer: {@code io.reactoractor.micrometer.MicrometerRingMetrics}.
  *
  * <h2>Memory</h2>
  * A slot keeps its event reachable until the producer overwrites it, {@code size} sequences later.
  *
  * @param <T> the event type
  */
-public final class RingBuffer<T> implements Subscriber<T> {
+public final class RingBuffer<T> implements CoreSubscriber<T> {
 
     private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle CLAIMED;
@@ -188,6 +206,17 @@ public final class RingBuffer<T> implements Subscriber<T> {
     /** Waiting {@link #publish} calls (cancelled ones included until the drain removes them). */
     private final AtomicInteger waiters = new AtomicInteger();
     private final AtomicInteger producerWip = new AtomicInteger();
+    /**
+     * The thread inside the drain's {@code upstream.request(n)} call, or {@code null}. A synchronous
+     * upstream (a fused {@code Flux.fromArray}, {@code range}, an operator chain without a thread hop)
+     * emits inside that call, on that thread: those {@code onNext} calls are a <em>burst</em> and skip
+     * the per-event wake-up; the drain wakes the consumers once when the call returns (see
+     * {@link #requestBurst}). Written only by the thread holding {@link #producerWip}; any thread reads
+     * it in {@code onNext}, and only ever compares it with itself: a thread never reads its own
+     * earlier write after it cleared the field (program order), and another thread's value is never
+     * equal to it, so a stale read can only make an {@code onNext} take the per-event path.
+     */
+    private volatile Thread requesting;
 
     // ---- terminal state
     /**
@@ -200,6 +229,15 @@ public final class RingBuffer<T> implements Subscriber<T> {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicInteger liveConsumers = new AtomicInteger();
     private final Sinks.Empty<Void> terminated = Sinks.empty();
+    /**
+     * The registration of this ring's meters with its scheduler's metrics binding: {@code null} until
+     * {@link #start()} registered them, {@link #METRICS_DONE} once the ring terminated. Exactly one of
+     * {@link #bindMetrics()} and {@link #unbindMetrics()} sees the other's value (both swap by CAS), so
+     * meters registered by a start that raced the termination are removed too.
+     */
+    private final AtomicReference<RingMetrics.Registration> metrics = new AtomicReference<>();
+    private static final RingMetrics.Registration METRICS_DONE = () -> {
+    };
 
     private RingBuffer(Builder<T> b) {
         this.group = b.group;
@@ -429,7 +467,36 @@ public final class RingBuffer<T> implements Subscriber<T> {
         if (upstream.get() != null || !pending.isEmpty()) {
             producerDrain();
         }
+        bindMetrics();
         return this;
+    }
+
+    /**
+     * Registers the ring's meters with its scheduler's metrics binding, if it has one (a scheduler
+     * built with {@code .metrics(..)}); {@link #consumerTerminated()} removes them. A registration
+     * that fails (a registry refusing the meters) is logged, never thrown: the ring runs unmetered.
+     */
+    private void bindMetrics() {
+        if (!(group.scheduler().metrics() instanceof MetricsBinding binding)) {
+            return;
+        }
+        RingMetrics.Registration r;
+        try {
+            r = binding.ringMetrics(group.scheduler().name()).bindRing(this);
+        } catch (RuntimeException e) {
+            Loggers.getLogger(RingBuffer.class).warn("ring " + name + ": meters not registered", e);
+            return;
+        }
+        if (!metrics.compareAndSet(null, r)) {
+            r.unbind(); // terminated meanwhile
+        }
+    }
+
+    private void unbindMetrics() {
+        RingMetrics.Registration r = metrics.getAndSet(METRICS_DONE);
+        if (r != null && r != METRICS_DONE) {
+            r.unbind();
+        }
     }
 
     // ================================================================== producer: imperative
@@ -569,7 +636,8 @@ public final class RingBuffer<T> implements Subscriber<T> {
                 break;
             }
         }
-        if (claimAndPublish(t) < 0) {
+        long seq = requesting == Thread.currentThread() ? claimAndPublishInBurst(t) : claimAndPublish(t);
+        if (seq < 0) {
             Operators.onDiscard(t, Context.empty()); // closed by complete()/error()/a failure meanwhile
         }
     }
@@ -734,21 +802,45 @@ public final class RingBuffer<T> implements Subscriber<T> {
         return claimAndPublish(event, null);
     }
 
+    /** @return the claimed sequence (a reservation must be held), or -1 if the ring is closed */
+    private long claim() {
+        for (;;) {
+            long c = claimed;
+            if ((c & CLOSED) != 0) {
+                return -1;
+            }
+            if (CLAIMED.compareAndSet(this, c, c + 1)) {
+                return c;
+            }
+        }
+    }
+
+    /**
+     * An {@code onNext} of a burst (see {@link #requesting}): claims and stores like
+     * {@link #claimAndPublish(Object)} but publishes with a release store and wakes nobody;
+     * {@link #requestBurst} issues one full fence and the wake-ups after the burst.
+     *
+     * @return the sequence, or -1 if the ring is closed
+     */
+    private long claimAndPublishInBurst(T event) {
+        long c = claim();
+        if (c >= 0) {
+            int i = (int) (c & mask);
+            slots[i] = event; // plain: published by the release below
+            PUBLISHED.setRelease(published, i, c); // a consumer's acquire read of it sees the slot
+        }
+        return c;
+    }
+
     /**
      * Claims, then either stores {@code event} or (if {@code translator} is not null) fills the
      * pre-allocated event in place, then publishes.
      */
     @SuppressWarnings("unchecked")
     private long claimAndPublish(T event, Consumer<? super T> translator) {
-        long c;
-        for (;;) {
-            c = claimed;
-            if ((c & CLOSED) != 0) {
-                return -1;
-            }
-            if (CLAIMED.compareAndSet(this, c, c + 1)) {
-                break;
-            }
+        long c = claim();
+        if (c < 0) {
+            return -1;
         }
         int i = (int) (c & mask);
         if (translator != null) {
@@ -825,7 +917,7 @@ public final class RingBuffer<T> implements Subscriber<T> {
         }
     }
 
-    /** A consumer's handler failed under {@link RingErrorPolicy#STOP}. */
+    /** A consumer's handler failed under {@link RingErrorPolicy#STOP} (or its retries were exhausted). */
     void fail(Throwable t) {
         fail(t, true);
     }
@@ -844,6 +936,12 @@ public final class RingBuffer<T> implements Subscriber<T> {
         cancelUpstream();
         setClosedQuietly();
         if (wake) {
+            RingConsumer<T, ?>[] cs = consumers;
+            if (cs != null) {
+                for (RingConsumer<T, ?> c : cs) {
+                    c.endBackoff(); // a consumer in a retry's back-off stops now, not when its timer fires
+                }
+            }
             wakeAll();
         }
     }
@@ -860,6 +958,7 @@ public final class RingBuffer<T> implements Subscriber<T> {
             // the upstream running, as with Actor and Flux.publish().refCount())
             cancelUpstream();
             close();
+            unbindMetrics(); // before whenTerminated() signals: its subscribers find the meters gone
             Throwable f = failure.get();
             if (f == null) {
                 f = closingError();
@@ -994,12 +1093,41 @@ public final class RingBuffer<T> implements Subscriber<T> {
                 long free = remainingCapacity();
                 if (free > 0 && (free >= replenish || outstanding.get() == 0) && tryReserve(free)) {
                     outstanding.addAndGet(free);
-                    up.request(free);
+                    requestBurst(up, free);
                 }
             }
             missed = producerWip.addAndGet(-missed);
             if (missed == 0) {
                 return;
+            }
+        }
+    }
+
+    /**
+     * Requests {@code n} from the upstream with {@link #requesting} set, so that the events a
+     * synchronous upstream emits inside this call are published as one burst, then wakes the root
+     * consumers once. Called by the drain (holding {@link #producerWip}, so never nested).
+     *
+     * <p>No lost wake-up: each burst event was stored with a release; the full fence below orders
+     * all of them before the consumers' status reads in {@code wake()}. A consumer that parks clears
+     * its {@code SCHEDULED} bit by CAS (a full fence) and then re-reads its work (acquire reads of
+     * {@link #published}). So either the status read here sees the consumer idle and schedules it,
+     * or the consumer's re-check sees the events: the same argument as {@link #publishSlot}, with one
+     * fence per burst instead of one per event. A consumer that is running meanwhile sees the events
+     * as they are released (its barrier reads are acquires).
+     */
+    private void requestBurst(Subscription up, long n) {
+        requesting = Thread.currentThread();
+        try {
+            up.request(n);
+        } finally {
+            requesting = null;
+            VarHandle.fullFence();
+            RingConsumer<T, ?>[] rs = roots;
+            if (rs != null) {
+                for (RingConsumer<T, ?> r : rs) {
+                    r.wake();
+                }
             }
         }
     }

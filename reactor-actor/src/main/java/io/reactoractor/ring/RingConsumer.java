@@ -42,6 +42,17 @@ import reactor.core.publisher.Operators;
  *              |                                           | the race with a concurrent wake)
  *   running    | quota used / preemption                   | re-queued, runs again later
  *   running    | ring closed and every event handled       | terminated: onComplete, or onError(closing error)
+ *   running    | handler failure under retry(n, d), fewer  | backing off: sequence stays below the event (it
+ *              | than n retries made on this event         | gates dependents and producer), cell suspended,
+ *              |                                           | timer armed for d * 2^(attempt-1) (at most 30 s)
+ *   backing off| timer fires                               | cell resumed: queued, the handler is called again
+ *              |                                           | on the same event (success: attempt count reset)
+ *   backing off| barrier moves / request(n) / ring closed  | backing off (the suspended cell keeps the signal;
+ *              |                                           | resume re-reads the work: nothing is lost)
+ *   backing off| downstream cancel / request(n &lt;= 0) /     | timer disarmed, cell resumed at once; next turn as
+ *              | ring stopped                              | for "any live" below
+ *   backing off| scheduler disposed                        | terminated by the engine: onError(rejection)
+ *   running    | failure after n retries: retry(..)        | as under STOP; retryThenSkip(..): as under SKIP
  *   any live   | handler failure under STOP, or ring failed| terminated: onError(failure), nothing more handled
  *   any live   | downstream cancel                         | removed: sequence := MAX (leaves gating), terminated
  *   any live   | request(n &lt;= 0)                           | removed; onError(IllegalArgumentException) (rule 3.9)
@@ -77,7 +88,7 @@ public final class RingConsumer<T, R> implements Publisher<R> {
     private final String name;
     private final RingHandler<? super T, ? extends R> handler;
     private final boolean publishedConsumer;
-    private final boolean skipOnError;
+    private final RingErrorPolicy policy;
 
     // ---- graph (built before start under the ring's lock, read-only afterwards)
     private final List<RingConsumer<T, ?>> dependencyList = new ArrayList<>();
@@ -115,9 +126,12 @@ public final class RingConsumer<T, R> implements Publisher<R> {
     // ---- actor-confined
     private int chunk = INITIAL_CHUNK;
     private long chunkTargetNanos;
+    /** Failed calls in a row on the event at {@code sequence + 1} (retry policies). */
+    private int attempt;
     /** Written only by the actor; volatile for the metrics getters. */
     private volatile long processed;
     private volatile long skipped;
+    private volatile long retried;
 
     RingConsumer(RingBuffer<T> ring, String name, RingHandler<? super T, ? extends R> handler,
             boolean publishedConsumer) {
@@ -125,7 +139,7 @@ public final class RingConsumer<T, R> implements Publisher<R> {
         this.name = name;
         this.handler = handler;
         this.publishedConsumer = publishedConsumer;
-        this.skipOnError = ring.errorPolicy() == RingErrorPolicy.SKIP;
+        this.policy = ring.errorPolicy();
     }
 
     // ================================================================== public API
@@ -167,9 +181,17 @@ public final class RingConsumer<T, R> implements Publisher<R> {
         return processed;
     }
 
-    /** @return events whose handler failed and that {@link RingErrorPolicy#SKIP} skipped */
+    /**
+     * @return events whose handler failed and that were skipped ({@link RingErrorPolicy#SKIP}, or
+     *         {@link RingErrorPolicy#retryThenSkip} once the retries were exhausted)
+     */
     public long skippedEvents() {
         return skipped;
+    }
+
+    /** @return handler calls repeated by a {@link RingErrorPolicy#retry retry} policy (one per back-off) */
+    public long retriedEvents() {
+        return retried;
     }
 
     /** @return whether the consumer terminated (completed, failed, or removed by cancellation) */
@@ -358,15 +380,19 @@ public final class RingConsumer<T, R> implements Publisher<R> {
             if (!c.shouldContinue()) {
                 return;
             }
-            runBatch(c, d, s + 1, end);
+            if (runBatch(c, d, s + 1, end)) {
+                return; // backing off: the cell is suspended, the timer resumes it
+            }
         }
     }
 
-    private void runBatch(ConsumerCell c, Subscriber<? super R> d, long from, long end) {
+    /** @return {@code true} if the batch ended in a retry's back-off (the turn must end) */
+    private boolean runBatch(ConsumerCell c, Subscriber<? super R> d, long from, long end) {
         long next = from;
         long emittedNow = 0;
         long skippedNow = 0;
         Throwable failed = null;
+        long backoffNanos = -1;
         c.beginBatch();
         long t0 = System.nanoTime();
         try {
@@ -377,12 +403,21 @@ public final class RingConsumer<T, R> implements Publisher<R> {
                     r = handler.onEvent(event, next, next == end);
                 } catch (Throwable t) {
                     Exceptions.throwIfJvmFatal(t);
-                    if (skipOnError) {
+                    if (policy.retries() && attempt < policy.maxRetries()) {
+                        attempt++;
+                        backoffNanos = policy.backoffNanos(attempt);
+                        break; // event `next` stays unhandled: the sequence stops below it
+                    }
+                    attempt = 0;
+                    if (policy.skipsFailedEvent()) {
                         skippedNow++;
                         continue;
                     }
                     failed = t;
                     break;
+                }
+                if (attempt != 0) {
+                    attempt = 0; // the retried event succeeded
                 }
                 if (r != null && d != null) {
                     emittedNow++;
@@ -414,6 +449,50 @@ public final class RingConsumer<T, R> implements Publisher<R> {
         }
         if (failed != null) {
             ring.fail(failed); // the loop then terminates this consumer with onError(failed)
+            return false;
+        }
+        if (backoffNanos >= 0) {
+            retried = retried + 1;
+            backOff(c, backoffNanos);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Suspends this consumer for a retry's back-off (its turn ends right after). Its sequence stays
+     * below the failing event, so it keeps gating its dependents and the producer meanwhile.
+     *
+     * <p>No lost early end: {@link ConsumerSubscription#cancel()}, a bad {@code request} and
+     * {@link RingBuffer#fail} each write their flag (volatile) and then call {@link #endBackoff()},
+     * which reads the cell's armed back-off (volatile); here the back-off is stored (volatile, in
+     * {@link ConsumerCell#suspendFor}) before the flags are read. Volatile accesses are totally
+     * ordered, so at least one side sees the other's write: either that caller ends the back-off, or
+     * we end it here. Ending it twice is harmless (the cell's CAS lifts the suspension once).
+     */
+    private void backOff(ConsumerCell c, long nanos) {
+        if (!c.suspendFor(nanos)) {
+            // the scheduler no longer takes timers: it is terminating, and its termination of every
+            // cell delivers the failure (waking the others would queue them on carriers that are gone)
+            ring.fail(c.rejected(), false);
+            return;
+        }
+        if (cancelled || badRequest.get() != null || ring.failure() != null) {
+            c.endBackoff();
+        }
+    }
+
+    /** @return whether this consumer waits out a retry's back-off (momentary; for tests and diagnostics) */
+    boolean backingOff() {
+        ConsumerCell c = cell;
+        return c != null && c.backingOff();
+    }
+
+    /** Ends a retry's back-off now, if one is running (any thread). */
+    void endBackoff() {
+        ConsumerCell c = cell;
+        if (c != null) {
+            c.endBackoff();
         }
     }
 
@@ -451,6 +530,7 @@ public final class RingConsumer<T, R> implements Publisher<R> {
         subscriberSlot.set(TerminatedSubscriber.instance()); // rule 3.13: forget the subscriber; late ones get `terminal`
         ConsumerCell c = cell;
         if (c != null) {
+            c.dropBackoff(); // terminated during a back-off (scheduler disposed): disarm the timer
             c.terminate();
         }
         ring.consumerTerminated();
@@ -486,6 +566,7 @@ public final class RingConsumer<T, R> implements Publisher<R> {
             if (n <= 0) {
                 badRequest.compareAndSet(null, new IllegalArgumentException(
                         "consumer " + name + ": request(n) needs n > 0 but was " + n + " (rule 3.9)"));
+                endBackoff(); // after the volatile write above: see backOff()
             } else {
                 for (;;) {
                     long r = requested.get();
@@ -501,6 +582,7 @@ public final class RingConsumer<T, R> implements Publisher<R> {
         @Override
         public void cancel() {
             cancelled = true;
+            endBackoff(); // after the volatile write above: see backOff()
             wake();
         }
     }

@@ -459,7 +459,7 @@ class RingBufferTest {
      * Whether the group's turn count stops moving: sampled 100 ms apart up to 50 times, so a slow
      * machine only needs more samples, while a consumer that polls would never settle.
      */
-    private static boolean turnsSettle(ActorGroup g) {
+    static boolean turnsSettle(ActorGroup g) {
         long last = g.turns();
         for (int i = 0; i < 50; i++) {
             try {

@@ -61,11 +61,24 @@ class RingDiamondStressTest {
     @Test
     void diamondUnderRandomSpeedsDeliversEveryEventOnceInOrderAfterBothBranches() {
         for (int size : new int[] {8, 64}) {
-            runDiamond(size);
+            runDiamond(size, false);
         }
     }
 
-    private void runDiamond(int size) {
+    /**
+     * The same with a synchronous upstream subscribed directly: it emits inside the ring's own
+     * {@code request(n)} (on the test thread first, then on the carrier of the consumer that freed
+     * space), so the events arrive as bursts that are published without a wake-up each and followed
+     * by one wake-up (RingBuffer.requestBurst). A lost wake-up there hangs the run.
+     */
+    @Test
+    void diamondFedBySynchronousBurstsDeliversEveryEventOnceInOrderAfterBothBranches() {
+        for (int size : new int[] {8, 64}) {
+            runDiamond(size, true);
+        }
+    }
+
+    private void runDiamond(int size, boolean synchronousSource) {
         AtomicReference<String> violation = new AtomicReference<>();
         RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(size).name("diamond-" + size).build();
         SplittableRandom rndA = new SplittableRandom(1);
@@ -97,7 +110,11 @@ class RingDiamondStressTest {
 
         DemandingSubscriber down = new DemandingSubscriber(violation);
         c.subscribe(down);
-        Flux.range(0, EVENTS).subscribeOn(Schedulers.single()).subscribe(ring);
+        if (synchronousSource) {
+            Flux.range(0, EVENTS).subscribe(ring);
+        } else {
+            Flux.range(0, EVENTS).subscribeOn(Schedulers.single()).subscribe(ring);
+        }
 
         Duration bound = Duration.ofSeconds(Math.max(120, EVENTS / 50_000));
         try {

@@ -39,7 +39,7 @@ public class RingBufferBenchmark {
     @Param({"oneToOne", "oneToThree", "diamond"})
     public String topology;
 
-    @Param({"ring", "disruptorBlocking", "disruptorYielding", "disruptorSleeping", "fluxPublish", "sinksMulticast"})
+    @Param({"ring", "ringSubscriber", "disruptorBlocking", "disruptorYielding", "disruptorSleeping", "fluxPublish", "sinksMulticast"})
     public String impl;
 
     private RingPeers.Runner runner;

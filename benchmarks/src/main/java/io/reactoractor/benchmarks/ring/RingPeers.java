@@ -52,6 +52,7 @@ final class RingPeers {
     static Runner create(String impl, String topology) {
         return switch (impl) {
             case "ring" -> new OurRing(topology);
+            case "ringSubscriber" -> new OurRingSubscriber(topology);
             case "disruptorBlocking" -> new LmaxDisruptor(topology, new BlockingWaitStrategy());
             case "disruptorYielding" -> new LmaxDisruptor(topology, new YieldingWaitStrategy());
             case "disruptorSleeping" -> new LmaxDisruptor(topology, new SleepingWaitStrategy());
@@ -90,6 +91,25 @@ final class RingPeers {
 
     // ------------------------------------------------------------------ ours
 
+    /** Adds the topology's consumers to {@code ring} (not started) and returns the leaves' counters. */
+    static List<Counter> wire(RingBuffer<Long> ring, String topology) {
+        List<RingConsumer<Long, Void>> cs = new ArrayList<>();
+        List<Counter> counters = new ArrayList<>();
+        for (int i = 0; i < consumerCount(topology); i++) {
+            Counter c = new Counter();
+            counters.add(c);
+            cs.add(ring.consumer("c" + i, (e, s, eob) -> {
+                c.handle(e);
+                return null;
+            }));
+        }
+        if (topology.equals("diamond")) {
+            ring.handleEventsWith(cs.get(0), cs.get(1)).then(cs.get(2));
+            return List.of(counters.get(2));
+        }
+        return counters;
+    }
+
     static final class OurRing implements Runner {
         private final ActorScheduler scheduler = ActorScheduler.builder().name("ring-bench").threads(2).build();
         private final RingBuffer<Long> ring;
@@ -98,23 +118,7 @@ final class RingPeers {
 
         OurRing(String topology) {
             ring = RingBuffer.<Long>builder(scheduler).size(RING_SIZE).build();
-            int n = consumerCount(topology);
-            List<RingConsumer<Long, Void>> cs = new ArrayList<>();
-            List<Counter> counters = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                Counter c = new Counter();
-                counters.add(c);
-                cs.add(ring.consumer("c" + i, (e, s, eob) -> {
-                    c.handle(e);
-                    return null;
-                }));
-            }
-            if (topology.equals("diamond")) {
-                ring.handleEventsWith(cs.get(0), cs.get(1)).then(cs.get(2));
-                leaves.add(counters.get(2));
-            } else {
-                leaves.addAll(counters);
-            }
+            leaves.addAll(wire(ring, topology));
             ring.start();
         }
 
@@ -133,6 +137,37 @@ final class RingPeers {
         @Override
         public void close() {
             ring.complete();
+            scheduler.dispose();
+        }
+    }
+
+    /**
+     * Ours as a {@code Subscriber}, the same shape as the {@code Flux.publish()} peer: per batch a new
+     * ring subscribes to {@code Flux.fromArray(values)} (Reactor builds a new {@code publish()} per
+     * batch too), so the source is pulled by the ring's demand and, being synchronous, emits inside
+     * the ring's {@code request(n)}: on the benchmark thread first, then on the carrier whose consumer
+     * freed the space. The benchmark thread only waits, as with Reactor's {@code join()}.
+     */
+    static final class OurRingSubscriber implements Runner {
+        private final ActorScheduler scheduler = ActorScheduler.builder().name("ring-bench-sub").threads(2).build();
+        private final String topology;
+
+        OurRingSubscriber(String topology) {
+            this.topology = topology;
+        }
+
+        @Override
+        public long runBatch(Long[] values) {
+            RingBuffer<Long> ring = RingBuffer.<Long>builder(scheduler).size(RING_SIZE).build();
+            List<Counter> leaves = wire(ring, topology);
+            ring.start();
+            Flux.fromArray(values).subscribe(ring);
+            awaitCounts(leaves, values.length);
+            return values.length;
+        }
+
+        @Override
+        public void close() {
             scheduler.dispose();
         }
     }

@@ -5,8 +5,9 @@ import io.reactoractor.internal.scheduling.SchedulerMetrics;
 
 /**
  * What an {@link ActorMetrics} handle is inside: it creates where each scheduler, and each pull
- * consumer built on one, reports. Not API: the public type is the opaque {@link ActorMetrics}, so the
- * engine's reporting interfaces stay out of the library's public signatures. The Micrometer binding
+ * consumer and ring buffer built on one, reports. Not API: the public type is the opaque
+ * {@link ActorMetrics}, so the engine's reporting interfaces stay out of the library's public
+ * signatures. The Micrometer binding
  * ({@code io.reactoractor.micrometer}) is the one implementation outside {@link #NONE}.
  */
 public interface MetricsBinding extends ActorMetrics {
@@ -41,5 +42,16 @@ public interface MetricsBinding extends ActorMetrics {
      */
     default PullMetrics pullMetrics(String scheduler) {
         return PullMetrics.NONE;
+    }
+
+    /**
+     * Creates where the ring buffers of one scheduler report. Called once per started
+     * {@code RingBuffer}.
+     *
+     * @param scheduler the name of the rings' scheduler
+     * @return the rings' metrics, not {@code null}
+     */
+    default RingMetrics ringMetrics(String scheduler) {
+        return RingMetrics.NONE;
     }
 }
