@@ -22,25 +22,58 @@ import reactor.util.Loggers;
  * {@link StoreReply} is posted to the actor's mailbox when the Mono completes (on whatever thread
  * completes it, typically the store's I/O thread, which does nothing but the post), and its result is
  * applied in a later turn of the actor (Zeebe's {@code runOnCompletion}). While a pull waits only for a
- * store call, nothing is servable ({@link #mayHaveData} is false while {@code fetching}), so the actor
- * suspends as for data; the reply's post resumes it. At most one call of each kind is outstanding; new
- * messages fetched are kept in {@code fetched} (in this process's name in the store) until a pull
- * takes them.
+ * store call, nothing is servable ({@link #mayHaveData} is false while {@code fetching} and nothing is
+ * buffered), so the actor suspends as for data; the reply's post resumes it. At most one fetch, one
+ * reclaim and {@value #MAX_ACK_CALLS} acknowledge calls are outstanding; new messages fetched are kept in
+ * {@code fetched} (in this process's name in the store) until a pull takes them.
+ *
+ * <h2>Read-ahead</h2>
+ * While pulls take messages from {@code fetched} and the last fetch came back full ({@code maybeMore}),
+ * the next fetch is issued before the buffer runs dry: when it holds fewer than {@value #MAX_FETCH}
+ * messages, for twice what pulls took since the previous fetch (at least what the waiting pulls want,
+ * at most {@value #MAX_FETCH}); so {@code fetched} never holds more than {@code 2 * MAX_FETCH - 1}. A
+ * buffered message is already in the store's pending list in this process's name (for Redis: in the
+ * PEL of this consumer, its idle clock running since the fetch), so:
+ * <ul>
+ *   <li>a message handed out after {@code ackTimeout / 4} in the buffer is {@linkplain
+ *       AsyncMessageStore#renew renewed} with the redeliveries, so that the consumer gets its whole ack
+ *       timeout before another process may reclaim it;</li>
+ *   <li>a message that stayed {@code ackTimeout / 2} in the buffer (pulls stopped) is dropped from it,
+ *       not handed out: it stays pending in the store and is reclaimed after the ack timeout, by this
+ *       process or another one, like a message of a process that died;</li>
+ *   <li>an actor that retires with a buffer (nothing in flight, no pull for its idle timeout: the
+ *       buffer was dropped long before with any ack timeout shorter than the idle timeout) strands
+ *       nothing: its messages are pending in the store, read back at once by the pair's next actor here
+ *       (the first fetch reads this consumer's own pending entries) or reclaimed by any process after
+ *       the ack timeout.</li>
+ * </ul>
+ *
+ * <h2>Freshness and failing fast</h2>
+ * A new pull makes the next turn fetch ({@code maybeMore}) unless a fetch was issued less than
+ * {@value #FRESH_FETCH_NANOS} ns before it (outstanding or answered): that fetch, or the append
+ * notification of anything appended since, serves it. A pull arriving while the store says it is
+ * {@linkplain AsyncMessageStore#connected() disconnected} fails at once ({@code ConsumerGroupActor}); one
+ * waiting when a fetch fails is failed with it.
  *
  * <h2>Store calls (actor thread, but for {@code maybeMore})</h2>
  * <pre>
  *   call          | issued (actor turn, end)                     | reply applied (actor turn)
  *   --------------+----------------------------------------------+---------------------------------------
- *   fetch         | pulls wait, {@code fetched} empty, maybeMore,| fetching=false; messages to fetched;
- *                 | not fetching: fetching=true, maybeMore=false | a full batch sets maybeMore; an error
- *                 | (an append listener, on any thread, or a new | fails every waiting pull
- *                 | pull sets maybeMore again)                   | ({@link MessageStoreException})
- *   acknowledge   | acks / ack-on-delivery / commit pending, not | acking=false; the acks it carried are
- *                 | acking: one call with every offset gathered  | answered (committed offset) or failed
+ *   fetch         | not fetching, maybeMore, and either pulls    | fetching=false; messages to fetched (a
+ *                 | wait with fetched empty, or pulls took from  | batch, with its time); a full batch
+ *                 | fetched since the last fetch and it holds    | sets maybeMore; an error fails every
+ *                 | &lt; MAX_FETCH (read-ahead): fetching=true,     | waiting pull ({@link MessageStoreException})
+ *                 | maybeMore=false (an append listener, on any  |
+ *                 | thread, or a pull not covered by a fresh     |
+ *                 | fetch sets maybeMore again)                  |
+ *   acknowledge   | acks / ack-on-delivery / commit pending,     | one call fewer outstanding; the acks it
+ *                 | fewer than MAX_ACK_CALLS outstanding: one    | carried are answered (committed offset)
+ *                 | call with every offset gathered              | or failed
  *   reclaim       | pulls wait, now &gt;= nextReclaimAt, not       | messages not already in this process
  *                 | reclaiming                                   | are queued for redelivery (due now)
- *   renew         | a pull is answered with redeliveries         | a failure is logged (another process
- *                 | (restarts their idle clock in the store)     | may take them over too: a duplicate)
+ *   renew         | a pull is answered with redeliveries, or with| a failure is logged (another process
+ *                 | messages that waited &gt;= ackTimeout/4 in the  | may take them over too: a duplicate)
+ *                 | buffer (restarts their idle clock)           |
  *   dead letter   | a nack's policy dead-letters a message       | a failure is logged: the message stays
  *                 |                                              | pending in the store, reclaimed later
  * </pre>
@@ -51,8 +84,12 @@ import reactor.util.Loggers;
 final class AsyncStoreCalls {
 
     private static final Logger LOG = Loggers.getLogger(ConsumerGroupActor.class);
-    /** The most messages one fetch or reclaim asks for. */
-    private static final int MAX_FETCH = 1024;
+    /** The most messages one fetch or reclaim asks for; read-ahead keeps the buffer below twice this. */
+    static final int MAX_FETCH = 1024;
+    /** Acknowledge calls outstanding at most (pipelined on the store's connection). */
+    static final int MAX_ACK_CALLS = 4;
+    /** A fetch issued this recently covers a new pull (see the class comment). */
+    static final long FRESH_FETCH_NANOS = 1_000_000L;
 
     private final ConsumerGroupActor actor;
     private final AsyncMessageStore remote;
@@ -68,11 +105,24 @@ final class AsyncStoreCalls {
 
     // ---- actor-confined (see the table)
     private final ArrayDeque<Message> fetched = new ArrayDeque<>();
+    /** The batches of {@code fetched}, oldest first: {remaining messages, when fetched (nanoTime)}. */
+    private final ArrayDeque<long[]> fetchedBatches = new ArrayDeque<>();
+    /** Messages pulls took from {@code fetched} since the last fetch was issued (read-ahead's measure of demand). */
+    private long takenSinceFetch;
+    /** When the last fetch was issued. */
+    private long lastFetchAt;
+    /** How long a fetched message may wait in the buffer before it is renewed when handed out. */
+    private final long renewAfterNanos;
+    /** How long a fetched message may wait in the buffer before it is dropped from it. */
+    private final long dropAfterNanos;
     /** The offset after the last message fetched, or -1 before the first one. */
     private long fetchCursor = -1;
     /** Messages retention dropped before a fetch reached them, told to the next pull answered. */
     private long skipCarry;
-    private boolean acking;
+    /** Messages dropped from the buffer unhanded (they stayed pending in the store), for tests. */
+    private long droppedFromBuffer;
+    /** Acknowledge calls outstanding. */
+    private int ackCalls;
     private boolean reclaiming;
     /** Offsets acknowledged while a reclaim was outstanding: its answer must not bring them back. */
     private final HashSet<Long> ackedWhileReclaiming = new HashSet<>();
@@ -114,6 +164,9 @@ final class AsyncStoreCalls {
         this.waiting = waiting;
         this.counters = counters;
         this.nextReclaimAt = now;
+        this.lastFetchAt = now - FRESH_FETCH_NANOS;
+        this.renewAfterNanos = ackTimeoutNanos / 4;
+        this.dropAfterNanos = ackTimeoutNanos / 2;
     }
 
     // ================================================================== any thread
@@ -145,6 +198,11 @@ final class AsyncStoreCalls {
         return dense;
     }
 
+    /** @return messages dropped from the buffer because they waited too long there (actor thread; tests) */
+    long droppedFromBuffer() {
+        return droppedFromBuffer;
+    }
+
     /** @return messages fetched and not yet handed to a pull */
     int buffered() {
         return buffered;
@@ -152,9 +210,19 @@ final class AsyncStoreCalls {
 
     // ================================================================== actor thread
 
-    /** A pull arrived: another process may have appended, so a pull always asks the store. */
-    void pullArrived() {
-        maybeMore = true;
+    /**
+     * A pull arrived: another process may have appended, so the pull asks the store, unless a fetch
+     * issued less than {@link #FRESH_FETCH_NANOS} ago covers it (see the class comment).
+     */
+    void pullArrived(long now) {
+        if (now - lastFetchAt >= FRESH_FETCH_NANOS) {
+            maybeMore = true;
+        }
+    }
+
+    /** @return whether the store can be reached, as far as it knows (its connection is up) */
+    boolean connected() {
+        return remote.connected();
     }
 
     /** A consumer acknowledged {@code offset}: every offset, known here or not (another process may have delivered it). */
@@ -194,24 +262,59 @@ final class AsyncStoreCalls {
         call(remote.renew(subject, group, offsets), new Renewed());
     }
 
-    /** Takes fetched messages into {@code out} (see {@code ConsumerGroupActor.take}). */
+    /**
+     * Takes fetched messages into {@code out} (see {@code ConsumerGroupActor.take}); those that waited
+     * long in the buffer are renewed (see the class comment).
+     */
     void takeFetched(Pull p, long now, List<InFlight> out, long bytes, long maxBytes, AckLedger ledger) {
+        dropStale(now);
+        int first = out.size();
+        int aged = 0;
         Message m;
         while (out.size() < p.max && (m = fetched.peekFirst()) != null) {
             long size = m.payload().length;
             if (!out.isEmpty() && bytes + size > maxBytes) {
                 break;
             }
-            fetched.pollFirst();
+            long[] batch = fetchedBatches.peekFirst();
+            if (now - batch[1] >= renewAfterNanos) {
+                aged++; // the oldest come first: the aged ones are a prefix of those taken
+            }
+            pollFetched();
             bytes += size;
             InFlight n = new InFlight(m);
             ledger.deliver(n, p, now);
             out.add(n);
             ledger.advanceTo(Math.max(ledger.nextOffset(), m.offset() + 1));
         }
+        takenSinceFetch += out.size() - first;
+        if (aged > 0) {
+            renew(out.subList(first, first + aged), aged);
+        }
         if (skipCarry > 0 && !out.isEmpty()) {
             p.skipped += skipCarry;
             skipCarry = 0;
+        }
+        buffered = fetched.size();
+    }
+
+    private Message pollFetched() {
+        long[] batch = fetchedBatches.peekFirst();
+        if (--batch[0] == 0) {
+            fetchedBatches.pollFirst();
+        }
+        return fetched.pollFirst();
+    }
+
+    /** Drops messages that waited too long in the buffer: they stay pending in the store (see the class comment). */
+    private void dropStale(long now) {
+        long[] batch;
+        while ((batch = fetchedBatches.peekFirst()) != null && now - batch[1] >= dropAfterNanos) {
+            fetchedBatches.pollFirst();
+            for (long i = batch[0]; i > 0; i--) {
+                fetched.pollFirst();
+            }
+            droppedFromBuffer += batch[0];
         }
         buffered = fetched.size();
     }
@@ -225,14 +328,21 @@ final class AsyncStoreCalls {
 
     /** End of a turn: issues the calls the state asks for (see the table), at most one of each kind outstanding. */
     void issueCalls(long now, long committedOffset) {
-        if (!fetching && maybeMore && fetched.isEmpty() && !waiting.isEmpty()) {
-            int want = waiting.wanted(MAX_FETCH);
-            fetching = true;
-            maybeMore = false;
-            call(remote.fetch(subject, group, fetchCursor, want), new Fetched(fetchCursor, want));
+        if (!fetching && maybeMore) {
+            boolean need = fetched.isEmpty() && !waiting.isEmpty();
+            boolean readAhead = takenSinceFetch > 0 && fetched.size() < MAX_FETCH;
+            if (need || readAhead) {
+                int want = (int) Math.min(MAX_FETCH, Math.max(waiting.isEmpty() ? 1 : waiting.wanted(MAX_FETCH),
+                        2 * takenSinceFetch));
+                fetching = true;
+                maybeMore = false;
+                takenSinceFetch = 0;
+                lastFetchAt = now;
+                call(remote.fetch(subject, group, fetchCursor, want), new Fetched(fetchCursor, want));
+            }
         }
-        if (!acking && (toAckCount > 0 || commitDirty)) {
-            acking = true;
+        if (ackCalls < MAX_ACK_CALLS && (toAckCount > 0 || commitDirty)) {
+            ackCalls++;
             long[] offsets = Arrays.copyOf(toAck, toAckCount);
             toAckCount = 0;
             if (toAck.length > 1024) {
@@ -283,6 +393,9 @@ final class AsyncStoreCalls {
     }
 
     private boolean isFetched(long offset) {
+        if (fetched.isEmpty() || offset < fetched.peekFirst().offset() || offset > fetched.peekLast().offset()) {
+            return false; // fetched is in offset order
+        }
         for (Message m : fetched) {
             if (m.offset() == offset) {
                 return true;
@@ -370,6 +483,7 @@ final class AsyncStoreCalls {
                     skipCarry += first - from;
                 }
                 fetched.addAll(got);
+                fetchedBatches.addLast(new long[] {got.size(), now});
                 buffered = fetched.size();
                 fetchCursor = got.get(got.size() - 1).offset() + 1;
                 if (fetchCursor > knownEnd) {
@@ -397,7 +511,7 @@ final class AsyncStoreCalls {
 
         @Override
         void apply(long now) {
-            acking = false;
+            ackCalls--;
             if (error != null) {
                 // settled here, still pending in the store: reclaimed and redelivered later
                 MessageStoreException e = new MessageStoreException("pull group " + subject + "/" + group
@@ -449,6 +563,7 @@ final class AsyncStoreCalls {
                 return;
             }
             reclaimCursor = r.cursor();
+            dropStale(now); // a stale buffered message the reclaim took back is adopted as a redelivery
             AckLedger ledger = actor.ledger;
             for (Message m : r.messages()) {
                 if (ledger.isPending(m.offset()) || isFetched(m.offset())) {

@@ -435,9 +435,15 @@ final class ConsumerGroupActor extends ActorCell {
                         + waiting.size() + " waiting pulls, the maximum (maxWaitingPulls)"));
                 return;
             }
+            if (remote != null && !remote.connected()) {
+                // fail fast through the connection state: the pull may not be covered by a fetch of its own
+                p.fail(new MessageStoreException("pull group " + subject + "/" + group
+                        + ": the message store is unreachable", new IllegalStateException("not connected (it reconnects by itself)")));
+                return;
+            }
             waiting.add(p);
             if (remote != null) {
-                remote.pullArrived(); // another process may have appended: a pull always asks the store
+                remote.pullArrived(now); // another process may have appended: asks the store unless a fresh fetch covers it
             }
         } else if (c instanceof Ack a) {
             for (long offset : a.offsets) {
