@@ -29,9 +29,11 @@ import reactor.util.Loggers;
  *
  * <h2>Read-ahead</h2>
  * While pulls take messages from {@code fetched} and the last fetch came back full ({@code maybeMore}),
- * the next fetch is issued before the buffer runs dry: when it holds fewer than {@value #MAX_FETCH}
- * messages, for twice what pulls took since the previous fetch (at least what the waiting pulls want,
- * at most {@value #MAX_FETCH}); so {@code fetched} never holds more than {@code 2 * MAX_FETCH - 1}. A
+ * the next fetch is issued before the buffer runs dry: when it holds fewer than
+ * {@value #READ_AHEAD_BELOW} messages and {@value #READ_AHEAD_BELOW_BYTES} payload bytes, for twice what
+ * pulls took since the previous fetch (at least what the waiting pulls want, at most
+ * {@value #MAX_FETCH}); so {@code fetched} never holds more than {@code READ_AHEAD_BELOW + MAX_FETCH - 1}
+ * messages, nor much more than 16 MiB and one fetch's bytes. A
  * buffered message is already in the store's pending list in this process's name (for Redis: in the
  * PEL of this consumer, its idle clock running since the fetch), so:
  * <ul>
@@ -62,7 +64,8 @@ import reactor.util.Loggers;
  *   fetch         | not fetching, maybeMore, and either pulls    | fetching=false; messages to fetched (a
  *                 | wait with fetched empty, or pulls took from  | batch, with its time); a full batch
  *                 | fetched since the last fetch and it holds    | sets maybeMore; an error fails every
- *                 | &lt; MAX_FETCH (read-ahead): fetching=true,     | waiting pull ({@link MessageStoreException})
+ *                 | &lt; READ_AHEAD_BELOW messages and bytes        | waiting pull ({@link MessageStoreException})
+ *                 | (read-ahead): fetching=true,                 |
  *                 | maybeMore=false (an append listener, on any  |
  *                 | thread, or a pull not covered by a fresh     |
  *                 | fetch sets maybeMore again)                  |
@@ -84,8 +87,14 @@ import reactor.util.Loggers;
 final class AsyncStoreCalls {
 
     private static final Logger LOG = Loggers.getLogger(ConsumerGroupActor.class);
-    /** The most messages one fetch or reclaim asks for; read-ahead keeps the buffer below twice this. */
-    static final int MAX_FETCH = 1024;
+    /** The most messages one fetch or reclaim asks for. */
+    static final int MAX_FETCH = 2048;
+    /** Read-ahead fetches while the buffer holds fewer messages than this... */
+    static final int READ_AHEAD_BELOW = 2048;
+    /** ...and fewer payload bytes than this. */
+    static final long READ_AHEAD_BELOW_BYTES = 16L << 20;
+    /** The most messages one reclaim asks for. */
+    static final int MAX_RECLAIM = 1024;
     /** Acknowledge calls outstanding at most (pipelined on the store's connection). */
     static final int MAX_ACK_CALLS = 4;
     /** A fetch issued this recently covers a new pull (see the class comment). */
@@ -109,6 +118,8 @@ final class AsyncStoreCalls {
     private final ArrayDeque<long[]> fetchedBatches = new ArrayDeque<>();
     /** Messages pulls took from {@code fetched} since the last fetch was issued (read-ahead's measure of demand). */
     private long takenSinceFetch;
+    /** Payload bytes in {@code fetched}. */
+    private long bufferedBytes;
     /** When the last fetch was issued. */
     private long lastFetchAt;
     /** How long a fetched message may wait in the buffer before it is renewed when handed out. */
@@ -303,7 +314,9 @@ final class AsyncStoreCalls {
         if (--batch[0] == 0) {
             fetchedBatches.pollFirst();
         }
-        return fetched.pollFirst();
+        Message m = fetched.pollFirst();
+        bufferedBytes -= m.payload().length;
+        return m;
     }
 
     /** Drops messages that waited too long in the buffer: they stay pending in the store (see the class comment). */
@@ -312,7 +325,7 @@ final class AsyncStoreCalls {
         while ((batch = fetchedBatches.peekFirst()) != null && now - batch[1] >= dropAfterNanos) {
             fetchedBatches.pollFirst();
             for (long i = batch[0]; i > 0; i--) {
-                fetched.pollFirst();
+                bufferedBytes -= fetched.pollFirst().payload().length;
             }
             droppedFromBuffer += batch[0];
         }
@@ -330,7 +343,8 @@ final class AsyncStoreCalls {
     void issueCalls(long now, long committedOffset) {
         if (!fetching && maybeMore) {
             boolean need = fetched.isEmpty() && !waiting.isEmpty();
-            boolean readAhead = takenSinceFetch > 0 && fetched.size() < MAX_FETCH;
+            boolean readAhead = takenSinceFetch > 0 && fetched.size() < READ_AHEAD_BELOW
+                    && bufferedBytes < READ_AHEAD_BELOW_BYTES;
             if (need || readAhead) {
                 int want = (int) Math.min(MAX_FETCH, Math.max(waiting.isEmpty() ? 1 : waiting.wanted(MAX_FETCH),
                         2 * takenSinceFetch));
@@ -358,7 +372,7 @@ final class AsyncStoreCalls {
             for (int i = 0; i < toAckCount; i++) {
                 ackedWhileReclaiming.add(toAck[i]); // settled here, XACK not sent yet (one is outstanding)
             }
-            call(remote.reclaim(subject, group, reclaimCursor, Duration.ofNanos(ackTimeoutNanos), MAX_FETCH),
+            call(remote.reclaim(subject, group, reclaimCursor, Duration.ofNanos(ackTimeoutNanos), MAX_RECLAIM),
                     new Reclaim());
         }
     }
@@ -483,6 +497,9 @@ final class AsyncStoreCalls {
                     skipCarry += first - from;
                 }
                 fetched.addAll(got);
+                for (Message m : got) {
+                    bufferedBytes += m.payload().length;
+                }
                 fetchedBatches.addLast(new long[] {got.size(), now});
                 buffered = fetched.size();
                 fetchCursor = got.get(got.size() - 1).offset() + 1;
