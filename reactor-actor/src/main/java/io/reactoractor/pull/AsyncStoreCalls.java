@@ -37,17 +37,18 @@ import reactor.util.Loggers;
  * buffered message is already in the store's pending list in this process's name (for Redis: in the
  * PEL of this consumer, its idle clock running since the fetch), so:
  * <ul>
- *   <li>a message handed out after {@code ackTimeout / 4} in the buffer is {@linkplain
- *       AsyncMessageStore#renew renewed} with the redeliveries, so that the consumer gets its whole ack
+ *   <li>a message handed out after {@code ackTimeout / 4} or more in the buffer is {@linkplain
+ *       AsyncMessageStore#renew renewed}, like a redelivery, so that its consumer gets its whole ack
  *       timeout before another process may reclaim it;</li>
- *   <li>a message that stayed {@code ackTimeout / 2} in the buffer (pulls stopped) is dropped from it,
- *       not handed out: it stays pending in the store and is reclaimed after the ack timeout, by this
- *       process or another one, like a message of a process that died;</li>
- *   <li>an actor that retires with a buffer (nothing in flight, no pull for its idle timeout: the
- *       buffer was dropped long before with any ack timeout shorter than the idle timeout) strands
- *       nothing: its messages are pending in the store, read back at once by the pair's next actor here
- *       (the first fetch reads this consumer's own pending entries) or reclaimed by any process after
- *       the ack timeout.</li>
+ *   <li>a message left in the buffer for the ack timeout or longer (its pulls stopped) may meanwhile
+ *       have been reclaimed by another process: both then deliver it (a duplicate, as with any reclaim;
+ *       at-least-once holds). It is not dropped from the buffer: a store that keeps no pending list of
+ *       its own (the {@linkplain AsyncMessageStore#of adapted} synchronous store reads from the caller's
+ *       cursor) would never hand it out again;</li>
+ *   <li>an actor that retires with a buffer (nothing in flight, no pull for its idle timeout) strands
+ *       nothing: its messages are pending in the store, read again by the pair's next actor here (the
+ *       first fetch reads this consumer's own pending entries, or from the committed offset) or
+ *       reclaimed by any process after the ack timeout.</li>
  * </ul>
  *
  * <h2>Freshness and failing fast</h2>
@@ -124,14 +125,10 @@ final class AsyncStoreCalls {
     private long lastFetchAt;
     /** How long a fetched message may wait in the buffer before it is renewed when handed out. */
     private final long renewAfterNanos;
-    /** How long a fetched message may wait in the buffer before it is dropped from it. */
-    private final long dropAfterNanos;
     /** The offset after the last message fetched, or -1 before the first one. */
     private long fetchCursor = -1;
     /** Messages retention dropped before a fetch reached them, told to the next pull answered. */
     private long skipCarry;
-    /** Messages dropped from the buffer unhanded (they stayed pending in the store), for tests. */
-    private long droppedFromBuffer;
     /** Acknowledge calls outstanding. */
     private int ackCalls;
     private boolean reclaiming;
@@ -177,7 +174,6 @@ final class AsyncStoreCalls {
         this.nextReclaimAt = now;
         this.lastFetchAt = now - FRESH_FETCH_NANOS;
         this.renewAfterNanos = ackTimeoutNanos / 4;
-        this.dropAfterNanos = ackTimeoutNanos / 2;
     }
 
     // ================================================================== any thread
@@ -207,11 +203,6 @@ final class AsyncStoreCalls {
     /** @return whether offsets count messages (see {@link AsyncMessageStore#denseOffsets()}) */
     boolean dense() {
         return dense;
-    }
-
-    /** @return messages dropped from the buffer because they waited too long there (actor thread; tests) */
-    long droppedFromBuffer() {
-        return droppedFromBuffer;
     }
 
     /** @return messages fetched and not yet handed to a pull */
@@ -278,7 +269,6 @@ final class AsyncStoreCalls {
      * long in the buffer are renewed (see the class comment).
      */
     void takeFetched(Pull p, long now, List<InFlight> out, long bytes, long maxBytes, AckLedger ledger) {
-        dropStale(now);
         int first = out.size();
         int aged = 0;
         Message m;
@@ -317,19 +307,6 @@ final class AsyncStoreCalls {
         Message m = fetched.pollFirst();
         bufferedBytes -= m.payload().length;
         return m;
-    }
-
-    /** Drops messages that waited too long in the buffer: they stay pending in the store (see the class comment). */
-    private void dropStale(long now) {
-        long[] batch;
-        while ((batch = fetchedBatches.peekFirst()) != null && now - batch[1] >= dropAfterNanos) {
-            fetchedBatches.pollFirst();
-            for (long i = batch[0]; i > 0; i--) {
-                bufferedBytes -= fetched.pollFirst().payload().length;
-            }
-            droppedFromBuffer += batch[0];
-        }
-        buffered = fetched.size();
     }
 
     private void addToAck(long offset) {
@@ -580,7 +557,6 @@ final class AsyncStoreCalls {
                 return;
             }
             reclaimCursor = r.cursor();
-            dropStale(now); // a stale buffered message the reclaim took back is adopted as a redelivery
             AckLedger ledger = actor.ledger;
             for (Message m : r.messages()) {
                 if (ledger.isPending(m.offset()) || isFetched(m.offset())) {
