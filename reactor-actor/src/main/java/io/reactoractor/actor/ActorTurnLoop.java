@@ -9,6 +9,7 @@ import io.reactoractor.internal.Internals;
 import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
 import io.reactoractor.internal.scheduling.ActorCell;
 import io.reactoractor.internal.scheduling.SchedulerEngine;
+import io.reactoractor.internal.scheduling.SuspensionLatch;
 import io.reactoractor.internal.scheduling.Turn;
 import org.reactivestreams.Subscriber;
 import reactor.core.Exceptions;
@@ -32,7 +33,7 @@ import reactor.util.context.Context;
  * the actor's own and one is the user's; all three are units of the cell's suspend count
  * ({@link ActorCell}), told apart by their own bookkeeping:
  * <ul>
- *   <li>backpressure: the {@code bpSuspended} flag (one unit while it is set);</li>
+ *   <li>backpressure: the {@code backpressure} latch (one unit while it is set);</li>
  *   <li>back-off: a {@link ActorTimers} resume timer (one unit until it fires or is disposed);</li>
  *   <li>user: the {@code userSuspensions} count (one unit each).</li>
  * </ul>
@@ -52,9 +53,9 @@ import reactor.util.context.Context;
  *   live, completeRequested,       | turn, out buffer and mailbox empty (actor)    | terminate: onComplete downstream, as above
  *   downstream                     |                                               |
  *   live, no downstream and work;  | turn (actor)                                  | backpressure-suspended: cell.suspend(), then
- *   or out buffer not flushable;   |                                               | bpSuspended false-&gt;true, then re-check
+ *   or out buffer not flushable;   |                                               | latch clear-&gt;set, then re-check
  *   or a message but no demand     |                                               | (canProceed): if it can, undo at once
- *   backpressure-suspended         | wake(): subscribe, request(n), fail, cancel,  | bpSuspended true-&gt;false: the CAS winner
+ *   backpressure-suspended         | wake(): subscribe, request(n), fail, cancel,  | latch set-&gt;clear: the CAS winner
  *                                  | complete, a port closing (any)                | calls cell.resume(); losers only signal
  *   live                           | Actor.suspend(), ActorContext.suspend() (any) | userSuspensions+1, then cell.suspend()
  *   user-suspended                 | Actor.resume(), ActorContext.resume() (any)   | userSuspensions-1 by CAS (never below 0),
@@ -73,11 +74,11 @@ import reactor.util.context.Context;
  * downstream subscriber an error or a completion waits for one; a user-suspended actor delivers its
  * terminal signal when resumed.
  *
- * <h2>Backpressure suspension ({@code bpSuspended}, a VarHandle-CAS flag)</h2>
- * Set only by the turn ({@link #suspendForBackpressure()}), cleared by whichever thread wins the CAS
- * in {@link #wake()} (or by the turn's own re-check). The CAS makes the one unit of suspension it
- * stands for lifted exactly once however many threads wake the actor at once; the order (suspend the
- * cell first, publish the flag second, re-check third) is explained in {@link #suspendForBackpressure()}.
+ * <h2>Backpressure suspension ({@code backpressure}, a {@link SuspensionLatch})</h2>
+ * Set only by the turn ({@link #suspendForBackpressure()}), cleared by whichever thread wins the
+ * latch's CAS in {@link #wake()} (or by the turn's own re-check): the engine's suspend/wake handshake,
+ * shared with the pull consumer's group actor, whose state table and ordering argument are in
+ * {@link SuspensionLatch}.
  *
  * <h2>Actor-confined fields (the thread holding {@code SCHEDULED}, no synchronization)</h2>
  * {@code inBehaviour}, {@code unreturnedCredits}, {@code attempt} here, and {@link OutboundPort}'s
@@ -92,7 +93,6 @@ import reactor.util.context.Context;
  */
 final class ActorTurnLoop<I, O> {
 
-    private static final VarHandle BP_SUSPENDED;
     private static final VarHandle PENDING_ERROR;
     private static final VarHandle SKIPPED;
     private static final VarHandle PROCESSED;
@@ -100,7 +100,6 @@ final class ActorTurnLoop<I, O> {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            BP_SUSPENDED = lookup.findVarHandle(ActorTurnLoop.class, "bpSuspended", boolean.class);
             SKIPPED = lookup.findVarHandle(ActorTurnLoop.class, "skippedMessages", long.class);
             PROCESSED = lookup.findVarHandle(ActorTurnLoop.class, "processedMessages", long.class);
             PENDING_ERROR = lookup.findVarHandle(ActorTurnLoop.class, "pendingError", Throwable.class);
@@ -124,7 +123,8 @@ final class ActorTurnLoop<I, O> {
 
     /** Suspensions by the user or the behaviour, counted apart from the actor's own (see {@link #resumeUser()}). */
     private final AtomicInteger userSuspensions = new AtomicInteger();
-    private volatile boolean bpSuspended;
+    /** The backpressure suspension: the engine's suspend/wake handshake (one unit while set). */
+    private final SuspensionLatch backpressure;
 
     // ---- actor-confined
     /** Whether the behaviour is running on the current message (the run-next hint). */
@@ -154,6 +154,7 @@ final class ActorTurnLoop<I, O> {
         this.credits = new InboundCredits<>(this, capacity);
         this.context = new BehaviourContext<>(this, out);
         this.cell = new Cell(path, weight);
+        this.backpressure = new SuspensionLatch(cell);
     }
 
     /** @return the actor's path, {@code <group>/<name>} */
@@ -202,9 +203,7 @@ final class ActorTurnLoop<I, O> {
 
     /** Lifts the backpressure suspension if any, and schedules the actor if it has work. */
     void wake() {
-        if (bpSuspended && BP_SUSPENDED.compareAndSet(this, true, false)) {
-            cell.resume();
-        } else {
+        if (!backpressure.wake()) {
             cell.signal();
         }
     }
@@ -245,21 +244,8 @@ final class ActorTurnLoop<I, O> {
      * @return {@code true} if the actor stays suspended
      */
     private boolean suspendForBackpressure() {
-        // Order matters: the cell is suspended *before* the flag is published. A wake() that runs in
-        // between sees no flag and only signals (a no-op while we hold SCHEDULED), but it ran after its
-        // state change (demand, subscriber, error), so the canProceed() re-check below sees that change.
-        // Publishing the flag first would let wake() clear it and call resume() on a cell that is not
-        // suspended yet: the resume is lost and the actor stays suspended forever.
-        cell.suspend();
-        if (!BP_SUSPENDED.compareAndSet(this, false, true)) {
-            // already suspended for backpressure (only if a user resume() lifted our unit): keep one unit
-            cell.resume();
-        }
-        if (canProceed() && BP_SUSPENDED.compareAndSet(this, true, false)) {
-            cell.resume();
-            return false;
-        }
-        return true;
+        // the order (suspend the cell, set the latch, re-check canProceed) is SuspensionLatch's argument
+        return backpressure.suspend(this::canProceed);
     }
 
     /**

@@ -11,6 +11,7 @@ import io.reactoractor.internal.Internals;
 import io.reactoractor.internal.metrics.PullMetrics;
 import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
 import io.reactoractor.internal.scheduling.ActorCell;
+import io.reactoractor.internal.scheduling.SuspensionLatch;
 import io.reactoractor.internal.scheduling.TimerEntry;
 import io.reactoractor.internal.scheduling.Turn;
 import io.reactoractor.pull.ConsumerGroupCommand.Ack;
@@ -35,27 +36,26 @@ import reactor.util.Loggers;
  * It is resumed by:
  * <ul>
  *   <li>an append to the subject (the store's listener): one resume per wait, however many messages
- *       arrive, because only the caller that flips {@code waitingForData} from true to false resumes;</li>
+ *       arrive, because only the caller that clears the {@code dataWait} latch resumes;</li>
  *   <li>the timer firing;</li>
  *   <li>any new command (a pull, an ack...), which must not wait for data to be handled.</li>
  * </ul>
  * A waiting pull whose deadline passed is answered {@code TIMED_OUT}; one whose Mono was cancelled is
  * dropped. Nothing is left unanswered: termination answers every waiting pull with an error.
  *
- * <h2>Wait state ({@code waitingForData}, changed by CAS; the suspension itself is the cell's count)</h2>
+ * <h2>Wait state ({@code dataWait}, a {@link SuspensionLatch}; the suspension itself is the cell's count)</h2>
  * <pre>
- *   state                | event (thread)                       | next state / action
- *   ---------------------+--------------------------------------+------------------------------------------
- *   running (flag false) | turn ends, waiters, nothing servable | cell.suspend(), then flag false->true,
- *                        | (actor)                              | then re-check servable/commands: if so and
- *                        |                                      | flag true->false wins, cell.resume()
- *   waiting (flag true)  | append / timer / command (any)       | flag true->false wins: cell.resume()
- *                        |                                      | (re-schedules the actor); losers do nothing
- *   any                  | terminate (any)                      | cell terminates; drainTerminated answers all
+ *   state                 | event (thread)                       | next state / action
+ *   ----------------------+--------------------------------------+------------------------------------------
+ *   running (latch clear) | turn ends, waiters, nothing servable | cell.suspend(), then latch clear->set,
+ *                         | (actor)                              | then re-check servable/commands: if so and
+ *                         |                                      | latch set->clear wins, cell.resume()
+ *   waiting (latch set)   | append / timer / command (any)       | latch set->clear wins: cell.resume()
+ *                         |                                      | (re-schedules the actor); losers do nothing
+ *   any                   | terminate (any)                      | cell terminates; drainTerminated answers all
  * </pre>
- * Suspending <em>before</em> publishing the flag closes the lost-wake-up window: a waker that runs
- * before the flag is set changed the state first (appended, posted a command), so the actor's
- * re-check after setting the flag sees it.
+ * The handshake is the engine's, shared with {@code Actor}'s backpressure suspension; why suspending
+ * <em>before</em> setting the latch closes the lost-wake-up window is argued in {@link SuspensionLatch}.
  *
  * <h2>Parts</h2>
  * The actor is the cell (mailbox, turn loop, command dispatch, wait state, retirement, timer); the
@@ -105,14 +105,12 @@ import reactor.util.Loggers;
 final class ConsumerGroupActor extends ActorCell {
 
     private static final Logger LOG = Loggers.getLogger(ConsumerGroupActor.class);
-    private static final VarHandle WAITING_FOR_DATA;
     private static final VarHandle ENTRY;
     /** {@code entry} of a retired actor: no post or consumer may enter any more. */
     private static final int RETIRED = Integer.MIN_VALUE;
 
     static {
         try {
-            WAITING_FOR_DATA = MethodHandles.lookup().findVarHandle(ConsumerGroupActor.class, "waitingForData", boolean.class);
             ENTRY = MethodHandles.lookup().findVarHandle(ConsumerGroupActor.class, "entry", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -147,12 +145,13 @@ final class ConsumerGroupActor extends ActorCell {
     private boolean metricsUnbound;
 
     // ---- any thread
-    private volatile boolean waitingForData;
+    /** The wait for data: the engine's suspend/wake handshake (one unit of suspension while set). */
+    private final SuspensionLatch dataWait = new SuspensionLatch(this);
     /** Posts in progress, or {@link #RETIRED} (see the retirement table). */
     private volatile int entry;
     /** Reactive consumers attached ({@link PullConsumer#consume}); an actor with one never retires. */
     private final java.util.concurrent.atomic.AtomicInteger consumers = new java.util.concurrent.atomic.AtomicInteger();
-    /** Test seam: runs in {@link #maybeSuspend()} between the suspension and publishing the flag. */
+    /** Test seam: runs in {@link #maybeSuspend()} between the suspension and setting the latch. */
     static volatile Runnable afterSuspendForTest;
 
     ConsumerGroupActor(ConsumerGroupSettings settings, ActorGroup schedulingGroup, String subject, String group) {
@@ -281,9 +280,8 @@ final class ConsumerGroupActor extends ActorCell {
 
     /** @return {@code true} if this call ended the wait for data (and resumed the actor) */
     private boolean wakeFromDataWait() {
-        if (waitingForData && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
+        if (dataWait.wake()) {
             counters.resumes.increment();
-            resume();
             return true;
         }
         return false;
@@ -334,7 +332,7 @@ final class ConsumerGroupActor extends ActorCell {
     public String toString() {
         long earliestDeadline = waiting.earliestDeadline();
         return "ConsumerGroupActor[" + subject + "/" + group + ", scheduled=" + isScheduled() + ", suspends="
-                + suspendCount() + ", waitingForData=" + waitingForData + ", waiting=" + waiting.count()
+                + suspendCount() + ", waitingForData=" + dataWait.isSet() + ", waiting=" + waiting.count()
                 + ", commands=" + commands.size() + ", nextOffset=" + ledger.nextOffset() + ", end="
                 + endOffset() + ", fetching=" + (remote != null && remote.fetching()) + ", earliestDeadlineIn=" + (earliestDeadline == Long.MAX_VALUE
                 ? "none" : (earliestDeadline - System.nanoTime()) / 1000 + "us") + "]";
@@ -644,22 +642,16 @@ final class ConsumerGroupActor extends ActorCell {
         if (waiting.isEmpty() || !commands.isEmpty() || servable(System.nanoTime())) {
             return;
         }
-        suspend();
-        Runnable hook = afterSuspendForTest;
-        if (hook != null) {
-            hook.run();
-        }
-        if (!WAITING_FOR_DATA.compareAndSet(this, false, true)) {
-            resume();
-            return;
-        }
-        counters.suspends.increment();
-        if ((!commands.isEmpty() || servable(System.nanoTime()))
-                && WAITING_FOR_DATA.compareAndSet(this, true, false)) {
-            // something arrived while we were suspending (an append that saw no flag yet signalled
-            // instead of resuming): the wait ends here, and counts as a resume like any other
-            counters.resumes.increment();
-            resume();
+        boolean wasWaiting = dataWait.isSet(); // only this turn sets it
+        boolean waits = dataWait.suspend(() -> !commands.isEmpty() || servable(System.nanoTime()),
+                afterSuspendForTest);
+        if (!wasWaiting) {
+            counters.suspends.increment();
+            if (!waits) {
+                // something arrived while we were suspending (an append that saw no latch yet signalled
+                // instead of resuming): the wait ends here, and counts as a resume like any other
+                counters.resumes.increment();
+            }
         }
     }
 

@@ -250,9 +250,10 @@ public final class SavinaRunner {
         check(w, SavinaPeers.OURS, got);
         if (COUNTERS) {
             double m = w.messages();
-            System.out.printf(Locale.ROOT, "[savina]     %s engine per message: run-queue locks %.3f, wake-ups %.3f,"
-                    + " chained turns %.3f, run-next rescues %.4f%n", w.name(), (after[0] - before[0]) / m,
-                    (after[1] - before[1]) / m, (after[2] - before[2]) / m, (after[3] - before[3]) / m);
+            System.out.printf(Locale.ROOT, "[savina]     %s engine per message: run-queue locks %.3f (of which"
+                    + " another carrier's or shared %.3f), wake-ups %.3f, chained turns %.3f, run-next rescues %.4f%n",
+                    w.name(), (after[0] - before[0]) / m, (after[4] - before[4]) / m, (after[1] - before[1]) / m,
+                    (after[2] - before[2]) / m, (after[3] - before[3]) / m);
         }
         return t1 - t0;
     }
@@ -260,7 +261,10 @@ public final class SavinaRunner {
     /** {@code -Dsavina.counters=true}: print the engine's shared-structure counters per message of each run. */
     private static final boolean COUNTERS = Boolean.getBoolean("savina.counters");
 
-    /** The engine's [run-queue locks, wake-ups, chained turns, rescues] (racy reads; exact once quiet). */
+    /**
+     * The engine's [run-queue locks, wake-ups, chained turns, rescues, locks not of the caller's own carrier]
+     * (racy reads; exact once quiet).
+     */
     private static long[] engineCounters(ActorScheduler scheduler) {
         return io.reactoractor.internal.Internals.engine(scheduler.defaultGroup()).engineCounters();
     }

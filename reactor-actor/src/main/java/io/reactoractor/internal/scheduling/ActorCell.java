@@ -53,6 +53,13 @@ public abstract class ActorCell extends SchedulingEntity {
     /** The next actor in the same bucket of its group's {@link ReadyActorQueue} (run queue lock). */
     ActorCell readyNext;
 
+    /**
+     * The index of the carrier queue that last gave this actor a turn ({@link FairRunQueue}), -1 before
+     * its first: where a wake-up from outside the pool queues it. Written under that queue's lock, read
+     * racily by whoever enqueues the actor: a hint, any value in range is correct.
+     */
+    int homeQueue = -1;
+
     private final SchedulerEngine engine;
     private final SchedulingGroup group;
     private final String path;

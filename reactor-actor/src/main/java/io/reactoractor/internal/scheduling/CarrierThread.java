@@ -6,8 +6,9 @@ import java.lang.invoke.VarHandle;
 import reactor.core.scheduler.NonBlocking;
 
 /**
- * A thread of an {@code ActorScheduler}: takes ready actors from the run queue and runs their
- * turns ({@link #runLoop}, beside the per-carrier state it drives: the run-next slot, the task stamps
+ * A thread of an {@code ActorScheduler}: takes ready actors from the run queue (its own carrier queue
+ * first, stealing from the others' when they are far enough behind or it has none, see
+ * {@link FairRunQueue}) and runs their turns ({@link #runLoop}, beside the per-carrier state it drives: the run-next slot, the task stamps
  * the hog monitor reads, the park state). Implements Reactor's {@link NonBlocking} marker so {@code block()} fails fast on it.
  *
  * <p>Fields read by other threads ({@link #taskStartedAt}, {@link #currentCell}, {@link #hogStamp},
@@ -142,7 +143,7 @@ public final class CarrierThread extends Thread implements NonBlocking {
                     if (engine.isStopping() || (self.compensating() && pool.shouldRetire(self))) {
                         return;
                     }
-                    next = runQueue.take(0L);
+                    next = runQueue.take(index, 0L);
                     chained = false; // also after the catch below interrupted a chain
                     if (next == null) {
                         if (!pool.idle(self)) {
@@ -188,7 +189,7 @@ public final class CarrierThread extends Thread implements NonBlocking {
                     // find the next actor, none to charge the turn unless this one is re-queued
                     if (requeue) {
                         charge.flush();
-                        runQueue.finishTurn(cell, end - start, true, end, false, true);
+                        runQueue.finishTurn(cell, end - start, true, end, false, true, index);
                     } else {
                         runQueue.finishChainedTurn(cell, end - start, charge);
                     }
@@ -196,7 +197,7 @@ public final class CarrierThread extends Thread implements NonBlocking {
                     chained = true;
                 } else {
                     charge.flush();
-                    next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext, false);
+                    next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext, false, index);
                     chained = false;
                 }
                 if (!requeue) {

@@ -6,10 +6,10 @@ package io.reactoractor.internal.scheduling;
  * turn for its group's virtual time and statistics.
  *
  * <p>Consecutive chained turns of one group add up here; the sum goes to the group
- * ({@link SchedulingGroup#chargeLater}, {@link SchedulingGroup#account}) when a turn of another group
+ * ({@link SchedulingGroup#charge}, {@link SchedulingGroup#account}) when a turn of another group
  * chains, when {@value #FLUSH_NANOS} ns of run time have accumulated, and before the carrier takes the
- * run queue's lock or idles ({@link #flush}). So another carrier's view of a group's virtual time (the
- * run queue's fold, the lock-free preemption check) misses at most {@value #FLUSH_NANOS} ns of run time
+ * run queue's lock or idles ({@link #flush}). So another carrier's view of a group's virtual time (its
+ * queue's ordering, the lock-free preemption check) misses at most {@value #FLUSH_NANOS} ns of run time
  * per carrier, a bounded and self-correcting error next to the quota (5 ms by default); and the group's
  * statistics lag by as much.
  */
@@ -50,7 +50,7 @@ final class ChainCharge {
             return;
         }
         if (weightedVtime != 0) {
-            g.chargeLater(weightedVtime);
+            g.charge(weightedVtime);
         }
         g.account(cpuNanos, turns);
         group = null;

@@ -1,255 +1,393 @@
 package io.reactoractor.internal.scheduling;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-
 /**
- * The fair run queue: hierarchical ordering by weighted virtual time (Linux CFS style).
+ * The fair run queue: hierarchical ordering by weighted virtual time (Linux CFS style), one queue per
+ * carrier ({@link CarrierQueue}) with work stealing, so the per-turn path takes no lock shared by
+ * all carriers.
  *
  * <h2>Rules</h2>
  * <ol>
  *   <li><b>Charging.</b> At the end of a turn that ran {@code e} ns, the actor's virtual time grows by
- *       {@code e / actorWeight} and its group's by {@code e / groupWeight}.</li>
- *   <li><b>Picking.</b> The group with the least virtual time among groups that have ready actors,
- *       then that group's ready actor with the least virtual time; ties go to the one that became
- *       ready first.</li>
- *   <li><b>Placement.</b> Each level keeps a monotonic floor (the virtual time of the last entity
- *       picked there). A brand-new entity starts <em>at</em> the floor (no head start, so
- *       newcomers cannot monopolise the pool); a waking entity gets
- *       {@code max(own, floor - credit)}: at most {@code credit} of advantage for having slept,
- *       never an unbounded one (QMQ's failure with raw cumulative totals).</li>
- *   <li><b>Preemption (run to parity).</b> Between two tasks a running actor yields if the actor
- *       that would be picked next has a smaller virtual time (compared at the group level when it
- *       belongs to another group) and either the running turn has used its minimum slice
- *       ({@code granularity}) or the other actor is at least {@code granularity} of virtual time
- *       behind (wake-up preemption: a sleeper or a light tenant cuts in at the next task boundary).
+ *       {@code e / actorWeight} and its group's by {@code e / groupWeight}. A group's virtual time is
+ *       global (one atomic value, {@link SchedulingGroup#charge}) whichever carriers run its actors, so
+ *       group shares hold across carriers; an actor's belongs to whoever holds the actor (the queue it
+ *       waits in, under that queue's lock, or the carrier running it).</li>
+ *   <li><b>Picking.</b> A carrier picks from its own queue: the group with the least virtual time among
+ *       groups with ready actors there, then that group's ready actor with the least virtual time; ties
+ *       go to the one that became ready first. Unless it steals (rule 5).</li>
+ *   <li><b>Placement.</b> Each level keeps a monotonic floor: the largest virtual time picked there, per
+ *       carrier, and the level's floor is the maximum over the carriers (read when placing, not written
+ *       by a shared store at every pick). A brand-new entity starts <em>at</em> the floor (no head start,
+ *       so newcomers cannot monopolise the pool); a waking entity gets {@code max(own, floor - credit)}:
+ *       at most {@code credit} of advantage for having slept, never an unbounded one (QMQ's failure with
+ *       raw cumulative totals). Placement by floor is what makes actor virtual times comparable between
+ *       carriers' queues (CFS normalises by {@code min_vruntime} on migration for the same reason).</li>
+ *   <li><b>Preemption (run to parity).</b> Between two tasks a running actor yields if an actor that
+ *       would be picked instead has a smaller virtual time (compared at the group level when it belongs
+ *       to another group) and either the running turn has used its minimum slice ({@code granularity})
+ *       or the other actor is at least {@code granularity} behind (wake-up preemption). A candidate
+ *       queued on another carrier counts only when it is more than the steal margin behind (rule 5).
  *       How long the other actor has <em>waited</em> does not matter: with thousands of ready actors
- *       every one of them has waited, and cutting each turn after one task made every task pay for
- *       a whole turn. The quota stays the hard backstop.</li>
+ *       every one of them has waited. The quota stays the hard backstop.</li>
+ *   <li><b>Stealing.</b> Taking its next actor, a carrier compares its own queue's head with the heads
+ *       the other queues published. It takes the most-behind remote head instead of its own when that
+ *       head is more than {@code stealMargin} (= {@code granularity}) of virtual time behind its own
+ *       head, or whenever its own queue is empty. Between groups the margin is zero: a group's share is
+ *       the tenant-level promise, so a group that is behind gets the next carrier to pick, wherever its
+ *       actor is queued (as with one shared queue). A stolen actor runs here and is re-queued here: it
+ *       migrates.</li>
+ *   <li><b>Where a ready actor goes.</b> Made ready by a task on a carrier: that carrier's queue (or its
+ *       run-next slot, {@link RunNext}). Made ready by any other thread (a timer, a user thread): the queue
+ *       of the carrier that ran it last, or the next queue in turn for an actor that never ran.</li>
  * </ol>
  *
- * <p>One lock guards the whole structure, except for two paths. (1) A turn that ends with its carrier
- * going on with its run-next slot's actor ({@link RunNext}) is charged without the lock
- * ({@link #finishChainedTurn}): the actor's virtual time is its carrier's while it runs, and the
- * group's charge is summed on the carrier ({@link ChainCharge}: handed over after at most
- * {@value ChainCharge#FLUSH_NANOS} ns of run time, at a change of group, and before the carrier takes
- * this lock or idles), then waits in {@code SchedulingGroup.pendingVtime} until {@code fold} adds it
- * under the lock, before any read of that group's virtual time under the lock (enqueue, take, end of
- * turn). So a group's virtual time as seen here lags by at most that much run time per carrier. (2) The preemption check
- * ({@link #shouldPreempt}) reads published copies (the next pick, the groups' virtual times plus their
- * pending charges) and takes no lock: it is a heuristic that every end of turn corrects.
+ * <h2>Lag bound between carriers</h2>
+ * Take two ready equal-weight actors of one group, queued on different carriers. A carrier checks the
+ * other queues' heads at every pick and, while it runs a turn, at every preemption check (each
+ * {@code granularity / 8} of run time). A remote head more than {@code stealMargin} behind the running
+ * actor preempts it once the slice is used, and a pick then steals it. So the head of any queue is never
+ * more than {@code stealMargin + granularity} behind the actor a busy carrier runs, plus one task (a
+ * task is never interrupted) — and the quota caps a turn whatever the rules say. With the defaults
+ * (granularity 0.5 ms, quota 5 ms) two equal actors drift at most about 1 ms + one task apart.
+ * {@code FairPolicyTest} checks the bound in the step-driven simulation with two carriers.
  *
- * <p>Groups sit in a {@link VTimeHeap} (their virtual time changes while queued; there are few), the
- * ready actors of a group in a {@link ReadyActorQueue}: an exact heap while small, a calendar of
- * virtual-time buckets whose cost does not grow with the ready set when large. A per-carrier queue
- * with stealing would scale further past a handful of threads; with the thread counts this library
- * targets the lock is uncontended most of the time, and a message exchange between actors does not
- * take it at all (the run-next slot).
+ * <h2>Locks</h2>
+ * Each carrier's queue has its own lock ({@link CarrierQueue}'s monitor). A turn's end takes its
+ * carrier's lock once (charge, re-queue, pick), uncontended unless another carrier is stealing from
+ * it at that moment. A steal takes the victim's lock and the thief's, in queue-index order (so no two
+ * threads can deadlock); the quiescence check takes all of them in that order. Nothing else holds two.
+ * A turn that ends with its carrier going on with its run-next slot's actor takes no lock at all
+ * ({@link #finishChainedTurn}): the group's charge is summed on the carrier ({@link ChainCharge}).
+ *
+ * <p>The preemption check ({@link #shouldPreempt}) and the steal decision read published copies (the
+ * queues' heads, the groups' virtual times) and take no lock: they are heuristics that every end of
+ * turn corrects.
+ *
+ * <p>Groups sit in each queue's {@link VTimeHeap} of lanes (few per carrier), the ready actors of a
+ * group on a carrier in a {@link ReadyActorQueue}: an exact heap while small, a calendar of
+ * virtual-time buckets whose cost does not grow with the ready set when large.
  */
 final class FairRunQueue implements RunQueue {
 
-    private final VTimeHeap<SchedulingGroup> groups = new VTimeHeap<>();
+    private final CarrierQueue[] queues;
     private final long credit;
     private final long granularity;
-    private long rootFloor;
-    private long seq;
-    private int running;
-    /** Lock acquisitions (written under the lock, read racily by {@link #lockAcquisitions()}). */
-    private long locks;
-    private volatile int ready;
+    private final long stealMargin;
+    /** Next queue for an actor that never ran, made ready outside the carriers (a racy hint). */
+    private int rotor;
 
-    // The next pick as of the last change under the lock, for the lock-free preemption check: written
-    // with opaque stores under the lock (publishHead), read with opaque loads by shouldPreempt.
-    private static final VarHandle HEAD_GROUP;
-    private static final VarHandle HEAD_ACTOR_VTIME;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD_GROUP = l.findVarHandle(FairRunQueue.class, "headGroup", SchedulingGroup.class);
-            HEAD_ACTOR_VTIME = l.findVarHandle(FairRunQueue.class, "headActorVtime", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
+    /**
+     * @param queues           one per permanent carrier (at least 1)
+     * @param creditNanos      the most virtual time a sleeper may gain (rule 3)
+     * @param granularityNanos the minimum slice and the steal margin (rules 4 and 5)
+     */
+    FairRunQueue(int queues, long creditNanos, long granularityNanos) {
+        if (queues < 1) {
+            throw new IllegalArgumentException("queues must be at least 1 but was " + queues);
         }
-    }
-
-    /** The group that would be picked next, or {@code null} (see {@link #publishHead}). */
-    @SuppressWarnings("unused") // through HEAD_GROUP
-    private SchedulingGroup headGroup;
-    /** The virtual time of that group's next actor (see {@link #publishHead}). */
-    @SuppressWarnings("unused") // through HEAD_ACTOR_VTIME
-    private long headActorVtime;
-
-    FairRunQueue(long creditNanos, long granularityNanos) {
+        this.queues = new CarrierQueue[queues];
+        for (int i = 0; i < queues; i++) {
+            this.queues[i] = new CarrierQueue(i, queues);
+        }
         this.credit = creditNanos;
         this.granularity = granularityNanos;
+        this.stealMargin = granularityNanos;
     }
 
     @Override
-    public synchronized void enqueue(ActorCell cell, long now) {
-        locks++;
-        SchedulingGroup g = cell.group();
-        fold(g);
-        place(cell, g.floor);
-        addReady(cell, g, now);
-        publishHead();
-    }
-
-    private void addReady(ActorCell cell, SchedulingGroup g, long now) {
-        cell.readyAt = now;
-        cell.seq = ++seq;
-        g.ready.add(cell);
-        if (g.heapIndex < 0) {
-            place(g, rootFloor);
-            g.publishVtime();
-            g.seq = seq;
-            g.readyAt = now;
-            groups.add(g);
-        }
-        ready = ready + 1;
-    }
-
-    private void place(SchedulingEntity e, long floor) {
-        if (!e.placed) {
-            e.vtime = floor;
-            e.placed = true;
-        } else if (e.vtime < floor - credit) {
-            e.vtime = floor - credit;
+    public void enqueue(ActorCell cell, long now, int carrier) {
+        CarrierQueue q = queues[target(cell, carrier)];
+        synchronized (q) {
+            if (carrier == q.index) {
+                q.localLocks++;
+            } else {
+                q.remoteLocks++;
+            }
+            place(cell);
+            q.add(cell, now, rootFloor(), credit);
         }
     }
 
-    @Override
-    public synchronized ActorCell take(long now) {
-        locks++;
-        ActorCell cell = takeLocked();
-        publishHead();
-        return cell;
+    private int target(ActorCell cell, int carrier) {
+        int n = queues.length;
+        if (carrier >= 0) {
+            return carrier % n;
+        }
+        int home = cell.homeQueue;
+        if (home >= 0 && home < n) {
+            return home;
+        }
+        int r = rotor;
+        rotor = r + 1;
+        return Math.floorMod(r, n);
     }
 
-    private ActorCell takeLocked() {
-        SchedulingGroup g = groups.peek();
-        if (g == null) {
-            return null;
+    /** Placement of an actor in its group (rule 3); the actor is held by the caller. */
+    private void place(ActorCell cell) {
+        long floor = cell.group().floor();
+        if (!cell.placed) {
+            cell.vtime = floor;
+            cell.placed = true;
+        } else if (cell.vtime < floor - credit) {
+            cell.vtime = floor - credit;
         }
-        fold(g);
-        ActorCell cell = g.ready.poll();
-        if (cell.vtime > g.floor) {
-            g.floor = cell.vtime;
+    }
+
+    /** The root floor: the maximum of the queues' (read when a group is placed). */
+    private long rootFloor() {
+        long f = 0L;
+        for (CarrierQueue q : queues) {
+            f = Math.max(f, q.rootFloorView());
         }
-        if (g.vtime > rootFloor) {
-            rootFloor = g.vtime;
-        }
-        if (g.ready.isEmpty()) {
-            groups.remove(g);
-        }
-        ready = ready - 1;
-        running++;
-        return cell;
+        return f;
     }
 
     @Override
-    public synchronized ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now,
-            boolean takeNext, boolean chained) {
-        locks++;
-        if (!chained) {
-            running--;
+    public ActorCell take(int carrier, long now) {
+        if (carrier < 0) {
+            return takeAny();
         }
-        SchedulingGroup g = cell.group();
-        fold(g);
-        long e = Math.max(0L, elapsed);
-        cell.vtime += e / cell.weight();
-        g.vtime += e / g.weight();
-        g.publishVtime();
-        g.account(e, 1L);
-        if (g.heapIndex >= 0) {
-            groups.update(g);
+        CarrierQueue own = queues[carrier % queues.length];
+        CarrierQueue victim = victim(own);
+        if (victim != null) {
+            ActorCell c = steal(own, victim);
+            if (c != null) {
+                return c;
+            }
         }
-        if (requeue) {
-            addReady(cell, g, now);
+        synchronized (own) {
+            own.localLocks++;
+            ActorCell c = own.poll();
+            if (c != null) {
+                started(own, c);
+                return c;
+            }
         }
-        ActorCell next = takeNext ? takeLocked() : null;
-        publishHead();
-        return next;
+        return stealAny(own);
+    }
+
+    /** Lock of {@code q} held: counts {@code c} as running on {@code q}'s carrier. */
+    private static void started(CarrierQueue q, ActorCell c) {
+        q.running = q.running + 1;
+        c.homeQueue = q.index;
     }
 
     /**
-     * Without the lock (the run-to-parity rule above). It reads the next pick as published by the last
-     * change under the lock ({@link #publishHead}) and the groups' virtual times as published
-     * ({@link SchedulingGroup#vtimeEstimate}), each an opaque load: recent and untorn, not a consistent
-     * snapshot. A stale answer costs one early or one late preemption, never fairness: the turn's end
-     * charges and re-sorts under the lock, and the quota bounds any turn. The check runs at most once per
-     * check interval of a turn and once per run-next hand-off, so it must not take the lock every time
-     * others are ready (with hundreds of ready actors, that was one lock per message).
+     * The queue to steal from instead of picking from {@code own} (rule 5), from published heads, no
+     * lock: the most-behind remote head if it is more than the steal margin behind {@code own}'s head,
+     * or any non-empty queue's best head when {@code own} is empty; {@code null} to pick locally.
      */
-    @Override
-    public boolean shouldPreempt(ActorCell current, long turnElapsed, long now) {
-        if (ready == 0) {
-            return false;
+    private CarrierQueue victim(CarrierQueue own) {
+        if (queues.length == 1) {
+            return null;
         }
-        SchedulingGroup g = (SchedulingGroup) HEAD_GROUP.getOpaque(this);
-        if (g == null) {
-            return false;
+        SchedulingGroup ownGroup = own.ready > 0 ? own.headGroup() : null;
+        long ownActor = own.headActorVtime();
+        CarrierQueue best = null;
+        SchedulingGroup bestGroup = ownGroup;
+        long bestActor = ownActor;
+        for (CarrierQueue q : queues) {
+            if (q == own || q.ready == 0) {
+                continue;
+            }
+            SchedulingGroup g = q.headGroup();
+            if (g == null) {
+                continue;
+            }
+            long a = q.headActorVtime();
+            // against the own head: behind by more than the margin; among candidates: simply the most behind
+            long margin = best == null ? stealMargin(bestGroup, g) : 0L;
+            if (bestGroup == null || lead(bestGroup, bestActor, g, a) > margin) {
+                best = q;
+                bestGroup = g;
+                bestActor = a;
+            }
         }
-        SchedulingGroup mine = current.group();
-        // How far the next pick is behind the running actor, in virtual time, compared where they
-        // differ: between groups, or between actors of the running actor's group. The running actor's
-        // own virtual time is its carrier's while it runs.
-        long lead = g != mine
-                ? mine.vtimeEstimate() + turnElapsed / mine.weight() - g.vtimeEstimate()
-                : current.vtime + turnElapsed / current.weight() - (long) HEAD_ACTOR_VTIME.getOpaque(this);
-        if (lead <= 0) {
-            return false; // the running actor is still the fairest choice
-        }
-        // Run to parity: a turn has a minimum slice, so thousands of ready actors do not make every
-        // task pay for a whole turn; a waking actor far enough behind (a sleeper placed at
-        // floor - credit, a light tenant) cuts in at the next task boundary.
-        return turnElapsed >= granularity || lead >= granularity;
+        return best;
     }
 
-    /** Lock held, after a change: publishes the next pick for {@link #shouldPreempt}. */
-    private void publishHead() {
-        SchedulingGroup g = groups.peek();
-        if (g != null) {
-            HEAD_ACTOR_VTIME.setOpaque(this, g.ready.peekVtime());
+    /**
+     * How far a remote head must be behind before it is worth moving (rule 5): the steal margin between
+     * actors of one group (locality first: an actor stays where its data is warm), nothing between groups
+     * (a group's share is the tenant-level promise: its actor waiting on a busy carrier must not wait for
+     * that carrier when another is about to run a group that is ahead).
+     */
+    private long stealMargin(SchedulingGroup ownGroup, SchedulingGroup candidate) {
+        return ownGroup == candidate ? stealMargin : 0L;
+    }
+
+    /**
+     * How far the candidate ({@code g}, actor at {@code a}) is behind the reference ({@code rg}, actor
+     * at {@code ra}) in virtual time, compared where they differ: between groups, or between actors of
+     * one group (comparable across queues by placement, rule 3).
+     */
+    private static long lead(SchedulingGroup rg, long ra, SchedulingGroup g, long a) {
+        return rg != g ? rg.vtimeNow() - g.vtimeNow() : ra - a;
+    }
+
+    /** Takes {@code victim}'s best actor to run on {@code own}'s carrier; both locks, in index order. */
+    private ActorCell steal(CarrierQueue own, CarrierQueue victim) {
+        CarrierQueue first = own.index < victim.index ? own : victim;
+        CarrierQueue second = first == own ? victim : own;
+        synchronized (first) {
+            synchronized (second) {
+                own.localLocks++;
+                victim.remoteLocks++;
+                ActorCell c = victim.poll();
+                if (c != null) {
+                    started(own, c);
+                }
+                return c;
+            }
         }
-        HEAD_GROUP.setOpaque(this, g);
+    }
+
+    /** {@code own} is empty: steals from the other queues, best published head first. */
+    private ActorCell stealAny(CarrierQueue own) {
+        for (int attempt = 0; attempt < queues.length; attempt++) {
+            CarrierQueue victim = victim(own);
+            if (victim == null) {
+                return null;
+            }
+            ActorCell c = steal(own, victim);
+            if (c != null) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** A thread without a queue (the final drain): the first actor of any queue. */
+    private ActorCell takeAny() {
+        for (CarrierQueue q : queues) {
+            synchronized (q) {
+                q.remoteLocks++;
+                ActorCell c = q.poll();
+                if (c != null) {
+                    q.running = q.running + 1;
+                    return c;
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now, boolean takeNext,
+            boolean chained, int carrier) {
+        SchedulingGroup g = cell.group();
+        long e = Math.max(0L, elapsed);
+        cell.vtime += e / cell.weight(); // the running actor is in no queue: its carrier owns its vtime
+        g.charge(e / g.weight());
+        g.account(e, 1L);
+        CarrierQueue own = queues[Math.max(0, carrier) % queues.length];
+        ActorCell next = null;
+        boolean stealNext;
+        synchronized (own) {
+            own.localLocks++;
+            if (!chained) {
+                own.running = own.running - 1;
+            }
+            if (requeue) {
+                place(cell);
+                own.add(cell, now, rootFloor(), credit);
+            }
+            stealNext = takeNext && victim(own) != null;
+            if (takeNext && !stealNext) {
+                next = own.poll();
+                if (next != null) {
+                    started(own, next);
+                }
+            }
+        }
+        if (stealNext) {
+            next = take(carrier, now);
+        }
+        return next;
     }
 
     @Override
     public void finishChainedTurn(ActorCell cell, long elapsed, ChainCharge charge) {
         SchedulingGroup g = cell.group();
         long e = Math.max(0L, elapsed);
-        cell.vtime += e / cell.weight(); // the running actor is in no heap: its carrier owns its vtime
+        cell.vtime += e / cell.weight(); // the running actor is in no queue: its carrier owns its vtime
         charge.add(g, e / g.weight(), e); // to the group in sums (ChainCharge: bounded lag)
     }
 
     /**
-     * Lock held: adds the group's lock-free charges to its virtual time (and re-sorts it if queued),
-     * so every comparison below sees them.
+     * Without a lock (rule 4). Reads the heads the queues published and the groups' virtual times, each
+     * an opaque or volatile load: recent and untorn, not a consistent snapshot. A stale answer costs one
+     * early or one late preemption, never fairness: the turn's end charges and re-sorts, and the quota
+     * bounds any turn. It runs at most once per check interval of a turn and once per run-next
+     * hand-off.
      */
-    private void fold(SchedulingGroup g) {
-        long pending = g.takePendingVtime();
-        if (pending != 0) {
-            g.vtime += pending;
-            g.publishVtime();
-            if (g.heapIndex >= 0) {
-                groups.update(g);
+    @Override
+    public boolean shouldPreempt(ActorCell current, long turnElapsed, long now, int carrier) {
+        SchedulingGroup mine = current.group();
+        // the running actor's virtual times as if charged now (its own is its carrier's while it runs)
+        long groupNow = mine.vtimeNow() + turnElapsed / mine.weight();
+        long actorNow = current.vtime + turnElapsed / current.weight();
+        int own = carrier < 0 ? -1 : carrier % queues.length;
+        for (CarrierQueue q : queues) {
+            if (q.ready == 0) {
+                continue;
+            }
+            SchedulingGroup g = q.headGroup();
+            if (g == null) {
+                continue;
+            }
+            long lead = g != mine ? groupNow - g.vtimeNow() : actorNow - q.headActorVtime();
+            if (q.index != own) {
+                lead -= stealMargin(mine, g); // only worth leaving this carrier for if a steal will follow
+            }
+            // run to parity: a minimum slice, unless the other is far enough behind (a waking sleeper)
+            if (lead > 0 && (turnElapsed >= granularity || lead >= granularity)) {
+                return true;
             }
         }
+        return false;
     }
 
     @Override
     public int readyCount() {
-        return ready;
+        int n = 0;
+        for (CarrierQueue q : queues) {
+            n += q.ready;
+        }
+        return n;
     }
 
     @Override
-    public synchronized boolean isQuiescent() {
-        return ready == 0 && running == 0;
+    public boolean isQuiescent() {
+        return quiescentFrom(0);
+    }
+
+    /** Holds the locks of queues {@code 0..i-1}; takes {@code i}'s (index order, as steals do). */
+    private boolean quiescentFrom(int i) {
+        if (i == queues.length) {
+            return true;
+        }
+        CarrierQueue q = queues[i];
+        synchronized (q) {
+            return q.ready == 0 && q.running == 0 && quiescentFrom(i + 1);
+        }
     }
 
     @Override
     public long lockAcquisitions() {
-        return locks;
+        long n = 0;
+        for (CarrierQueue q : queues) {
+            n += q.localLocks + q.remoteLocks;
+        }
+        return n;
+    }
+
+    @Override
+    public long remoteLockAcquisitions() {
+        long n = 0;
+        for (CarrierQueue q : queues) {
+            n += q.remoteLocks;
+        }
+        return n;
     }
 }

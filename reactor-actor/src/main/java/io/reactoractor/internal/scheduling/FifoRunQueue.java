@@ -5,7 +5,8 @@ import java.util.ArrayDeque;
 /**
  * A first-in first-out run queue (QMQ's {@code fair=false}): actors run in the order they became
  * ready, each turn bounded only by the quota. Kept to measure what fairness buys and costs; CPU
- * time is still accounted per group for statistics.
+ * time is still accounted per group for statistics. One queue and one lock for all carriers: the
+ * comparison baseline of the benchmarks, not a scalable design.
  */
 final class FifoRunQueue implements RunQueue {
 
@@ -16,7 +17,7 @@ final class FifoRunQueue implements RunQueue {
     private volatile int ready;
 
     @Override
-    public synchronized void enqueue(ActorCell cell, long now) {
+    public synchronized void enqueue(ActorCell cell, long now, int carrier) {
         locks++;
         cell.readyAt = now;
         queue.addLast(cell);
@@ -24,7 +25,7 @@ final class FifoRunQueue implements RunQueue {
     }
 
     @Override
-    public synchronized ActorCell take(long now) {
+    public synchronized ActorCell take(int carrier, long now) {
         locks++;
         return takeLocked();
     }
@@ -40,7 +41,7 @@ final class FifoRunQueue implements RunQueue {
 
     @Override
     public synchronized ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now,
-            boolean takeNext, boolean chained) {
+            boolean takeNext, boolean chained, int carrier) {
         locks++;
         if (!chained) {
             running--;
@@ -60,7 +61,7 @@ final class FifoRunQueue implements RunQueue {
     }
 
     @Override
-    public boolean shouldPreempt(ActorCell running, long turnElapsed, long now) {
+    public boolean shouldPreempt(ActorCell running, long turnElapsed, long now, int carrier) {
         return false;
     }
 
@@ -76,6 +77,12 @@ final class FifoRunQueue implements RunQueue {
 
     @Override
     public long lockAcquisitions() {
+        return locks;
+    }
+
+    /** One queue for all carriers: every acquisition is shared traffic. */
+    @Override
+    public long remoteLockAcquisitions() {
         return locks;
     }
 }

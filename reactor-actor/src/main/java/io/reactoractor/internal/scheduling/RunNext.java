@@ -142,7 +142,7 @@ final class RunNext {
             return null;
         }
         if (runQueue.readyCount() > 0
-                && (carrier.runNextStreak >= MAX_STREAK || runQueue.shouldPreempt(candidate, sliceElapsed, now))) {
+                && (carrier.runNextStreak >= MAX_STREAK || runQueue.shouldPreempt(candidate, sliceElapsed, now, carrier.index()))) {
             carrier.runNextStreak = 0;
             moveToRunQueue(carrier, now, false); // this carrier takes from the run queue right away
             return null;

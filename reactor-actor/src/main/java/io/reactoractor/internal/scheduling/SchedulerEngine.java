@@ -147,7 +147,7 @@ public final class SchedulerEngine {
     public SchedulerEngine(Config config) {
         this.config = config;
         this.runQueue = config.fair()
-                ? new FairRunQueue(config.quotaNanos(), config.granularityNanos())
+                ? new FairRunQueue(config.threads(), config.quotaNanos(), config.granularityNanos())
                 : new FifoRunQueue();
         this.runNext = new RunNext(this, runQueue, System::nanoTime, visitor -> pool().forEach(visitor));
         this.pool = new CarrierPool(this, config.threads(), config.maxCompensating());
@@ -370,7 +370,9 @@ public final class SchedulerEngine {
      * is looking.
      */
     void enqueueShared(ActorCell cell, long now, boolean wake) {
-        runQueue.enqueue(cell, now);
+        Thread t = Thread.currentThread();
+        runQueue.enqueue(cell, now,
+                t instanceof CarrierThread c && c.engineIs(this) ? c.index() : RunQueue.OUTSIDE);
         if (wake) {
             pool.onWork();
         }
@@ -386,12 +388,12 @@ public final class SchedulerEngine {
      * ({@link ActorCell#drainAbandoned}), so pending tasks are cancelled and terminal signals delivered
      * even for actors that were queued, not idle, when the engine stopped (idle ones were drained by
      * {@code terminate()} already). Called by the last thread to exit, and by an enqueue that finds the
-     * engine in that state: the enqueue takes the run queue's lock before it reads the thread count and
-     * the last thread decrements the count before it takes the lock, so one of them sees the actor.
+     * engine in that state: the enqueue takes its carrier queue's lock before it reads the thread count and
+     * the last thread decrements the count before it takes each queue's lock, so one of them sees the actor.
      */
     private void drainAbandoned() {
         ActorCell c;
-        while ((c = runQueue.take(0L)) != null) {
+        while ((c = runQueue.take(RunQueue.OUTSIDE, 0L)) != null) {
             try {
                 c.drainAbandoned();
             } catch (Throwable t) {
@@ -504,10 +506,13 @@ public final class SchedulerEngine {
      * stable API.
      *
      * @return {@code [run-queue lock acquisitions, carrier wake-ups, turns chained through a run-next
-     *         slot, run-next occupants rescued by another thread]} so far
+     *         slot, run-next occupants rescued by another thread, acquisitions of a run-queue lock that is
+     *         not the caller's own carrier's (steals, hand-offs from outside; all of them in FIFO order)]}
+     *         so far
      */
     public long[] engineCounters() {
-        return new long[] {runQueue.lockAcquisitions(), pool.wakeUps(), chainedTurns(), runNext.rescues()};
+        return new long[] {runQueue.lockAcquisitions(), pool.wakeUps(), chainedTurns(), runNext.rescues(),
+                runQueue.remoteLockAcquisitions()};
     }
 
     CarrierPool pool() {

@@ -1,10 +1,13 @@
 package io.reactoractor.internal.scheduling;
 
 /**
- * Something the run queue orders by virtual time: an {@link ActorCell} inside its group, or a
- * {@link SchedulingGroup} at the root.
+ * Something the run queue orders by virtual time: an {@link ActorCell} inside its group's lane, or a
+ * {@link GroupLane} (a group on one carrier's queue) at the root; a {@link SchedulingGroup} keeps the
+ * global virtual time its lanes are keyed by.
  *
- * <p>All fields are guarded by the run queue's lock; nothing else may touch them.
+ * <p>The fields are guarded by the lock of the queue that holds the entity (for an actor: the queue it
+ * waits in, or the carrier running it), except a group's {@link #vtime}, which is global and accessed
+ * atomically ({@link SchedulingGroup#charge}).
  */
 public abstract class SchedulingEntity {
 

@@ -17,43 +17,34 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class SchedulingGroup extends SchedulingEntity {
 
-    private static final VarHandle PENDING_VTIME;
-    private static final VarHandle VTIME_VIEW;
+    /** The group's virtual time ({@code vtime}, inherited): global, charged by every carrier. */
+    private static final VarHandle VTIME;
+    private static final VarHandle LANES;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            PENDING_VTIME = l.findVarHandle(SchedulingGroup.class, "pendingVtime", long.class);
-            VTIME_VIEW = l.findVarHandle(SchedulingGroup.class, "vtimeView", long.class);
+            VTIME = l.findVarHandle(SchedulingEntity.class, "vtime", long.class);
+            LANES = l.findVarHandle(SchedulingGroup.class, "lanes", GroupLane[].class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
+    /** {@link #vtime} of a group never placed in a run queue yet (it starts at the root floor). */
+    static final long UNPLACED = Long.MIN_VALUE;
+
     private final String name;
     private final int weight;
 
-    /** Ready actors of this group, ordered by their virtual time (guarded by the run queue lock). */
-    final ReadyActorQueue ready = new ReadyActorQueue();
-    /** Monotonic floor of this group's actors' virtual times (guarded by the run queue lock). */
-    long floor;
-
     /**
-     * Virtual time charged by turns that ended without the run queue's lock (a carrier going on with
-     * its run-next slot's actor), not yet added to {@link #vtime}: added with an atomic
-     * {@code getAndAdd} by any carrier, moved into {@code vtime} by the run queue under its lock
-     * ({@link #takePendingVtime}) before it reads the group's virtual time.
+     * The group's lane on each carrier's queue (index = queue index), created on first use. The array
+     * is installed once with a CAS (so every thread sees one array); slot {@code i} is written and
+     * read only under the lock of queue {@code i}, except for the lock-free floor reads of {@link #floor}
+     * (a racy read of a slot: {@code null} or a published lane, whose floor is read opaque).
      */
-    private volatile long pendingVtime;
-
-    /**
-     * A copy of {@link #vtime} for readers without the run queue's lock (the lock-free preemption
-     * check, {@code FairRunQueue#shouldPreempt}): written with opaque stores under the lock each time
-     * {@code vtime} changes, read with opaque loads. Opaque suffices: the reader only needs an untorn,
-     * recent value for a heuristic that the next end of turn re-checks under the lock.
-     */
-    @SuppressWarnings("unused") // through VTIME_VIEW
-    private long vtimeView;
+    @SuppressWarnings("unused") // through LANES
+    private volatile GroupLane[] lanes;
 
     // statistics, added at the end of every turn by any carrier (under the run queue lock or, chained,
     // without it): striped so that carriers running actors of one group do not fight over a cache line
@@ -66,6 +57,7 @@ public final class SchedulingGroup extends SchedulingEntity {
     SchedulingGroup(String name, int weight) {
         this.name = name;
         this.weight = weight;
+        this.vtime = UNPLACED;
     }
 
     /** @return the group's name */
@@ -111,28 +103,74 @@ public final class SchedulingGroup extends SchedulingEntity {
         turns.add(turnCount);
     }
 
-    /** Charges virtual time without the run queue's lock (see {@link #pendingVtime}). */
-    void chargeLater(long weightedNanos) {
-        PENDING_VTIME.getAndAdd(this, weightedNanos);
-    }
-
-    /** Run queue lock held: publishes {@link #vtime} for lock-free readers (see {@link #vtimeView}). */
-    void publishVtime() {
-        VTIME_VIEW.setOpaque(this, vtime);
+    /**
+     * Charges virtual time (any carrier, no lock): one atomic addition per turn that ends, or per
+     * {@link ChainCharge} flush for chained turns. The group is placed before any of its actors runs.
+     */
+    void charge(long weightedNanos) {
+        if (weightedNanos != 0) {
+            VTIME.getAndAdd(this, weightedNanos);
+        }
     }
 
     /**
-     * Without the lock: the group's virtual time as last published, plus the charges not folded yet.
-     *
-     * @return a recent, untorn estimate of the group's virtual time
+     * Any thread: the group's virtual time (a volatile read; {@link #UNPLACED} before its first
+     * placement). It only grows, which the carriers' heaps rely on (see {@link GroupLane}).
      */
-    long vtimeEstimate() {
-        return (long) VTIME_VIEW.getOpaque(this) + pendingVtime;
+    long vtimeNow() {
+        return (long) VTIME.getVolatile(this);
     }
 
-    /** Run queue lock held: takes the charges made without it, to add them to {@link #vtime}. */
-    long takePendingVtime() {
-        return pendingVtime == 0 ? 0 : (long) PENDING_VTIME.getAndSet(this, 0L);
+    /**
+     * Placement at the root (rule 3 of {@link FairRunQueue}): a brand-new group starts at
+     * {@code rootFloor}; a waking one at {@code max(own, rootFloor - credit)}. A CAS loop, because
+     * carriers charge and place the group concurrently; it only ever raises the value.
+     *
+     * @return the group's virtual time after placement
+     */
+    long place(long rootFloor, long credit) {
+        for (;;) {
+            long v = vtimeNow();
+            long placed = v == UNPLACED ? rootFloor : Math.max(v, rootFloor - credit);
+            if (placed == v || VTIME.compareAndSet(this, v, placed)) {
+                return placed;
+            }
+        }
+    }
+
+    /**
+     * This group's lane on queue {@code index} of {@code count}, created if absent. Only under the lock
+     * of queue {@code index} (the only writer of that slot).
+     */
+    GroupLane lane(int index, int count) {
+        GroupLane[] ls = lanes;
+        if (ls == null) {
+            LANES.compareAndSet(this, null, new GroupLane[count]);
+            ls = lanes;
+        }
+        GroupLane lane = ls[index];
+        if (lane == null) {
+            lane = new GroupLane(this);
+            ls[index] = lane;
+        }
+        return lane;
+    }
+
+    /**
+     * Any thread: the group's actor floor, the largest virtual time of its actors picked on any carrier
+     * (the maximum of its lanes' floors, each read opaque): where a brand-new actor of the group starts.
+     */
+    long floor() {
+        GroupLane[] ls = lanes;
+        long f = 0L;
+        if (ls != null) {
+            for (GroupLane lane : ls) {
+                if (lane != null) {
+                    f = Math.max(f, lane.floorView());
+                }
+            }
+        }
+        return f;
     }
 
     void register(ActorCell cell) {

@@ -109,7 +109,7 @@ public final class Turn {
         }
         if (now >= nextPreemptCheck && runQueue.readyCount() > 0) {
             nextPreemptCheck = now + preemptCheckInterval;
-            if (runQueue.shouldPreempt(cell, elapsed, now)) {
+            if (runQueue.shouldPreempt(cell, elapsed, now, carrier.index())) {
                 preempted = true;
                 return false;
             }

@@ -11,6 +11,11 @@ class ChainChargeTest {
     private final SchedulingGroup b = new SchedulingGroup("b", 2);
     private final ChainCharge charge = new ChainCharge();
 
+    ChainChargeTest() {
+        a.place(0L, 0L);
+        b.place(0L, 0L);
+    }
+
     @Test
     void turnsOfOneGroupAreSummedUntilTheBoundThenHandedOver() {
         long turn = ChainCharge.FLUSH_NANOS / 5;
@@ -18,11 +23,11 @@ class ChainChargeTest {
             charge.add(a, turn, turn);
         }
         assertEquals(0, a.cpuTimeNanos(), "below the bound: still on the carrier");
-        assertEquals(0, a.takePendingVtime());
+        assertEquals(0, a.vtimeNow());
         charge.add(a, turn, turn);
         assertEquals(5 * turn, a.cpuTimeNanos(), "the bound reached: handed over");
         assertEquals(5, a.turns());
-        assertEquals(5 * turn, a.takePendingVtime());
+        assertEquals(5 * turn, a.vtimeNow());
     }
 
     @Test
@@ -30,11 +35,11 @@ class ChainChargeTest {
         charge.add(a, 100, 100);
         charge.add(b, 50, 100);
         assertEquals(100, a.cpuTimeNanos(), "another group chained: a's sum went to a");
-        assertEquals(100, a.takePendingVtime());
+        assertEquals(100, a.vtimeNow());
         assertEquals(0, b.cpuTimeNanos());
         charge.flush();
         assertEquals(100, b.cpuTimeNanos());
-        assertEquals(50, b.takePendingVtime());
+        assertEquals(50, b.vtimeNow());
         assertEquals(1, b.turns());
         charge.flush();
         assertEquals(100, b.cpuTimeNanos(), "a second flush adds nothing");

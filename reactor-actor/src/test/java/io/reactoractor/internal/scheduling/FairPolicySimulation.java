@@ -88,7 +88,17 @@ final class FairPolicySimulation {
     /** Makes {@code actor} ready at the current virtual time (a new actor, or one woken by the test). */
     void start(SimActor actor) {
         actor.readySince = now;
-        queue.enqueue(actor, now);
+        queue.enqueue(actor, now, RunQueue.OUTSIDE);
+        dispatchIdle();
+    }
+
+    /**
+     * Makes {@code actor} ready as if woken by a task on carrier {@code carrier}: it goes to that
+     * carrier's queue (how a fan-out from one actor lands on one queue).
+     */
+    void startOn(SimActor actor, int carrier) {
+        actor.readySince = now;
+        queue.enqueue(actor, now, carrier);
         dispatchIdle();
     }
 
@@ -114,7 +124,7 @@ final class FairPolicySimulation {
                 SimActor a = e.waking;
                 a.left = a.burst;
                 a.readySince = now;
-                queue.enqueue(a, now);
+                queue.enqueue(a, now, RunQueue.OUTSIDE);
                 dispatchIdle();
             } else {
                 taskEnded(e.carrier);
@@ -126,11 +136,10 @@ final class FairPolicySimulation {
     private void dispatchIdle() {
         for (int c = 0; c < running.length; c++) {
             if (running[c] == null) {
-                ActorCell next = queue.take(now);
-                if (next == null) {
-                    return;
+                ActorCell next = queue.take(c, now); // its own queue, else a steal
+                if (next != null) {
+                    begin(c, (SimActor) next);
                 }
-                begin(c, (SimActor) next);
             }
         }
     }
@@ -158,7 +167,7 @@ final class FairPolicySimulation {
         long elapsed = now - turnStart[c];
         boolean more = a.left > 0;
         if (more && elapsed < quota) {
-            if (!queue.shouldPreempt(a, elapsed, now)) {
+            if (!queue.shouldPreempt(a, elapsed, now, c)) {
                 runTask(c, a);
                 return;
             }
@@ -170,7 +179,7 @@ final class FairPolicySimulation {
         if (more) {
             a.readySince = -1; // a preempted actor's wait is not a wake-up delay
         }
-        ActorCell next = queue.finishTurn(a, elapsed, more, now, true, false);
+        ActorCell next = queue.finishTurn(a, elapsed, more, now, true, false, c);
         running[c] = null;
         if (next != null) {
             begin(c, (SimActor) next);

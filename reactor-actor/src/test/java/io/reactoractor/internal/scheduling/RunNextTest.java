@@ -106,13 +106,13 @@ class RunNextTest {
         assertTrue(runNext.tryPlace(carrier, second));
         assertSame(second, carrier.peekRunNext());
         assertEquals(1, queue.readyCount());
-        assertSame(first, queue.take(now));
+        assertSame(first, queue.take(0, now));
     }
 
     @Test
     void whileOthersAreReadyAtMostThreeTurnsInARowComeFromTheSlot() {
         Cell waiting = new Cell("waiting");
-        queue.enqueue(waiting, now);
+        queue.enqueue(waiting, now, RunQueue.OUTSIDE);
         Cell ping = new Cell("ping");
         for (int i = 1; i <= RunNext.MAX_STREAK; i++) {
             inTask(10 * US);
@@ -143,7 +143,7 @@ class RunNextTest {
     @Test
     void aChainThatUsedItsSliceYieldsToAWaitingActorThatIsBehind() {
         Cell waiting = new Cell("waiting");
-        queue.enqueue(waiting, now);
+        queue.enqueue(waiting, now, RunQueue.OUTSIDE);
         Cell ping = new Cell("ping");
         inTask(10 * US);
         assertTrue(runNext.tryPlace(carrier, ping));
@@ -151,7 +151,7 @@ class RunNextTest {
         // the chain inherited a slice that is used up: the waiting actor (same virtual time) goes first
         assertNull(runNext.next(carrier, GRANULARITY, now));
         assertEquals(2, queue.readyCount());
-        assertSame(waiting, queue.take(now), "the fair order, not the slot, picks the next actor");
+        assertSame(waiting, queue.take(0, now), "the fair order, not the slot, picks the next actor");
     }
 
     @Test

@@ -1,0 +1,161 @@
+package io.reactoractor.internal.scheduling;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One carrier's part of the {@link FairRunQueue}: the ready actors queued on that carrier, grouped by
+ * {@link GroupLane}, the lanes in a heap ordered by their group's (global) virtual time. Its monitor is
+ * the lock; its own carrier takes it on every turn end, another carrier only to steal from it (or an
+ * outside thread to hand it an actor), so it is uncontended on the local path.
+ *
+ * <p>Fields: the heap, {@link #seq} and the counters of lock acquisitions are guarded by the lock;
+ * {@link #ready} and {@link #running} are volatile (written under the lock, read without it by the idle
+ * check, the preemption check and stealers); the published head ({@link #publishHead}) is written with
+ * opaque stores under the lock and read with opaque loads by any carrier.
+ */
+final class CarrierQueue {
+
+    private static final VarHandle HEAD_GROUP;
+    private static final VarHandle HEAD_ACTOR_VTIME;
+    private static final VarHandle ROOT_FLOOR;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HEAD_GROUP = l.findVarHandle(CarrierQueue.class, "headGroup", SchedulingGroup.class);
+            HEAD_ACTOR_VTIME = l.findVarHandle(CarrierQueue.class, "headActorVtime", long.class);
+            ROOT_FLOOR = l.findVarHandle(CarrierQueue.class, "rootFloor", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // keeps the hot fields below off the cache line of whatever the allocator put before this queue
+    @SuppressWarnings("unused")
+    private long p01, p02, p03, p04, p05, p06, p07;
+
+    final int index;
+    private final int count;
+    private final VTimeHeap<GroupLane> lanes = new VTimeHeap<>();
+    private long seq;
+    /** Acquisitions of this queue's lock by its own carrier (plain, under the lock; read racily). */
+    long localLocks;
+    /** Acquisitions by any other thread: steals, hand-offs from outside (plain, under the lock). */
+    long remoteLocks;
+    /** Actors queued here (volatile; written under the lock). */
+    volatile int ready;
+    /** Turns running on this queue's carrier (volatile; written under the lock). */
+    volatile int running;
+
+    /** The group of the actor this queue would pick next, or {@code null} (see {@link #publishHead}). */
+    @SuppressWarnings("unused") // through HEAD_GROUP
+    private SchedulingGroup headGroup;
+    /** The virtual time of that actor. */
+    @SuppressWarnings("unused") // through HEAD_ACTOR_VTIME
+    private long headActorVtime;
+    /**
+     * The largest group virtual time picked here (monotonic; opaque stores under the lock). The root
+     * floor of rule 3 is the maximum over all carriers' queues, read only when a group is placed.
+     */
+    @SuppressWarnings("unused") // through ROOT_FLOOR
+    private long rootFloor;
+
+    @SuppressWarnings("unused")
+    private long p11, p12, p13, p14, p15, p16, p17;
+
+    CarrierQueue(int index, int count) {
+        this.index = index;
+        this.count = count;
+    }
+
+    /** Lock held: queues {@code cell}, placed by the caller. */
+    void add(ActorCell cell, long now, long rootFloorNow, long credit) {
+        SchedulingGroup g = cell.group();
+        GroupLane lane = g.lane(index, count);
+        cell.readyAt = now;
+        cell.seq = ++seq;
+        lane.ready.add(cell);
+        if (lane.heapIndex < 0) {
+            lane.vtime = g.place(rootFloorNow, credit);
+            lane.seq = seq;
+            lane.readyAt = now;
+            lanes.add(lane);
+        }
+        ready = ready + 1;
+        publishHead();
+    }
+
+    /**
+     * Lock held: removes the actor that should run next here (least group virtual time, then least
+     * actor virtual time), or returns {@code null}; raises the floors. The caller counts it as running.
+     */
+    ActorCell poll() {
+        GroupLane lane = refreshTop();
+        if (lane == null) {
+            return null;
+        }
+        ActorCell cell = lane.ready.poll();
+        lane.raiseFloor(cell.vtime);
+        long gv = lane.group.vtimeNow();
+        if (gv > (long) ROOT_FLOOR.getOpaque(this)) {
+            ROOT_FLOOR.setOpaque(this, gv);
+        }
+        if (lane.ready.isEmpty()) {
+            lanes.remove(lane);
+        }
+        ready = ready - 1;
+        publishHead();
+        return cell;
+    }
+
+    /**
+     * Lock held: brings the top lane's key up to its group's virtual time until the top is fresh
+     * (see {@link GroupLane}: the result is the exact minimum).
+     */
+    GroupLane refreshTop() {
+        for (;;) {
+            GroupLane top = lanes.peek();
+            if (top == null) {
+                return null;
+            }
+            long v = top.group.vtimeNow();
+            if (v <= top.vtime) {
+                return top;
+            }
+            top.vtime = v;
+            lanes.update(top);
+        }
+    }
+
+    /**
+     * Lock held, after a change: publishes the next pick for lock-free readers. The top is refreshed
+     * first: a stale key can keep a group on top whose virtual time other carriers have meanwhile pushed
+     * past another group's, and publishing that group would hide the other one from stealers and from
+     * the preemption check (a group behind would wait for this carrier). What is published goes stale
+     * in turn as other carriers charge; this carrier re-publishes at its next change (at the latest at
+     * its next turn's end).
+     */
+    void publishHead() {
+        GroupLane top = refreshTop();
+        if (top != null) {
+            HEAD_ACTOR_VTIME.setOpaque(this, top.ready.peekVtime());
+        }
+        HEAD_GROUP.setOpaque(this, top == null ? null : top.group);
+    }
+
+    /** Any thread: the group of the next pick as last published, or {@code null}. */
+    SchedulingGroup headGroup() {
+        return (SchedulingGroup) HEAD_GROUP.getOpaque(this);
+    }
+
+    /** Any thread: the virtual time of the next pick as last published (meaningful with a head group). */
+    long headActorVtime() {
+        return (long) HEAD_ACTOR_VTIME.getOpaque(this);
+    }
+
+    /** Any thread: this queue's root floor as last published. */
+    long rootFloorView() {
+        return (long) ROOT_FLOOR.getOpaque(this);
+    }
+}
