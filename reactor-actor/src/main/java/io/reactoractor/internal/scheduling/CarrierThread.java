@@ -130,8 +130,8 @@ public final class CarrierThread extends Thread implements NonBlocking {
         final CarrierPool pool = engine.pool();
         final SchedulerEngine.Config config = engine.config();
         Turn turn = new Turn(engine, self);
-        // chained turns' group charges, summed on this carrier and handed over before any lock or idle
-        final ChainCharge charge = new ChainCharge();
+        // the turns' group charges, summed on this carrier and handed over before an empty-handed take or idle
+        final CarrierCharge charge = new CarrierCharge();
         boolean recordDelay = config.metrics().recordsSchedulingDelay();
         ActorCell next = null;
         boolean chained = false;
@@ -139,7 +139,7 @@ public final class CarrierThread extends Thread implements NonBlocking {
         for (;;) {
             try {
                 if (next == null) {
-                    charge.flush(); // before the lock, idling or leaving
+                    charge.flush(); // before an empty-handed take, idling or leaving
                     if (engine.isStopping() || (self.compensating() && pool.shouldRetire(self))) {
                         return;
                     }
@@ -188,22 +188,21 @@ public final class CarrierThread extends Thread implements NonBlocking {
                     // the slot's actor replaces this one as the carrier's running actor: no lock to
                     // find the next actor, none to charge the turn unless this one is re-queued
                     if (requeue) {
-                        charge.flush();
-                        runQueue.finishTurn(cell, end - start, true, end, false, true, index);
+                        runQueue.finishTurn(cell, end - start, true, end, false, true, index, charge);
                     } else {
                         runQueue.finishChainedTurn(cell, end - start, charge);
                     }
                     next = fromSlot;
                     chained = true;
                 } else {
-                    charge.flush();
-                    next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext, false, index);
+                    next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext, false, index, charge);
                     chained = false;
                 }
                 if (!requeue) {
                     cell.releaseAfterTurn();
                 }
                 if (!takeNext && next == null) {
+                    charge.flush();
                     return;
                 }
             } catch (Throwable t) {

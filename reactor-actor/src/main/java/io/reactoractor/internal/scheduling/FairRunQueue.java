@@ -9,7 +9,8 @@ package io.reactoractor.internal.scheduling;
  * <ol>
  *   <li><b>Charging.</b> At the end of a turn that ran {@code e} ns, the actor's virtual time grows by
  *       {@code e / actorWeight} and its group's by {@code e / groupWeight}. A group's virtual time is
- *       global (one atomic value, {@link SchedulingGroup#charge}) whichever carriers run its actors, so
+ *       global (one atomic value, {@link SchedulingGroup#charge}, added to in sums of at most
+ *       {@value CarrierCharge#FLUSH_NANOS} ns of a carrier's run time) whichever carriers run its actors, so
  *       group shares hold across carriers; an actor's belongs to whoever holds the actor (the queue it
  *       waits in, under that queue's lock, or the carrier running it).</li>
  *   <li><b>Picking.</b> A carrier picks from its own queue: the group with the least virtual time among
@@ -57,7 +58,8 @@ package io.reactoractor.internal.scheduling;
  * it at that moment. A steal takes the victim's lock and the thief's, in queue-index order (so no two
  * threads can deadlock); the quiescence check takes all of them in that order. Nothing else holds two.
  * A turn that ends with its carrier going on with its run-next slot's actor takes no lock at all
- * ({@link #finishChainedTurn}): the group's charge is summed on the carrier ({@link ChainCharge}).
+ * ({@link #finishChainedTurn}). Group charges are summed on the carrier ({@link CarrierCharge}), so a
+ * turn's end is not an atomic operation on a line all carriers write.
  *
  * <p>The preemption check ({@link #shouldPreempt}) and the steal decision read published copies (the
  * queues' heads, the groups' virtual times) and take no lock: they are heuristics that every end of
@@ -274,12 +276,11 @@ final class FairRunQueue implements RunQueue {
 
     @Override
     public ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now, boolean takeNext,
-            boolean chained, int carrier) {
+            boolean chained, int carrier, CarrierCharge charge) {
         SchedulingGroup g = cell.group();
         long e = Math.max(0L, elapsed);
         cell.vtime += e / cell.weight(); // the running actor is in no queue: its carrier owns its vtime
-        g.charge(e / g.weight());
-        g.account(e, 1L);
+        charge.add(g, e / g.weight(), e); // to the group in sums (CarrierCharge: bounded lag)
         CarrierQueue own = queues[Math.max(0, carrier) % queues.length];
         ActorCell next = null;
         boolean stealNext;
@@ -307,11 +308,11 @@ final class FairRunQueue implements RunQueue {
     }
 
     @Override
-    public void finishChainedTurn(ActorCell cell, long elapsed, ChainCharge charge) {
+    public void finishChainedTurn(ActorCell cell, long elapsed, CarrierCharge charge) {
         SchedulingGroup g = cell.group();
         long e = Math.max(0L, elapsed);
         cell.vtime += e / cell.weight(); // the running actor is in no queue: its carrier owns its vtime
-        charge.add(g, e / g.weight(), e); // to the group in sums (ChainCharge: bounded lag)
+        charge.add(g, e / g.weight(), e); // to the group in sums (CarrierCharge: bounded lag)
     }
 
     /**

@@ -41,12 +41,12 @@ final class FifoRunQueue implements RunQueue {
 
     @Override
     public synchronized ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now,
-            boolean takeNext, boolean chained, int carrier) {
+            boolean takeNext, boolean chained, int carrier, CarrierCharge charge) {
         locks++;
         if (!chained) {
             running--;
         }
-        cell.group().account(Math.max(0L, elapsed), 1L);
+        charge.add(cell.group(), 0L, Math.max(0L, elapsed));
         if (requeue) {
             cell.readyAt = now;
             queue.addLast(cell);
@@ -56,7 +56,7 @@ final class FifoRunQueue implements RunQueue {
     }
 
     @Override
-    public void finishChainedTurn(ActorCell cell, long elapsed, ChainCharge charge) {
+    public void finishChainedTurn(ActorCell cell, long elapsed, CarrierCharge charge) {
         charge.add(cell.group(), 0L, Math.max(0L, elapsed));
     }
 

@@ -27,7 +27,8 @@ interface RunQueue {
     ActorCell take(int carrier, long now);
 
     /**
-     * Ends a turn: charges {@code elapsed} to the actor and its group and, if {@code requeue},
+     * Ends a turn: charges {@code elapsed} to the actor and, through the carrier's {@code charge}, to its
+     * group, and, if {@code requeue},
      * puts the actor back among the ready ones; then takes the next actor to run in the same
      * critical section.
      *
@@ -37,16 +38,16 @@ interface RunQueue {
      * @return the next actor to run, or {@code null} (always {@code null} if {@code !takeNext})
      */
     ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now, boolean takeNext,
-            boolean chained, int carrier);
+            boolean chained, int carrier, CarrierCharge charge);
 
     /**
      * Ends a turn without the run queue's lock: the actor is not re-queued and its carrier goes on
      * with an actor from its run-next slot, which takes its place among the running ones. Charges the
      * actor (confined to its carrier while it runs) and, deferred, its group: through the carrier's
-     * {@code charge} (summed there, bounded by {@link ChainCharge#FLUSH_NANOS}), then the group's
+     * {@code charge} (summed there, bounded by {@link CarrierCharge#FLUSH_NANOS}), then the group's
      * pending virtual time (folded in under the lock before the group's virtual time is next read).
      */
-    void finishChainedTurn(ActorCell cell, long elapsed, ChainCharge charge);
+    void finishChainedTurn(ActorCell cell, long elapsed, CarrierCharge charge);
 
     /**
      * Whether the running actor should end its turn early because a ready actor precedes it (see

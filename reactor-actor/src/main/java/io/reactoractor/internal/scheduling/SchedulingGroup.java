@@ -46,8 +46,8 @@ public final class SchedulingGroup extends SchedulingEntity {
     @SuppressWarnings("unused") // through LANES
     private volatile GroupLane[] lanes;
 
-    // statistics, added at the end of every turn by any carrier (under the run queue lock or, chained,
-    // without it): striped so that carriers running actors of one group do not fight over a cache line
+    // statistics, added by any carrier in sums of its turns (CarrierCharge): striped so that carriers
+    // running actors of one group do not fight over a cache line
     private final LongAdder cpuNanos = new LongAdder();
     private final LongAdder turns = new LongAdder();
 
@@ -95,8 +95,7 @@ public final class SchedulingGroup extends SchedulingEntity {
     }
 
     /**
-     * Counts run time and turns in the statistics: one turn at its end (any carrier), or several chained
-     * turns at once ({@link ChainCharge}).
+     * Counts run time and turns in the statistics: a carrier's sum of turns ({@link CarrierCharge}).
      */
     void account(long elapsedNanos, long turnCount) {
         cpuNanos.add(elapsedNanos);
@@ -104,8 +103,9 @@ public final class SchedulingGroup extends SchedulingEntity {
     }
 
     /**
-     * Charges virtual time (any carrier, no lock): one atomic addition per turn that ends, or per
-     * {@link ChainCharge} flush for chained turns. The group is placed before any of its actors runs.
+     * Charges virtual time (any carrier, no lock): one atomic addition per {@link CarrierCharge} flush
+     * (a sum of at most that many ns of a carrier's turns). The group is placed before any of its actors
+     * runs.
      */
     void charge(long weightedNanos) {
         if (weightedNanos != 0) {

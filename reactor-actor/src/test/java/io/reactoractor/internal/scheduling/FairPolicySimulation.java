@@ -72,6 +72,8 @@ final class FairPolicySimulation {
     private final long quota;
     private final SimActor[] running;
     private final long[] turnStart;
+    /** Each carrier's group charges, as a real carrier sums them (flushed when it takes empty-handed). */
+    private final CarrierCharge[] charges;
     private final PriorityQueue<Event> events = new PriorityQueue<>(
             (a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.seq, b.seq));
     private long seq;
@@ -83,6 +85,10 @@ final class FairPolicySimulation {
         this.quota = quota;
         this.running = new SimActor[carriers];
         this.turnStart = new long[carriers];
+        this.charges = new CarrierCharge[carriers];
+        for (int i = 0; i < carriers; i++) {
+            charges[i] = new CarrierCharge();
+        }
     }
 
     /** Makes {@code actor} ready at the current virtual time (a new actor, or one woken by the test). */
@@ -136,6 +142,7 @@ final class FairPolicySimulation {
     private void dispatchIdle() {
         for (int c = 0; c < running.length; c++) {
             if (running[c] == null) {
+                charges[c].flush(); // an empty-handed take, as CarrierThread does
                 ActorCell next = queue.take(c, now); // its own queue, else a steal
                 if (next != null) {
                     begin(c, (SimActor) next);
@@ -179,7 +186,7 @@ final class FairPolicySimulation {
         if (more) {
             a.readySince = -1; // a preempted actor's wait is not a wake-up delay
         }
-        ActorCell next = queue.finishTurn(a, elapsed, more, now, true, false, c);
+        ActorCell next = queue.finishTurn(a, elapsed, more, now, true, false, c, charges[c]);
         running[c] = null;
         if (next != null) {
             begin(c, (SimActor) next);

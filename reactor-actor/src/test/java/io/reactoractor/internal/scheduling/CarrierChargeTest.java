@@ -4,21 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
 
-/** {@link ChainCharge}: chained turns reach their group in sums, with a bounded lag. */
-class ChainChargeTest {
+/** {@link CarrierCharge}: a carrier's turns reach their group in sums, with a bounded lag. */
+class CarrierChargeTest {
 
     private final SchedulingGroup a = new SchedulingGroup("a", 1);
     private final SchedulingGroup b = new SchedulingGroup("b", 2);
-    private final ChainCharge charge = new ChainCharge();
+    private final CarrierCharge charge = new CarrierCharge();
 
-    ChainChargeTest() {
+    CarrierChargeTest() {
         a.place(0L, 0L);
         b.place(0L, 0L);
     }
 
     @Test
     void turnsOfOneGroupAreSummedUntilTheBoundThenHandedOver() {
-        long turn = ChainCharge.FLUSH_NANOS / 5;
+        long turn = CarrierCharge.FLUSH_NANOS / 5;
         for (int i = 0; i < 4; i++) {
             charge.add(a, turn, turn);
         }
