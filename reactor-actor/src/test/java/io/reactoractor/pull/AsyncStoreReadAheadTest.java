@@ -8,15 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.reactoractor.ActorScheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.Disposable;
-import reactor.core.publisher.Mono;
 
 /**
  * The {@code (subject, group)} actor on an asynchronous store: read-ahead (the next fetch goes out
@@ -35,77 +32,9 @@ class AsyncStoreReadAheadTest {
         scheduler.disposeGracefully().block(Duration.ofSeconds(10));
     }
 
-    /** The adapted in-memory store, recording fetches and renewals; its connection state and notifications are the test's. */
-    static final class Store implements AsyncMessageStore {
-        final AsyncMessageStore delegate = AsyncMessageStore.of(InMemoryMessageStore.create());
-        /** {maxMessages asked, messages returned} per fetch. */
-        final ConcurrentLinkedQueue<int[]> fetches = new ConcurrentLinkedQueue<>();
-        final ConcurrentLinkedQueue<Long> renewed = new ConcurrentLinkedQueue<>();
-        volatile boolean connected = true;
-        volatile boolean notify = true;
-
-        @Override
-        public boolean connected() {
-            return connected;
-        }
-
-        @Override
-        public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
-            return delegate.fetch(subject, group, fromOffset, maxMessages)
-                    .doOnNext(got -> fetches.add(new int[] {maxMessages, got.size()}));
-        }
-
-        @Override
-        public Mono<Void> renew(String subject, String group, long[] offsets) {
-            for (long o : offsets) {
-                renewed.add(o);
-            }
-            return Mono.empty();
-        }
-
-        @Override
-        public Mono<Long> append(String subject, byte[] payload) {
-            return delegate.append(subject, payload);
-        }
-
-        @Override
-        public boolean denseOffsets() {
-            return true;
-        }
-
-        @Override
-        public Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed) {
-            return delegate.acknowledge(subject, group, offsets, committed);
-        }
-
-        @Override
-        public Mono<Reclaimed> reclaim(String subject, String group, long cursor, Duration minIdle, int maxMessages) {
-            return delegate.reclaim(subject, group, cursor, minIdle, maxMessages);
-        }
-
-        @Override
-        public Mono<Position> position(String subject, String group) {
-            return delegate.position(subject, group);
-        }
-
-        @Override
-        public Disposable addAppendListener(MessageStore.AppendListener listener) {
-            // notifications can be switched off: a lost Pub/Sub message
-            return delegate.addAppendListener((s, end) -> {
-                if (notify) {
-                    listener.appended(s, end);
-                }
-            });
-        }
-
-        long fetchedMessages() {
-            return fetches.stream().mapToLong(f -> f[1]).sum();
-        }
-    }
-
     @Test
     void theNextFetchGoesOutBeforeTheBufferRunsDryAndTheBufferIsBounded() {
-        Store store = new Store();
+        RecordingAsyncStore store = new RecordingAsyncStore();
         PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).build();
         try {
             for (int i = 0; i < 20_000; i++) {
@@ -131,7 +60,7 @@ class AsyncStoreReadAheadTest {
 
     @Test
     void aMessageThatWaitedInTheBufferIsRenewedWhenHandedOut() throws InterruptedException {
-        Store store = new Store();
+        RecordingAsyncStore store = new RecordingAsyncStore();
         // renewed after a quarter of the ack timeout in the buffer: 250 ms
         PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).ackTimeout(Duration.ofSeconds(1)).build();
         try {
@@ -154,7 +83,7 @@ class AsyncStoreReadAheadTest {
 
     @Test
     void aNewPullAsksTheStoreSoALostNotificationCostsOnlyUntilThen() throws InterruptedException {
-        Store store = new Store();
+        RecordingAsyncStore store = new RecordingAsyncStore();
         PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).build();
         try {
             c.appendAsync("s", new byte[] {1}).block(WAIT);
@@ -179,7 +108,7 @@ class AsyncStoreReadAheadTest {
 
     @Test
     void aPullFailsAtOnceWhileTheStoreIsDisconnected() {
-        Store store = new Store();
+        RecordingAsyncStore store = new RecordingAsyncStore();
         PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).build();
         try {
             c.appendAsync("s", new byte[] {1}).block(WAIT);
@@ -197,7 +126,7 @@ class AsyncStoreReadAheadTest {
         }
     }
 
-    private static String asks(Store store) {
+    private static String asks(RecordingAsyncStore store) {
         List<String> out = new ArrayList<>();
         store.fetches.forEach(f -> out.add(f[0] + "->" + f[1]));
         return out.toString();

@@ -217,7 +217,7 @@ public final class RedisPullBenchmark {
     }
 
     /**
-     * Runs both phases for both peers.
+     * Runs every phase: throughput and wake-up for both peers, fairness for the store.
      *
      * @param o sizes and the Redis to use
      * @return the figures
@@ -231,36 +231,34 @@ public final class RedisPullBenchmark {
             storeThroughput(o);
             lettuceThroughput(o);
         }
-        for (int r = 0; r < o.rounds(); r++) {
-            System.err.println("throughput: round " + (r + 1));
-            Throughput store;
-            Throughput plain;
-            if (r % 2 == 0) {
-                store = storeThroughput(o);
-                plain = lettuceThroughput(o);
-            } else {
-                plain = lettuceThroughput(o);
-                store = storeThroughput(o);
-            }
-            tp.add(store);
-            tp.add(plain);
-        }
-        for (int r = 0; r < o.rounds(); r++) {
-            System.err.println("wake-up: round " + (r + 1));
-            Latency store;
-            Latency plain;
-            if (r % 2 == 0) {
-                store = storeWakeUp(o);
-                plain = lettuceWakeUp(o);
-            } else {
-                plain = lettuceWakeUp(o);
-                store = storeWakeUp(o);
-            }
-            lat.add(store);
-            lat.add(plain);
-        }
+        alternate(o, "throughput", RedisPullBenchmark::storeThroughput, RedisPullBenchmark::lettuceThroughput, tp);
+        alternate(o, "wake-up", RedisPullBenchmark::storeWakeUp, RedisPullBenchmark::lettuceWakeUp, lat);
         System.err.println("fairness");
         return new Report(tp, lat, storeFairness(o));
+    }
+
+    /** One peer's run of a phase. */
+    private interface Phase<T> {
+        T run(Options o) throws InterruptedException;
+    }
+
+    /** {@code o.rounds()} rounds of a phase, the store's row then plain Lettuce's, their order alternating. */
+    private static <T> void alternate(Options o, String what, Phase<T> store, Phase<T> plain, List<T> out)
+            throws InterruptedException {
+        for (int r = 0; r < o.rounds(); r++) {
+            System.err.println(what + ": round " + (r + 1));
+            T s;
+            T p;
+            if (r % 2 == 0) {
+                s = store.run(o);
+                p = plain.run(o);
+            } else {
+                p = plain.run(o);
+                s = store.run(o);
+            }
+            out.add(s);
+            out.add(p);
+        }
     }
 
     /**
