@@ -67,6 +67,18 @@ public interface AsyncMessageStore {
     }
 
     /**
+     * Whether the store can be reached, as far as it knows without asking it (a client's connection
+     * state): a {@link PullConsumer} fails a new pull at once with a {@link MessageStoreException} while
+     * this is {@code false}, instead of letting it wait for data that cannot come. Called on scheduler
+     * threads: must not block. The default says {@code true} (the calls' own failures tell).
+     *
+     * @return {@code false} while the store is known to be unreachable (e.g. disconnected, reconnecting)
+     */
+    default boolean connected() {
+        return true;
+    }
+
+    /**
      * Hands out the group's next messages to this process, creating the subject and the group if
      * needed (a new group starts at the oldest message still held).
      *

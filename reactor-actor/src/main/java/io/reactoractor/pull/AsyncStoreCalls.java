@@ -22,25 +22,62 @@ import reactor.util.Loggers;
  * {@link StoreReply} is posted to the actor's mailbox when the Mono completes (on whatever thread
  * completes it, typically the store's I/O thread, which does nothing but the post), and its result is
  * applied in a later turn of the actor (Zeebe's {@code runOnCompletion}). While a pull waits only for a
- * store call, nothing is servable ({@link #mayHaveData} is false while {@code fetching}), so the actor
- * suspends as for data; the reply's post resumes it. At most one call of each kind is outstanding; new
- * messages fetched are kept in {@code fetched} (in this process's name in the store) until a pull
- * takes them.
+ * store call, nothing is servable ({@link #mayHaveData} is false while {@code fetching} and nothing is
+ * buffered), so the actor suspends as for data; the reply's post resumes it. At most one fetch, one
+ * reclaim and {@value #MAX_ACK_CALLS} acknowledge calls are outstanding; new messages fetched are kept in
+ * {@code fetched} (in this process's name in the store) until a pull takes them.
+ *
+ * <h2>Read-ahead</h2>
+ * While pulls take messages from {@code fetched} and the last fetch came back full ({@code maybeMore}),
+ * the next fetch is issued before the buffer runs dry: when it holds fewer than
+ * {@value #READ_AHEAD_BELOW} messages and {@value #READ_AHEAD_BELOW_BYTES} payload bytes, for twice what
+ * pulls took since the previous fetch (at least what the waiting pulls want, at most
+ * {@value #MAX_FETCH}); so {@code fetched} never holds more than {@code READ_AHEAD_BELOW + MAX_FETCH - 1}
+ * messages, nor much more than 16 MiB and one fetch's bytes. A
+ * buffered message is already in the store's pending list in this process's name (for Redis: in the
+ * PEL of this consumer, its idle clock running since the fetch), so:
+ * <ul>
+ *   <li>a message handed out after {@code ackTimeout / 4} or more in the buffer is {@linkplain
+ *       AsyncMessageStore#renew renewed}, like a redelivery, so that its consumer gets its whole ack
+ *       timeout before another process may reclaim it;</li>
+ *   <li>a message left in the buffer for the ack timeout or longer (its pulls stopped) may meanwhile
+ *       have been reclaimed by another process: both then deliver it (a duplicate, as with any reclaim;
+ *       at-least-once holds). It is not dropped from the buffer: a store that keeps no pending list of
+ *       its own (the {@linkplain AsyncMessageStore#of adapted} synchronous store reads from the caller's
+ *       cursor) would never hand it out again;</li>
+ *   <li>an actor that retires with a buffer (nothing in flight, no pull for its idle timeout) strands
+ *       nothing: its messages are pending in the store, read again by the pair's next actor here (the
+ *       first fetch reads this consumer's own pending entries, or from the committed offset) or
+ *       reclaimed by any process after the ack timeout.</li>
+ * </ul>
+ *
+ * <h2>Freshness and failing fast</h2>
+ * A new pull makes the next turn fetch ({@code maybeMore}) unless a fetch was issued less than
+ * {@value #FRESH_FETCH_NANOS} ns before it (outstanding or answered): that fetch, or the append
+ * notification of anything appended since, serves it. A pull arriving while the store says it is
+ * {@linkplain AsyncMessageStore#connected() disconnected} fails at once ({@code ConsumerGroupActor}); one
+ * waiting when a fetch fails is failed with it.
  *
  * <h2>Store calls (actor thread, but for {@code maybeMore})</h2>
  * <pre>
  *   call          | issued (actor turn, end)                     | reply applied (actor turn)
  *   --------------+----------------------------------------------+---------------------------------------
- *   fetch         | pulls wait, {@code fetched} empty, maybeMore,| fetching=false; messages to fetched;
- *                 | not fetching: fetching=true, maybeMore=false | a full batch sets maybeMore; an error
- *                 | (an append listener, on any thread, or a new | fails every waiting pull
- *                 | pull sets maybeMore again)                   | ({@link MessageStoreException})
- *   acknowledge   | acks / ack-on-delivery / commit pending, not | acking=false; the acks it carried are
- *                 | acking: one call with every offset gathered  | answered (committed offset) or failed
+ *   fetch         | not fetching, maybeMore, and either pulls    | fetching=false; messages to fetched (a
+ *                 | wait with fetched empty, or pulls took from  | batch, with its time); a full batch
+ *                 | fetched since the last fetch and it holds    | sets maybeMore; an error fails every
+ *                 | &lt; READ_AHEAD_BELOW messages and bytes        | waiting pull ({@link MessageStoreException})
+ *                 | (read-ahead): fetching=true,                 |
+ *                 | maybeMore=false (an append listener, on any  |
+ *                 | thread, or a pull not covered by a fresh     |
+ *                 | fetch sets maybeMore again)                  |
+ *   acknowledge   | acks / ack-on-delivery / commit pending,     | one call fewer outstanding; the acks it
+ *                 | fewer than MAX_ACK_CALLS outstanding: one    | carried are answered (committed offset)
+ *                 | call with every offset gathered              | or failed
  *   reclaim       | pulls wait, now &gt;= nextReclaimAt, not       | messages not already in this process
  *                 | reclaiming                                   | are queued for redelivery (due now)
- *   renew         | a pull is answered with redeliveries         | a failure is logged (another process
- *                 | (restarts their idle clock in the store)     | may take them over too: a duplicate)
+ *   renew         | a pull is answered with redeliveries, or with| a failure is logged (another process
+ *                 | messages that waited &gt;= ackTimeout/4 in the  | may take them over too: a duplicate)
+ *                 | buffer (restarts their idle clock)           |
  *   dead letter   | a nack's policy dead-letters a message       | a failure is logged: the message stays
  *                 |                                              | pending in the store, reclaimed later
  * </pre>
@@ -52,7 +89,17 @@ final class AsyncStoreCalls {
 
     private static final Logger LOG = Loggers.getLogger(ConsumerGroupActor.class);
     /** The most messages one fetch or reclaim asks for. */
-    private static final int MAX_FETCH = 1024;
+    static final int MAX_FETCH = 2048;
+    /** Read-ahead fetches while the buffer holds fewer messages than this... */
+    static final int READ_AHEAD_BELOW = 2048;
+    /** ...and fewer payload bytes than this. */
+    static final long READ_AHEAD_BELOW_BYTES = 16L << 20;
+    /** The most messages one reclaim asks for. */
+    static final int MAX_RECLAIM = 1024;
+    /** Acknowledge calls outstanding at most (pipelined on the store's connection). */
+    static final int MAX_ACK_CALLS = 4;
+    /** A fetch issued this recently covers a new pull (see the class comment). */
+    static final long FRESH_FETCH_NANOS = 1_000_000L;
 
     private final ConsumerGroupActor actor;
     private final AsyncMessageStore remote;
@@ -68,11 +115,22 @@ final class AsyncStoreCalls {
 
     // ---- actor-confined (see the table)
     private final ArrayDeque<Message> fetched = new ArrayDeque<>();
+    /** The batches of {@code fetched}, oldest first: {remaining messages, when fetched (nanoTime)}. */
+    private final ArrayDeque<long[]> fetchedBatches = new ArrayDeque<>();
+    /** Messages pulls took from {@code fetched} since the last fetch was issued (read-ahead's measure of demand). */
+    private long takenSinceFetch;
+    /** Payload bytes in {@code fetched}. */
+    private long bufferedBytes;
+    /** When the last fetch was issued. */
+    private long lastFetchAt;
+    /** How long a fetched message may wait in the buffer before it is renewed when handed out. */
+    private final long renewAfterNanos;
     /** The offset after the last message fetched, or -1 before the first one. */
     private long fetchCursor = -1;
     /** Messages retention dropped before a fetch reached them, told to the next pull answered. */
     private long skipCarry;
-    private boolean acking;
+    /** Acknowledge calls outstanding. */
+    private int ackCalls;
     private boolean reclaiming;
     /** Offsets acknowledged while a reclaim was outstanding: its answer must not bring them back. */
     private final HashSet<Long> ackedWhileReclaiming = new HashSet<>();
@@ -114,6 +172,8 @@ final class AsyncStoreCalls {
         this.waiting = waiting;
         this.counters = counters;
         this.nextReclaimAt = now;
+        this.lastFetchAt = now - FRESH_FETCH_NANOS;
+        this.renewAfterNanos = ackTimeoutNanos / 4;
     }
 
     // ================================================================== any thread
@@ -152,9 +212,19 @@ final class AsyncStoreCalls {
 
     // ================================================================== actor thread
 
-    /** A pull arrived: another process may have appended, so a pull always asks the store. */
-    void pullArrived() {
-        maybeMore = true;
+    /**
+     * A pull arrived: another process may have appended, so the pull asks the store, unless a fetch
+     * issued less than {@link #FRESH_FETCH_NANOS} ago covers it (see the class comment).
+     */
+    void pullArrived(long now) {
+        if (now - lastFetchAt >= FRESH_FETCH_NANOS) {
+            maybeMore = true;
+        }
+    }
+
+    /** @return whether the store can be reached, as far as it knows (its connection is up) */
+    boolean connected() {
+        return remote.connected();
     }
 
     /** A consumer acknowledged {@code offset}: every offset, known here or not (another process may have delivered it). */
@@ -194,26 +264,49 @@ final class AsyncStoreCalls {
         call(remote.renew(subject, group, offsets), new Renewed());
     }
 
-    /** Takes fetched messages into {@code out} (see {@code ConsumerGroupActor.take}). */
+    /**
+     * Takes fetched messages into {@code out} (see {@code ConsumerGroupActor.take}); those that waited
+     * long in the buffer are renewed (see the class comment).
+     */
     void takeFetched(Pull p, long now, List<InFlight> out, long bytes, long maxBytes, AckLedger ledger) {
+        int first = out.size();
+        int aged = 0;
         Message m;
         while (out.size() < p.max && (m = fetched.peekFirst()) != null) {
             long size = m.payload().length;
             if (!out.isEmpty() && bytes + size > maxBytes) {
                 break;
             }
-            fetched.pollFirst();
+            long[] batch = fetchedBatches.peekFirst();
+            if (now - batch[1] >= renewAfterNanos) {
+                aged++; // the oldest come first: the aged ones are a prefix of those taken
+            }
+            pollFetched();
             bytes += size;
             InFlight n = new InFlight(m);
             ledger.deliver(n, p, now);
             out.add(n);
             ledger.advanceTo(Math.max(ledger.nextOffset(), m.offset() + 1));
         }
+        takenSinceFetch += out.size() - first;
+        if (aged > 0) {
+            renew(out.subList(first, first + aged), aged);
+        }
         if (skipCarry > 0 && !out.isEmpty()) {
             p.skipped += skipCarry;
             skipCarry = 0;
         }
         buffered = fetched.size();
+    }
+
+    private Message pollFetched() {
+        long[] batch = fetchedBatches.peekFirst();
+        if (--batch[0] == 0) {
+            fetchedBatches.pollFirst();
+        }
+        Message m = fetched.pollFirst();
+        bufferedBytes -= m.payload().length;
+        return m;
     }
 
     private void addToAck(long offset) {
@@ -225,14 +318,22 @@ final class AsyncStoreCalls {
 
     /** End of a turn: issues the calls the state asks for (see the table), at most one of each kind outstanding. */
     void issueCalls(long now, long committedOffset) {
-        if (!fetching && maybeMore && fetched.isEmpty() && !waiting.isEmpty()) {
-            int want = waiting.wanted(MAX_FETCH);
-            fetching = true;
-            maybeMore = false;
-            call(remote.fetch(subject, group, fetchCursor, want), new Fetched(fetchCursor, want));
+        if (!fetching && maybeMore) {
+            boolean need = fetched.isEmpty() && !waiting.isEmpty();
+            boolean readAhead = takenSinceFetch > 0 && fetched.size() < READ_AHEAD_BELOW
+                    && bufferedBytes < READ_AHEAD_BELOW_BYTES;
+            if (need || readAhead) {
+                int want = (int) Math.min(MAX_FETCH, Math.max(waiting.isEmpty() ? 1 : waiting.wanted(MAX_FETCH),
+                        2 * takenSinceFetch));
+                fetching = true;
+                maybeMore = false;
+                takenSinceFetch = 0;
+                lastFetchAt = now;
+                call(remote.fetch(subject, group, fetchCursor, want), new Fetched(fetchCursor, want));
+            }
         }
-        if (!acking && (toAckCount > 0 || commitDirty)) {
-            acking = true;
+        if (ackCalls < MAX_ACK_CALLS && (toAckCount > 0 || commitDirty)) {
+            ackCalls++;
             long[] offsets = Arrays.copyOf(toAck, toAckCount);
             toAckCount = 0;
             if (toAck.length > 1024) {
@@ -248,7 +349,7 @@ final class AsyncStoreCalls {
             for (int i = 0; i < toAckCount; i++) {
                 ackedWhileReclaiming.add(toAck[i]); // settled here, XACK not sent yet (one is outstanding)
             }
-            call(remote.reclaim(subject, group, reclaimCursor, Duration.ofNanos(ackTimeoutNanos), MAX_FETCH),
+            call(remote.reclaim(subject, group, reclaimCursor, Duration.ofNanos(ackTimeoutNanos), MAX_RECLAIM),
                     new Reclaim());
         }
     }
@@ -283,6 +384,9 @@ final class AsyncStoreCalls {
     }
 
     private boolean isFetched(long offset) {
+        if (fetched.isEmpty() || offset < fetched.peekFirst().offset() || offset > fetched.peekLast().offset()) {
+            return false; // fetched is in offset order
+        }
         for (Message m : fetched) {
             if (m.offset() == offset) {
                 return true;
@@ -370,6 +474,10 @@ final class AsyncStoreCalls {
                     skipCarry += first - from;
                 }
                 fetched.addAll(got);
+                for (Message m : got) {
+                    bufferedBytes += m.payload().length;
+                }
+                fetchedBatches.addLast(new long[] {got.size(), now});
                 buffered = fetched.size();
                 fetchCursor = got.get(got.size() - 1).offset() + 1;
                 if (fetchCursor > knownEnd) {
@@ -397,7 +505,7 @@ final class AsyncStoreCalls {
 
         @Override
         void apply(long now) {
-            acking = false;
+            ackCalls--;
             if (error != null) {
                 // settled here, still pending in the store: reclaimed and redelivered later
                 MessageStoreException e = new MessageStoreException("pull group " + subject + "/" + group

@@ -95,8 +95,12 @@ import reactor.util.Loggers;
  *
  * <h2>Asynchronous store</h2>
  * While a pull waits only for a store call, nothing is servable ({@link #hasData} is false while a
- * fetch is outstanding), so the actor suspends as for data; the reply's post resumes it. It does not
- * retire while a call is outstanding or acks wait for one ({@link #idle}). See {@link AsyncStoreCalls}.
+ * fetch is outstanding and nothing fetched is buffered), so the actor suspends as for data; the reply's
+ * post resumes it. It does not retire while a call is outstanding or acks wait for one ({@link #idle});
+ * it may retire with fetched messages buffered (read-ahead): they stay pending in the store in this
+ * process's name and are read again by the pair's next actor. A pull that arrives while the store says
+ * it is not {@linkplain AsyncMessageStore#connected() connected} is failed at once with a
+ * {@link MessageStoreException}. See {@link AsyncStoreCalls} (its store table, read-ahead, freshness).
  */
 final class ConsumerGroupActor extends ActorCell {
 
@@ -433,9 +437,15 @@ final class ConsumerGroupActor extends ActorCell {
                         + waiting.size() + " waiting pulls, the maximum (maxWaitingPulls)"));
                 return;
             }
+            if (remote != null && !remote.connected()) {
+                // fail fast through the connection state: the pull may not be covered by a fetch of its own
+                p.fail(new MessageStoreException("pull group " + subject + "/" + group
+                        + ": the message store is unreachable", new IllegalStateException("not connected (it reconnects by itself)")));
+                return;
+            }
             waiting.add(p);
             if (remote != null) {
-                remote.pullArrived(); // another process may have appended: a pull always asks the store
+                remote.pullArrived(now); // another process may have appended: asks the store unless a fresh fetch covers it
             }
         } else if (c instanceof Ack a) {
             for (long offset : a.offsets) {

@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.reactoractor.ActorScheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.Disposable;
-import reactor.core.publisher.Mono;
 
 /**
  * The {@code (subject, group)} actor tells an asynchronous store about its own redeliveries
@@ -26,58 +23,9 @@ class AsyncStoreRenewTest {
         scheduler.disposeGracefully().block(Duration.ofSeconds(10));
     }
 
-    /** The adapted in-memory store, recording renew calls. */
-    static final class Recording implements AsyncMessageStore {
-        final AsyncMessageStore delegate = AsyncMessageStore.of(InMemoryMessageStore.create());
-        final ConcurrentLinkedQueue<Long> renewed = new ConcurrentLinkedQueue<>();
-
-        @Override
-        public Mono<Void> renew(String subject, String group, long[] offsets) {
-            for (long o : offsets) {
-                renewed.add(o);
-            }
-            return Mono.empty();
-        }
-
-        @Override
-        public Mono<Long> append(String subject, byte[] payload) {
-            return delegate.append(subject, payload);
-        }
-
-        @Override
-        public boolean denseOffsets() {
-            return true;
-        }
-
-        @Override
-        public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
-            return delegate.fetch(subject, group, fromOffset, maxMessages);
-        }
-
-        @Override
-        public Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed) {
-            return delegate.acknowledge(subject, group, offsets, committed);
-        }
-
-        @Override
-        public Mono<Reclaimed> reclaim(String subject, String group, long cursor, Duration minIdle, int maxMessages) {
-            return delegate.reclaim(subject, group, cursor, minIdle, maxMessages);
-        }
-
-        @Override
-        public Mono<Position> position(String subject, String group) {
-            return delegate.position(subject, group);
-        }
-
-        @Override
-        public Disposable addAppendListener(MessageStore.AppendListener listener) {
-            return delegate.addAppendListener(listener);
-        }
-    }
-
     @Test
     void aRedeliveryIsRenewedAFirstDeliveryIsNot() throws InterruptedException {
-        Recording store = new Recording();
+        RecordingAsyncStore store = new RecordingAsyncStore();
         PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).ackTimeout(Duration.ofMillis(200)).build();
         try {
             c.appendAsync("s", "x".getBytes()).block(Duration.ofSeconds(10));
@@ -102,7 +50,7 @@ class AsyncStoreRenewTest {
      */
     @Test
     void aRedeliveryIsRenewedWhenTheByteBudgetCutsTheNextOne() throws InterruptedException {
-        Recording store = new Recording();
+        RecordingAsyncStore store = new RecordingAsyncStore();
         PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).ackTimeout(Duration.ofMillis(100))
                 .maxBytesPerPull(3).build();
         try {

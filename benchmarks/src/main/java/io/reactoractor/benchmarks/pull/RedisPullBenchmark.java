@@ -45,14 +45,58 @@ import reactor.core.publisher.Mono;
  *       acknowledged and polls again. Latency = append started → message handed to the poller. The
  *       pull consumer holds N polls on its 2 connections (commands, Pub/Sub); the baseline needs N
  *       connections, each in {@code XREADGROUP COUNT 1 BLOCK 30000}.</li>
+ *   <li><b>Group fairness</b> (the store only): one subject with a backlog, two consumer groups reading
+ *       it independently, one with 100 long-polling consumers and one with 2; each consumer pulls
+ *       ({@code max=20}), spends 20 µs of CPU per message in the answer (which runs in the group
+ *       actor's turn, so it is charged to the group's share), acknowledges without waiting for the
+ *       answer and pulls again. Delivered messages per group and per consumer over the window: a fair
+ *       scheduler gives each group half, whatever its number of consumers.</li>
  * </ol>
+ * Throughput and wake-up run a warm-up first (throughput: two drains of the backlog per peer, not
+ * recorded; wake-up: the first second of each round), then {@code rounds} rounds, the order of the two peers alternating from round to
+ * round; the tables give every round and the medians.
  *
- * <p>Usage: {@code RedisPullBenchmark --uri redis://host:port [--quick] [--pollers N]}.
+ * <p>Usage: {@code RedisPullBenchmark --uri redis://host:port [--quick] [--pollers N] [--rounds N]}.
  */
 public final class RedisPullBenchmark {
 
-    /** Phase sizes. */
-    public record Options(String uri, int backlog, Duration latencyWindow, int pollers) {
+    /**
+     * Phase sizes.
+     *
+     * @param uri            the Redis
+     * @param backlog        messages drained per throughput round
+     * @param latencyWindow  the recording window of a wake-up round
+     * @param pollers        waiting polls in the wake-up phase
+     * @param rounds         rounds of the throughput and wake-up phases (peers alternated)
+     * @param fairnessWindow the counting window of the fairness phase
+     */
+    public record Options(String uri, int backlog, Duration latencyWindow, int pollers, int rounds,
+            Duration fairnessWindow) {
+    }
+
+    /**
+     * The fairness phase's counts.
+     *
+     * @param manyPerConsumer messages delivered to each of the 100 consumers of group "many"
+     * @param fewPerConsumer  messages delivered to each of the 2 consumers of group "few"
+     * @param seconds         the counting window
+     */
+    public record Fairness(long[] manyPerConsumer, long[] fewPerConsumer, double seconds) {
+        /** @return messages delivered to group "many" */
+        public long many() {
+            return java.util.Arrays.stream(manyPerConsumer).sum();
+        }
+
+        /** @return messages delivered to group "few" */
+        public long few() {
+            return java.util.Arrays.stream(fewPerConsumer).sum();
+        }
+
+        /** @return group "few"'s share of the delivered messages (0.5 is fair) */
+        public double fewShare() {
+            long all = many() + few();
+            return all == 0 ? 0 : (double) few() / all;
+        }
     }
 
     /** A throughput row. */
@@ -86,40 +130,94 @@ public final class RedisPullBenchmark {
         boolean quick = a.contains("--quick");
         int p = a.indexOf("--pollers");
         int pollers = p >= 0 ? Integer.parseInt(a.get(p + 1)) : 1_000;
+        int r = a.indexOf("--rounds");
+        int rounds = r >= 0 ? Integer.parseInt(a.get(r + 1)) : 3;
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds must be >= 1 but was " + rounds);
+        }
         Options o = new Options(a.get(u + 1), quick ? 100_000 : 300_000,
-                quick ? Duration.ofSeconds(5) : Duration.ofSeconds(15), pollers);
+                quick ? Duration.ofSeconds(5) : Duration.ofSeconds(15), pollers, rounds,
+                quick ? Duration.ofSeconds(5) : Duration.ofSeconds(10));
         System.out.println(run(o).toMarkdown(o));
     }
 
-    /** Everything measured. */
-    public record Report(List<Throughput> throughput, List<Latency> latency) {
+    /**
+     * Everything measured.
+     *
+     * @param throughput the throughput rows, store and plain Lettuce per round (in that order)
+     * @param latency    the wake-up rows, store and plain Lettuce per round (in that order)
+     * @param fairness   the fairness phase
+     */
+    public record Report(List<Throughput> throughput, List<Latency> latency, Fairness fairness) {
+
+        /** @return the median of the store's throughput rounds over the median of plain Lettuce's */
+        public double throughputRatio() {
+            return median(throughput, 0, Throughput::perSecond) / median(throughput, 1, Throughput::perSecond);
+        }
+
+        /** @return the median of the store's wake-up p99 minus the median of plain Lettuce's, µs */
+        public double p99DifferenceUs() {
+            return median(latency, 0, Latency::p99us) - median(latency, 1, Latency::p99us);
+        }
+
+        private static <T> double median(List<T> rows, int peer, java.util.function.ToDoubleFunction<T> f) {
+            double[] v = new double[rows.size() / 2];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = f.applyAsDouble(rows.get(2 * i + peer));
+            }
+            java.util.Arrays.sort(v);
+            return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        }
+
         /**
          * @param o the options of the run
          * @return the tables
          */
         public String toMarkdown(Options o) {
             StringBuilder sb = new StringBuilder();
-            sb.append("### Redis pull throughput (backlog drained by 4 pollers, ack per batch)\n\n"
-                    + "| peer | messages | seconds | messages/s |\n|---|---:|---:|---:|\n");
-            for (Throughput t : throughput) {
-                sb.append(String.format(Locale.ROOT, "| %s | %d | %.2f | %,.0f |%n", t.label(), t.messages(),
-                        t.seconds(), t.perSecond()));
+            sb.append("### Redis pull throughput (backlog of " + o.backlog() + " drained by 4 pollers, ack per batch; "
+                    + o.rounds() + " rounds after a warm-up)\n\n"
+                    + "| round | peer | messages | seconds | messages/s |\n|---:|---|---:|---:|---:|\n");
+            for (int i = 0; i < throughput.size(); i++) {
+                Throughput t = throughput.get(i);
+                sb.append(String.format(Locale.ROOT, "| %d | %s | %d | %.2f | %,.0f |%n", i / 2 + 1, t.label(),
+                        t.messages(), t.seconds(), t.perSecond()));
             }
-            sb.append(String.format(Locale.ROOT, "%nstore / plain Lettuce: %.2fx%n",
-                    throughput.get(0).perSecond() / throughput.get(1).perSecond()));
+            sb.append(String.format(Locale.ROOT, "%nstore / plain Lettuce (medians): %.2fx (store %,.0f, plain %,.0f msg/s)%n",
+                    throughputRatio(), median(throughput, 0, Throughput::perSecond),
+                    median(throughput, 1, Throughput::perSecond)));
             sb.append("\n### Redis wake-up latency, append → poll answered (µs), " + o.pollers()
-                    + " waiting polls\n\n| peer | answered | p50 | p99 | p99.9 | max | Redis connections |\n"
-                    + "|---|---:|---:|---:|---:|---:|---:|\n");
-            for (Latency l : latency) {
-                sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %d |%n", l.label(),
-                        l.count(), l.p50us(), l.p99us(), l.p999us(), l.maxUs(), l.connections()));
+                    + " waiting polls, " + o.latencyWindow().toSeconds() + " s per round\n\n"
+                    + "| round | peer | answered | p50 | p99 | p99.9 | max | Redis connections |\n"
+                    + "|---:|---|---:|---:|---:|---:|---:|---:|\n");
+            for (int i = 0; i < latency.size(); i++) {
+                Latency l = latency.get(i);
+                sb.append(String.format(Locale.ROOT, "| %d | %s | %d | %.1f | %.1f | %.1f | %.1f | %d |%n", i / 2 + 1,
+                        l.label(), l.count(), l.p50us(), l.p99us(), l.p999us(), l.maxUs(), l.connections()));
+            }
+            sb.append(String.format(Locale.ROOT, "%np99, store - plain Lettuce (medians): %+.1f µs (store %.1f, plain %.1f)%n",
+                    p99DifferenceUs(), median(latency, 0, Latency::p99us), median(latency, 1, Latency::p99us)));
+            if (fairness != null) {
+                sb.append(String.format(Locale.ROOT, "%n### Redis group fairness: one subject, group \"many\" (100 long-polling"
+                        + " consumers) and group \"few\" (2), %.0f s%n%n"
+                        + "| group | delivered | share | per consumer: min | mean | max |%n|---|---:|---:|---:|---:|---:|%n",
+                        fairness.seconds()));
+                row(sb, "many (100 consumers)", fairness.manyPerConsumer(), fairness.many(), 1 - fairness.fewShare());
+                row(sb, "few (2 consumers)", fairness.fewPerConsumer(), fairness.few(), fairness.fewShare());
             }
             return sb.toString();
+        }
+
+        private static void row(StringBuilder sb, String label, long[] per, long sum, double share) {
+            long min = java.util.Arrays.stream(per).min().orElse(0);
+            long max = java.util.Arrays.stream(per).max().orElse(0);
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %.3f | %d | %.1f | %d |%n", label, sum, share, min,
+                    per.length == 0 ? 0.0 : (double) sum / per.length, max));
         }
     }
 
     /**
-     * Runs both phases for both peers.
+     * Runs every phase: throughput and wake-up for both peers, fairness for the store.
      *
      * @param o sizes and the Redis to use
      * @return the figures
@@ -128,15 +226,114 @@ public final class RedisPullBenchmark {
     public static Report run(Options o) throws InterruptedException {
         List<Throughput> tp = new ArrayList<>();
         List<Latency> lat = new ArrayList<>();
-        System.err.println("throughput: Redis store");
-        tp.add(storeThroughput(o));
-        System.err.println("throughput: plain Lettuce");
-        tp.add(lettuceThroughput(o));
-        System.err.println("wake-up: Redis store");
-        lat.add(storeWakeUp(o));
-        System.err.println("wake-up: plain Lettuce");
-        lat.add(lettuceWakeUp(o));
-        return new Report(tp, lat);
+        System.err.println("throughput: warm-up");
+        for (int w = 0; w < 2; w++) {
+            storeThroughput(o);
+            lettuceThroughput(o);
+        }
+        alternate(o, "throughput", RedisPullBenchmark::storeThroughput, RedisPullBenchmark::lettuceThroughput, tp);
+        alternate(o, "wake-up", RedisPullBenchmark::storeWakeUp, RedisPullBenchmark::lettuceWakeUp, lat);
+        System.err.println("fairness");
+        return new Report(tp, lat, storeFairness(o));
+    }
+
+    /** One peer's run of a phase. */
+    private interface Phase<T> {
+        T run(Options o) throws InterruptedException;
+    }
+
+    /** {@code o.rounds()} rounds of a phase, the store's row then plain Lettuce's, their order alternating. */
+    private static <T> void alternate(Options o, String what, Phase<T> store, Phase<T> plain, List<T> out)
+            throws InterruptedException {
+        for (int r = 0; r < o.rounds(); r++) {
+            System.err.println(what + ": round " + (r + 1));
+            T s;
+            T p;
+            if (r % 2 == 0) {
+                s = store.run(o);
+                p = plain.run(o);
+            } else {
+                p = plain.run(o);
+                s = store.run(o);
+            }
+            out.add(s);
+            out.add(p);
+        }
+    }
+
+    /**
+     * Group fairness on the Redis store (see the class comment).
+     *
+     * @param o the Redis and the window
+     * @return delivered messages per consumer of each group
+     * @throws InterruptedException if interrupted
+     */
+    static Fairness storeFairness(Options o) throws InterruptedException {
+        ActorScheduler s = ActorScheduler.builder().name("redis-fair").threads(2).build();
+        RedisStreamsMessageStore store = store(o, prefix("fair"));
+        PullConsumer c = PullConsumer.builder(s).asyncStore(store).ackTimeout(Duration.ofMinutes(5))
+                .maxWaitingPulls(1_000).build();
+        long[] many = new long[100];
+        long[] few = new long[2];
+        java.util.concurrent.atomic.AtomicLongArray manyCounts = new java.util.concurrent.atomic.AtomicLongArray(many.length);
+        java.util.concurrent.atomic.AtomicLongArray fewCounts = new java.util.concurrent.atomic.AtomicLongArray(few.length);
+        AtomicBoolean counting = new AtomicBoolean();
+        List<Disposable> loops = new ArrayList<>();
+        try {
+            // a backlog neither group can drain within the window at 20 µs a message on 2 threads
+            int backlog = (int) Math.min(2_000_000, Math.max(20_000, o.fairnessWindow().toMillis() * 150));
+            fill(store, "f", backlog);
+            for (int i = 0; i < many.length; i++) {
+                loops.add(fairLoop(c, "many", manyCounts, i, counting));
+            }
+            for (int i = 0; i < few.length; i++) {
+                loops.add(fairLoop(c, "few", fewCounts, i, counting));
+            }
+            Thread.sleep(1_000); // warm-up
+            counting.set(true);
+            long t0 = System.nanoTime();
+            Thread.sleep(o.fairnessWindow().toMillis());
+            counting.set(false);
+            double secs = (System.nanoTime() - t0) / 1e9;
+            for (int i = 0; i < many.length; i++) {
+                many[i] = manyCounts.get(i);
+            }
+            for (int i = 0; i < few.length; i++) {
+                few[i] = fewCounts.get(i);
+            }
+            return new Fairness(many, few, secs);
+        } finally {
+            loops.forEach(Disposable::dispose);
+            c.dispose();
+            store.dispose();
+            s.dispose();
+        }
+    }
+
+    private static Disposable fairLoop(PullConsumer c, String group, java.util.concurrent.atomic.AtomicLongArray counts,
+            int i, AtomicBoolean counting) {
+        return Mono.defer(() -> c.pull("f", group, 20, Duration.ofSeconds(5)))
+                .doOnNext(r -> {
+                    for (int k = 0; k < r.messages().size(); k++) {
+                        busy(20_000); // the consumer's work, in the group actor's turn
+                    }
+                    if (counting.get()) {
+                        counts.addAndGet(i, r.messages().size());
+                    }
+                    if (!r.isEmpty()) {
+                        c.ack("f", group, r.messages().stream().map(Message::offset).toList()).subscribe(x -> { },
+                                e -> { });
+                    }
+                })
+                .repeat()
+                .subscribe(x -> { }, e -> System.err.println("fairness loop " + group + "/" + i + " failed: " + e));
+    }
+
+    private static void busy(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
     }
 
     private static String prefix(String what) {

@@ -17,7 +17,8 @@ class RedisPullBenchmarkTest {
     @Test
     void smoke() throws Exception {
         try (TestRedis redis = TestRedis.start(false)) {
-            RedisPullBenchmark.Options o = new RedisPullBenchmark.Options(redis.uri(), 2_000, Duration.ofMillis(300), 20);
+            RedisPullBenchmark.Options o = new RedisPullBenchmark.Options(redis.uri(), 2_000, Duration.ofMillis(300), 20,
+                    1, Duration.ofMillis(500));
             RedisPullBenchmark.Report r = RedisPullBenchmark.run(o);
             assertEquals(2, r.throughput().size());
             r.throughput().forEach(t -> assertTrue(t.messages() >= 2_000 && t.perSecond() > 0, t.toString()));
@@ -26,8 +27,13 @@ class RedisPullBenchmarkTest {
                     l.toString()));
             assertEquals(2, r.latency().get(0).connections(), "the store: commands and Pub/Sub");
             assertEquals(21, r.latency().get(1).connections(), "the baseline: one per waiting poll, and the producer");
+            RedisPullBenchmark.Fairness f = r.fairness();
+            assertEquals(100, f.manyPerConsumer().length);
+            assertEquals(2, f.fewPerConsumer().length);
+            assertTrue(f.many() > 0 && f.few() > 0, "both groups were served: " + f.many() + " / " + f.few());
             String md = r.toMarkdown(o);
-            assertTrue(md.contains("store / plain Lettuce") && md.contains("20 waiting polls"), md);
+            assertTrue(md.contains("store / plain Lettuce") && md.contains("20 waiting polls")
+                    && md.contains("group fairness"), md);
         }
     }
 }

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -30,11 +29,78 @@ import reactor.core.publisher.Mono;
  * on the killed instance is sent again to the other one (so a message may be stored twice: counted).
  *
  * <p>Usage: {@code RedisEndToEnd --uri redis://127.0.0.1:6390 [--messages 100000] [--clients 20]};
- * exit code 0 when nothing was lost.
+ * exit code 0 when nothing was lost. {@link RedisEndToEndTest} runs a shorter variant in the build
+ * ({@link #run(Options)}).
  */
 public final class RedisEndToEnd {
 
     private RedisEndToEnd() {
+    }
+
+    /**
+     * What to run.
+     *
+     * @param uri        the Redis both instances share
+     * @param messages   messages appended (half through each instance; instance 1 is killed once half of
+     *                   them were appended)
+     * @param clients    long-polling HTTP clients, alternately in groups g1 and g2, spread over both instances
+     * @param ackTimeout the instances' ack timeout (how soon the killed instance's messages are reclaimed)
+     * @param jvmArgs    extra options of the instances' JVMs
+     * @param deadline   how long the whole run may take before it is reported as failed (liveness only)
+     */
+    public record Options(String uri, int messages, int clients, Duration ackTimeout, List<String> jvmArgs,
+            Duration deadline) {
+    }
+
+    /**
+     * One group's outcome.
+     *
+     * @param group          the group
+     * @param delivered      distinct messages delivered to its clients
+     * @param lost           messages never delivered
+     * @param duplicates     messages delivered more than once
+     * @param ackedOk        distinct messages whose ack was answered OK
+     * @param pendingInRedis the group's pending entries in Redis at the end ({@code -1}: not read, the
+     *                       deliveries did not complete)
+     */
+    public record GroupResult(String group, int delivered, long lost, long duplicates, int ackedOk,
+            long pendingInRedis) {
+    }
+
+    /**
+     * A run's outcome.
+     *
+     * @param messages      messages appended
+     * @param appendSeconds how long the appends took
+     * @param appendRetries appends sent again to the survivor after failing on the killed instance
+     * @param seconds       from the first append until every message was acknowledged (or the deadline)
+     * @param clients       long-polling clients
+     * @param pollErrors    polls and acks that failed (the killed instance's)
+     * @param groups        per group
+     * @param logs          the instances' logs
+     */
+    public record Result(int messages, double appendSeconds, long appendRetries, double seconds, int clients,
+            long pollErrors, List<GroupResult> groups, List<Path> logs) {
+
+        /** @return whether every message was delivered in each group and nothing is pending in Redis */
+        public boolean ok() {
+            return groups.stream().allMatch(g -> g.lost() == 0 && g.pendingInRedis() == 0);
+        }
+
+        /** @return the report, Markdown */
+        public String toMarkdown() {
+            StringBuilder sb = new StringBuilder();
+            sb.append(String.format("%d messages appended through 2 instances in %.1f s (%d appends retried on the "
+                    + "survivor), all acknowledged after %.1f s; %d clients, %d poll/ack errors (the killed instance)%n%n",
+                    messages, appendSeconds, appendRetries, seconds, clients, pollErrors));
+            sb.append("| group | delivered (distinct) | lost | delivered more than once | acks answered OK (distinct) |"
+                    + " pending in Redis at the end |\n|---|---:|---:|---:|---:|---:|\n");
+            for (GroupResult g : groups) {
+                sb.append(String.format("| %s | %d | %d | %d | %d | %d |%n", g.group(), g.delivered(), g.lost(),
+                        g.duplicates(), g.ackedOk(), g.pendingInRedis()));
+            }
+            return sb.toString();
+        }
     }
 
     /**
@@ -48,28 +114,54 @@ public final class RedisEndToEnd {
         String uri = a.get(a.indexOf("--uri") + 1);
         int messages = a.contains("--messages") ? Integer.parseInt(a.get(a.indexOf("--messages") + 1)) : 100_000;
         int clients = a.contains("--clients") ? Integer.parseInt(a.get(a.indexOf("--clients") + 1)) : 20;
+        Result r = run(new Options(uri, messages, clients, Duration.ofSeconds(5), List.of("-Xmx512m"),
+                Duration.ofMinutes(30)));
+        System.out.println(r.toMarkdown());
+        if (!r.ok()) {
+            System.exit(1);
+        }
+    }
+
+    /**
+     * Starts the two instances, runs the clients and the appends, kills instance 1 half-way, waits until
+     * every message was acknowledged in each group (or the deadline), stops the survivor.
+     *
+     * @param o what to run
+     * @return the outcome
+     * @throws Exception if an instance does not come up, or on interruption
+     */
+    public static Result run(Options o) throws Exception {
         String prefix = "e2e-" + Long.toString(System.nanoTime(), 36) + ":";
         int[] ports = {freePort(), freePort()};
         Process[] apps = new Process[2];
-        for (int i = 0; i < 2; i++) {
-            apps[i] = start(i, ports[i], uri, prefix);
-        }
+        List<Path> logs = new ArrayList<>();
         try {
-            run(messages, clients, ports, apps, uri, prefix);
+            for (int i = 0; i < 2; i++) {
+                Path log = Files.createTempFile("e2e-app-" + i, ".log");
+                logs.add(log);
+                apps[i] = start(i, ports[i], o, prefix, log);
+            }
+            return run(o, ports, apps, prefix, logs);
         } finally {
             for (Process p : apps) {
-                p.destroyForcibly();
+                if (p != null) {
+                    p.destroyForcibly();
+                }
             }
         }
     }
 
-    private static void run(int messages, int clients, int[] ports, Process[] apps, String uri, String prefix)
+    private static Result run(Options o, int[] ports, Process[] apps, String prefix, List<Path> logs)
             throws Exception {
+        int messages = o.messages();
+        int clients = o.clients();
+        String uri = o.uri();
+        long runDeadline = System.nanoTime() + o.deadline().toNanos();
         WebClient[] web = new WebClient[2];
         for (int i = 0; i < 2; i++) {
             web[i] = WebClient.builder().baseUrl("http://127.0.0.1:" + ports[i])
                     .codecs(c -> c.defaultCodecs().maxInMemorySize(16 << 20)).build();
-            awaitUp(web[i]);
+            awaitUp(web[i], apps[i], runDeadline);
         }
         java.util.concurrent.atomic.AtomicIntegerArray dead = new java.util.concurrent.atomic.AtomicIntegerArray(2);
         String[] groups = {"g1", "g2"};
@@ -128,13 +220,12 @@ public final class RedisEndToEnd {
                                 dead.set(1, 1);
                             }
                         }), 32)
-                .blockLast(Duration.ofMinutes(20));
+                .blockLast(Duration.ofNanos(Math.max(runDeadline - System.nanoTime(), 1)));
         double appendSecs = (System.nanoTime() - t0) / 1e9;
         // done when every message was delivered in each group and Redis holds nothing unacknowledged (an ack
         // whose HTTP answer was lost with the killed instance is acknowledged all the same: Redis counts it)
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
         long[] pending = {-1, -1};
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() < runDeadline) {
             if (delivered.values().stream().allMatch(m -> m.size() >= messages)) {
                 for (int g = 0; g < 2; g++) {
                     pending[g] = pendingInRedis(uri, prefix, groups[g]);
@@ -147,25 +238,14 @@ public final class RedisEndToEnd {
         }
         double secs = (System.nanoTime() - t0) / 1e9;
         loops.forEach(Disposable::dispose);
-        boolean ok = true;
-        StringBuilder sb = new StringBuilder();
-        sb.append(String.format("%d messages appended through 2 instances in %.1f s (%d appends retried on the "
-                + "survivor), all acknowledged after %.1f s; %d clients, %d poll/ack errors (the killed instance)%n%n",
-                messages, appendSecs, appendRetries.get(), secs, clients, pollErrors.get()));
-        sb.append("| group | delivered (distinct) | lost | delivered more than once | acks answered OK (distinct) |"
-                + " pending in Redis at the end |\n|---|---:|---:|---:|---:|---:|\n");
+        List<GroupResult> out = new ArrayList<>();
         for (int g = 0; g < 2; g++) {
             Map<Integer, AtomicInteger> d = delivered.get(groups[g]);
             long lost = messages - d.size();
             long dup = d.values().stream().filter(x -> x.get() > 1).count();
-            ok &= lost == 0 && pending[g] == 0;
-            sb.append(String.format("| %s | %d | %d | %d | %d | %d |%n", groups[g], d.size(), lost, dup,
-                    acked.get(groups[g]).size(), pending[g]));
+            out.add(new GroupResult(groups[g], d.size(), lost, dup, acked.get(groups[g]).size(), pending[g]));
         }
-        System.out.println(sb);
-        if (!ok) {
-            System.exit(1);
-        }
+        return new Result(messages, appendSecs, appendRetries.get(), secs, clients, pollErrors.get(), out, logs);
     }
 
     /** The group's pending (delivered, unacknowledged) entries, from Redis itself. */
@@ -187,26 +267,26 @@ public final class RedisEndToEnd {
                 .doBeforeRetry(s -> retries.incrementAndGet()));
     }
 
-    private static Process start(int i, int port, String uri, String prefix) throws Exception {
-        Path log = Files.createTempFile("e2e-app-" + i, ".log");
+    private static Process start(int i, int port, Options o, String prefix, Path log) throws Exception {
         System.err.println("instance " + i + " on port " + port + ", log " + log);
-        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(o.jvmArgs());
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
                 PullServerApplication.class.getName(), "--server.port=" + port, "--pull.store=redis",
-                "--pull.redis.uri=" + uri, "--pull.redis.key-prefix=" + prefix, "--pull.redis.consumer-name=app-" + i,
-                "--reactor.actor.pull.ack-timeout=5s", "--reactor.actor.threads=1")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                "--pull.redis.uri=" + o.uri(), "--pull.redis.key-prefix=" + prefix, "--pull.redis.consumer-name=app-" + i,
+                "--reactor.actor.pull.ack-timeout=" + o.ackTimeout().toMillis() + "ms", "--reactor.actor.threads=1"));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
-    private static void awaitUp(WebClient web) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    private static void awaitUp(WebClient web, Process app, long deadline) throws InterruptedException {
         while (true) {
             try {
                 web.get().uri("/status").retrieve().toBodilessEntity().block(Duration.ofSeconds(5));
                 return;
             } catch (RuntimeException notYet) {
-                if (System.nanoTime() > deadline) {
-                    throw notYet;
+                if (System.nanoTime() > deadline || !app.isAlive()) {
+                    throw new IllegalStateException("instance not up (alive: " + app.isAlive() + ")", notYet);
                 }
                 Thread.sleep(200);
             }

@@ -81,7 +81,9 @@ import reactor.util.Loggers;
  * <h2>Failures</h2>
  * Commands fail at once while the connection is down ({@code REJECT_COMMANDS}) and after
  * {@link Builder#commandTimeout} otherwise; Lettuce reconnects by itself, and re-subscribes the Pub/Sub
- * connection. A lost wake-up costs latency, not messages: every pull asks Redis.
+ * connection. A lost wake-up costs latency, not messages: a pull asks Redis unless a fetch issued
+ * within the last millisecond covers it; a pull arriving while the command connection is down fails at
+ * once ({@link #connected()}).
  * {@link #append} completes only once Redis answered the {@code XADD}.
  *
  * <pre>{@code
@@ -236,6 +238,18 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     }
 
     // ================================================================== the SPI
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The command connection's state: {@code false} from the moment Lettuce sees it drop until it has
+     * reconnected (commands are then rejected at once, {@code REJECT_COMMANDS} on a client of the store's
+     * own), and after {@link #dispose()}.
+     */
+    @Override
+    public boolean connected() {
+        return !disposed && connection.isOpen();
+    }
 
     @Override
     public Mono<Long> append(String subject, byte[] payload) {

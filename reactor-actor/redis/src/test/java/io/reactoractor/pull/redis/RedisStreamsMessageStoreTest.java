@@ -1,6 +1,7 @@
 package io.reactoractor.pull.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -320,8 +321,10 @@ class RedisStreamsMessageStoreTest {
     void redisDownFailsFastAndReconnects() throws Exception {
         TestRedis redis = TestRedis.start(false);
         closing.add(redis);
-        PullConsumer c = consumer(store(redis, "down:", "c"), Duration.ofSeconds(30));
+        RedisStreamsMessageStore store = store(redis, "down:", "c");
+        PullConsumer c = consumer(store, Duration.ofSeconds(30));
         c.appendAsync("s", b("before")).block(WAIT);
+        assertTrue(store.connected());
         PullResult first = c.pull("s", "g", 10, Duration.ofSeconds(5)).block(WAIT);
         List<Long> unacked = first.messages().stream().map(Message::offset).toList();
 
@@ -331,6 +334,11 @@ class RedisStreamsMessageStoreTest {
         assertInstanceOf(MessageStoreException.class, ack, ack.toString());
         Throwable append = assertThrows(RuntimeException.class, () -> c.appendAsync("s", b("lost")).block(WAIT));
         assertInstanceOf(MessageStoreException.class, append, append.toString());
+        // what a new pull is failed by (without a read of its own): the connection state
+        for (long until = System.nanoTime() + WAIT.toNanos(); store.connected() && System.nanoTime() < until; ) {
+            Thread.sleep(10); // Lettuce saw the connection drop when the ack failed; a liveness bound only
+        }
+        assertFalse(store.connected(), "disconnected");
         // a long poll is failed, not left waiting for its 60 s timeout (block(WAIT) would time out)
         Throwable pull = assertThrows(RuntimeException.class,
                 () -> c.pull("s", "g", 10, Duration.ofSeconds(60)).block(WAIT));
@@ -339,6 +347,7 @@ class RedisStreamsMessageStoreTest {
         redis.restart();
         long offset = retry(() -> c.appendAsync("s", b("after")));
         PullResult r = retry(() -> c.pull("s", "g", 10, Duration.ofSeconds(5)));
+        assertTrue(store.connected(), "reconnected");
         assertEquals(List.of(offset), r.messages().stream().map(Message::offset).toList(),
                 "reconnected; the failed append was not stored (Redis had no AOF and restarted empty)");
     }

@@ -1,0 +1,134 @@
+package io.reactoractor.pull;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.reactoractor.ActorScheduler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@code (subject, group)} actor on an asynchronous store: read-ahead (the next fetch goes out
+ * before the buffer runs dry, bounded), renewal of messages that waited in the buffer, a new pull asking
+ * the store (a lost append notification costs no more than the next pull), and failing fast through the
+ * store's connection state ({@link AsyncMessageStore#connected()}).
+ */
+class AsyncStoreReadAheadTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("read-ahead-test").threads(2).build();
+
+    @AfterEach
+    void tearDown() {
+        scheduler.disposeGracefully().block(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void theNextFetchGoesOutBeforeTheBufferRunsDryAndTheBufferIsBounded() {
+        RecordingAsyncStore store = new RecordingAsyncStore();
+        PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).build();
+        try {
+            for (int i = 0; i < 20_000; i++) {
+                c.appendAsync("s", new byte[] {1}).block(WAIT);
+            }
+            long taken = 0;
+            for (int i = 0; i < 60; i++) {
+                PullResult r = c.pull("s", "g", 100, Duration.ofSeconds(10)).block(WAIT);
+                assertEquals(100, r.messages().size(), "pull " + i);
+                taken += r.messages().size();
+                c.ack("s", "g", r.messages().stream().map(Message::offset).toList()).block(WAIT);
+                long buffered = store.fetchedMessages() - taken;
+                assertTrue(buffered < AsyncStoreCalls.READ_AHEAD_BELOW + AsyncStoreCalls.MAX_FETCH,
+                        "read-ahead is bounded: " + buffered + " fetched and not handed out");
+            }
+            // the waiting pulls want 100; a fetch for more is a read-ahead, for what pulls took since the last one
+            assertTrue(store.fetches.stream().anyMatch(f -> f[0] > 100), "read ahead: " + asks(store));
+            assertTrue(store.fetches.size() < 60, "fewer fetches than pulls: " + asks(store));
+        } finally {
+            c.dispose();
+        }
+    }
+
+    @Test
+    void aMessageThatWaitedInTheBufferIsRenewedWhenHandedOut() throws InterruptedException {
+        RecordingAsyncStore store = new RecordingAsyncStore();
+        // renewed after a quarter of the ack timeout in the buffer: 250 ms
+        PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).ackTimeout(Duration.ofSeconds(1)).build();
+        try {
+            for (int i = 0; i < 10; i++) {
+                c.appendAsync("s", new byte[] {1}).block(WAIT);
+            }
+            PullResult first = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(WAIT);
+            c.ack("s", "g", List.of(first.messages().get(0).offset())).block(WAIT);
+            assertEquals(List.of(), List.copyOf(store.renewed), "handed out at once: not renewed");
+            AsyncMessageStoreContract.await(() -> store.fetchedMessages() > 1, "read ahead after the first pull");
+            Thread.sleep(400);
+            PullResult second = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(WAIT);
+            long offset = second.messages().get(0).offset();
+            AsyncMessageStoreContract.await(() -> store.renewed.contains(offset),
+                    "a message 400 ms in the buffer is renewed when handed out: " + store.renewed);
+        } finally {
+            c.dispose();
+        }
+    }
+
+    @Test
+    void aNewPullAsksTheStoreSoALostNotificationCostsOnlyUntilThen() throws InterruptedException {
+        RecordingAsyncStore store = new RecordingAsyncStore();
+        PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).build();
+        try {
+            c.appendAsync("s", new byte[] {1}).block(WAIT);
+            PullResult r0 = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(WAIT);
+            c.ack("s", "g", List.of(r0.messages().get(0).offset())).block(WAIT);
+            AtomicReference<PullResult> waiting = new AtomicReference<>();
+            c.pull("s", "g", 1, Duration.ofSeconds(30)).subscribe(waiting::set);
+            Thread.sleep(100); // the long poll waits; its fetch found nothing
+            store.notify = false;
+            long offset = c.appendAsync("s", new byte[] {2}).block(WAIT); // its notification is lost
+            Thread.sleep(100);
+            assertEquals(null, waiting.get(), "no notification, no fetch yet");
+            // a new pull, more than 1 ms after the last fetch: it asks the store, and the waiting poll gets the message
+            PullResult other = c.pull("s", "g", 1, Duration.ofMillis(200)).block(WAIT);
+            AsyncMessageStoreContract.await(() -> waiting.get() != null, "the waiting poll answered");
+            assertEquals(List.of(offset), waiting.get().messages().stream().map(Message::offset).toList());
+            assertEquals(PullResult.Status.TIMED_OUT, other.status());
+        } finally {
+            c.dispose();
+        }
+    }
+
+    @Test
+    void aPullFailsAtOnceWhileTheStoreIsDisconnected() {
+        RecordingAsyncStore store = new RecordingAsyncStore();
+        PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).build();
+        try {
+            c.appendAsync("s", new byte[] {1}).block(WAIT);
+            store.connected = false;
+            AtomicLong before = new AtomicLong(store.fetches.size());
+            // a 60 s poll: failed at once, not left waiting (block(WAIT) would time out)
+            Throwable e = assertThrows(RuntimeException.class, () -> c.pull("s", "g", 1, Duration.ofSeconds(60)).block(WAIT));
+            assertInstanceOf(MessageStoreException.class, e, e.toString());
+            assertEquals(before.get(), store.fetches.size(), "failed through the connection state, not a read");
+            store.connected = true;
+            PullResult r = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(WAIT);
+            assertEquals(1, r.messages().size());
+        } finally {
+            c.dispose();
+        }
+    }
+
+    private static String asks(RecordingAsyncStore store) {
+        List<String> out = new ArrayList<>();
+        store.fetches.forEach(f -> out.add(f[0] + "->" + f[1]));
+        return out.toString();
+    }
+}

@@ -1,0 +1,79 @@
+package io.reactoractor.pull;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+
+/**
+ * The adapted in-memory store for the asynchronous-store tests: records fetches and renewals; its
+ * connection state and its append notifications are the test's to switch.
+ */
+final class RecordingAsyncStore implements AsyncMessageStore {
+    final AsyncMessageStore delegate = AsyncMessageStore.of(InMemoryMessageStore.create());
+    /** {maxMessages asked, messages returned} per fetch. */
+    final ConcurrentLinkedQueue<int[]> fetches = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Long> renewed = new ConcurrentLinkedQueue<>();
+    volatile boolean connected = true;
+    volatile boolean notify = true;
+
+    @Override
+    public boolean connected() {
+        return connected;
+    }
+
+    @Override
+    public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
+        return delegate.fetch(subject, group, fromOffset, maxMessages)
+                .doOnNext(got -> fetches.add(new int[] {maxMessages, got.size()}));
+    }
+
+    @Override
+    public Mono<Void> renew(String subject, String group, long[] offsets) {
+        for (long o : offsets) {
+            renewed.add(o);
+        }
+        return Mono.empty();
+    }
+
+    @Override
+    public Mono<Long> append(String subject, byte[] payload) {
+        return delegate.append(subject, payload);
+    }
+
+    @Override
+    public boolean denseOffsets() {
+        return true;
+    }
+
+    @Override
+    public Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed) {
+        return delegate.acknowledge(subject, group, offsets, committed);
+    }
+
+    @Override
+    public Mono<Reclaimed> reclaim(String subject, String group, long cursor, Duration minIdle, int maxMessages) {
+        return delegate.reclaim(subject, group, cursor, minIdle, maxMessages);
+    }
+
+    @Override
+    public Mono<Position> position(String subject, String group) {
+        return delegate.position(subject, group);
+    }
+
+    @Override
+    public Disposable addAppendListener(MessageStore.AppendListener listener) {
+        // notifications can be switched off: a lost Pub/Sub message
+        return delegate.addAppendListener((s, end) -> {
+            if (notify) {
+                listener.appended(s, end);
+            }
+        });
+    }
+
+    long fetchedMessages() {
+        return fetches.stream().mapToLong(f -> f[1]).sum();
+    }
+}
