@@ -132,17 +132,20 @@ final class FairRunQueue implements RunQueue {
 
     /**
      * Placement of an actor in its group (rule 3), into queue {@code q} (its lock held; the actor is
-     * held by the caller). A waking actor is placed against the floor of its group's lane on that queue:
-     * the actors it competes with there (CFS places against the run queue's own {@code min_vruntime}
-     * too). Lanes of one group on different carriers stay within the lag bound of each other, so the
-     * credit holds up to that bound, and placement reads no line another carrier writes at every pick.
-     * A brand-new actor, or a lane that never picked, uses the group's floor over all carriers: a
-     * newcomer must not start behind the group because its lane is new.
+     * held by the caller). A waking actor joining a lane that has ready actors on that queue is placed
+     * against that lane's floor: the actors it competes with there (CFS places against the run queue's
+     * own {@code min_vruntime} too). Active lanes of one group stay within the lag bound of each other
+     * (stealing keeps them there), so the credit holds up to that bound, and placement reads no line
+     * another carrier writes at every pick. Otherwise the group's floor over all carriers: a lane with
+     * nothing ready may have picked nothing for a long time while the group ran elsewhere, and its old
+     * floor would hand a sleeper an unbounded credit; a brand-new actor must not start behind the group
+     * because its lane is new.
      */
     private void place(ActorCell cell, CarrierQueue q) {
         SchedulingGroup g = cell.group();
-        long floor = g.lane(q.index, queues.length).floorView();
-        if (!cell.placed || floor == 0L) {
+        GroupLane lane = g.lane(q.index, queues.length);
+        long floor = cell.placed && lane.heapIndex >= 0 ? lane.floorView() : 0L;
+        if (floor == 0L) {
             floor = g.floor();
         }
         if (!cell.placed) {

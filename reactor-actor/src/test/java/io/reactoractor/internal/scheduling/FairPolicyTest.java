@@ -320,4 +320,38 @@ class FairPolicyTest {
         queue.enqueue(c1, 0, 0);
         assertEquals(a3, queue.take(1, 0), "same group, behind by less than the margin: stays put");
     }
+
+    /**
+     * A sleeper waking into a carrier queue where its group has nothing ready is placed against the
+     * group's floor over all carriers, not against that queue's old floor: the group ran on the other
+     * carrier meanwhile, and the old floor would hand the sleeper credit far beyond the bound.
+     */
+    @Test
+    void aSleeperWakingIntoAnIdleLaneGetsAtMostTheCreditBehindTheGroup() {
+        SchedulingGroup g = engine.group("g", 1);
+        CarrierCharge charge0 = new CarrierCharge();
+        CarrierCharge charge1 = new CarrierCharge();
+        SimActor sleeper = actor(g, "sleeper", 50 * US, BUSY, 0);
+        SimActor early = actor(g, "early", 50 * US, BUSY, 0);
+        SimActor busy = actor(g, "busy", 50 * US, BUSY, 0);
+        long now = 0;
+        queue.enqueue(early, now, 0);
+        queue.enqueue(sleeper, now, 0);
+        for (int i = 0; i < 2; i++) { // carrier 0 runs both for a while: its lane's floor is 1 ms
+            ActorCell c = queue.take(0, now);
+            now += MS;
+            queue.finishTurn(c, MS, c == early, now, false, false, 0, charge0);
+        }
+        ActorCell last = queue.take(0, now); // early again; the sleeper is asleep since its turn
+        queue.finishTurn(last, MS, false, now + MS, false, false, 0, charge0);
+        queue.enqueue(busy, now, 1);
+        for (int i = 0; i < 100; i++) { // the group runs on carrier 1 for 100 ms
+            ActorCell c = queue.take(1, now);
+            now += MS;
+            queue.finishTurn(c, MS, true, now, false, false, 1, charge1);
+        }
+        queue.enqueue(sleeper, now, RunQueue.OUTSIDE); // its home: carrier 0, where the group has nothing ready
+        assertTrue(sleeper.vtime >= busy.vtime - QUOTA - MS,
+                "sleeper placed at " + sleeper.vtime / US + " us, the group at " + busy.vtime / US + " us");
+    }
 }
