@@ -326,13 +326,10 @@ final class FairRunQueue implements RunQueue {
     @Override
     public ActorCell finishTurn(ActorCell cell, long elapsed, boolean requeue, long now, boolean takeNext,
             boolean chained, int carrier, CarrierCharge charge) {
-        SchedulingGroup g = cell.group();
-        long e = Math.max(0L, elapsed);
-        cell.vtime += e / cell.weight(); // the running actor is in no queue: its carrier owns its vtime
-        charge.add(g, e / g.weight(), e); // to the group in sums (CarrierCharge: bounded lag)
+        finishChainedTurn(cell, elapsed, charge);
         CarrierQueue own = queues[Math.max(0, carrier) % queues.length];
         ActorCell next = null;
-        boolean stealNext;
+        CarrierQueue victim = null;
         synchronized (own) {
             own.localLocks++;
             if (!chained) {
@@ -342,20 +339,27 @@ final class FairRunQueue implements RunQueue {
                 place(cell, own);
                 own.add(cell, now, rootFloorOnDemand, credit);
             }
-            stealNext = takeNext && victim(own, now) != null;
-            if (takeNext && !stealNext) {
-                next = own.poll(now);
-                if (next != null) {
-                    started(own, next);
+            if (takeNext) {
+                victim = victim(own, now);
+                if (victim == null) {
+                    next = own.poll(now);
+                    if (next != null) {
+                        started(own, next);
+                    }
                 }
             }
         }
-        if (stealNext) {
-            next = take(carrier, now);
+        if (victim != null) {
+            // the steal re-decides under both locks; if both queues emptied meanwhile, the others are tried
+            next = steal(own, victim, now);
+            if (next == null) {
+                next = stealAny(own, now);
+            }
         }
         return next;
     }
 
+    /** Charges a turn's run time to the actor and, in sums, to its group (also the end of a chained turn). */
     @Override
     public void finishChainedTurn(ActorCell cell, long elapsed, CarrierCharge charge) {
         SchedulingGroup g = cell.group();
