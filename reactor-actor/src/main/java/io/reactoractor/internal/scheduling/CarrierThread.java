@@ -82,6 +82,9 @@ public final class CarrierThread extends Thread implements NonBlocking {
      * benchmarks' counters (like {@link #tasksRun}).
      */
     long chainedTurns;
+    /** Turns this carrier began (chained or not) and turns cut by a preemption: carrier-confined counters. */
+    long turns;
+    long preemptions;
 
     /**
      * Written only by this thread (a plain increment per task: no fence on the hot path); statistics
@@ -160,6 +163,7 @@ public final class CarrierThread extends Thread implements NonBlocking {
                 if (recordDelay) {
                     config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
                 }
+                turns++;
                 if (chained) {
                     turn.beginChained(cell, start);
                 } else {

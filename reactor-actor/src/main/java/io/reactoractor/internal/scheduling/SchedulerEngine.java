@@ -134,6 +134,8 @@ public final class SchedulerEngine {
     private final LongAdder mailboxFull = new LongAdder();
     private final LongAdder exitedCarrierTasks = new LongAdder();
     private final LongAdder exitedCarrierChains = new LongAdder();
+    private final LongAdder exitedCarrierTurns = new LongAdder();
+    private final LongAdder exitedCarrierPreemptions = new LongAdder();
     private final LongAdder internalErrors = new LongAdder();
     private volatile boolean internalErrorLogged;
     private final AtomicLong quiescentSince = new AtomicLong();
@@ -284,6 +286,8 @@ public final class SchedulerEngine {
     void carrierExited(CarrierThread c) {
         exitedCarrierTasks.add(c.tasksRun());
         exitedCarrierChains.add(c.chainedTurns);
+        exitedCarrierTurns.add(c.turns);
+        exitedCarrierPreemptions.add(c.preemptions);
         pool.exited(c);
         threadExited();
     }
@@ -507,12 +511,13 @@ public final class SchedulerEngine {
      *
      * @return {@code [run-queue lock acquisitions, carrier wake-ups, turns chained through a run-next
      *         slot, run-next occupants rescued by another thread, acquisitions of a run-queue lock that is
-     *         not the caller's own carrier's (steals, hand-offs from outside; all of them in FIFO order)]}
-     *         so far
+     *         not the caller's own carrier's (steals, hand-offs from outside; all of them in FIFO order),
+     *         turns begun (chained or not), turns cut by a preemption]} so far
      */
     public long[] engineCounters() {
         return new long[] {runQueue.lockAcquisitions(), pool.wakeUps(), chainedTurns(), runNext.rescues(),
-                runQueue.remoteLockAcquisitions()};
+                runQueue.remoteLockAcquisitions(), carrierSum(exitedCarrierTurns, c -> c.turns),
+                carrierSum(exitedCarrierPreemptions, c -> c.preemptions)};
     }
 
     CarrierPool pool() {
@@ -605,8 +610,13 @@ public final class SchedulerEngine {
 
     /** @return turns that came from a run-next slot so far (racy sum of carrier counters) */
     private long chainedTurns() {
-        long[] sum = {exitedCarrierChains.sum()};
-        pool.forEach(c -> sum[0] += c.chainedTurns);
+        return carrierSum(exitedCarrierChains, c -> c.chainedTurns);
+    }
+
+    /** A carrier-confined counter summed over the live carriers (racy reads) plus the exited ones'. */
+    private long carrierSum(LongAdder exited, java.util.function.ToLongFunction<CarrierThread> counter) {
+        long[] sum = {exited.sum()};
+        pool.forEach(c -> sum[0] += counter.applyAsLong(c));
         return sum[0];
     }
 
