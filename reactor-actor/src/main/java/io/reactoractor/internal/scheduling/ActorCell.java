@@ -60,6 +60,14 @@ public abstract class ActorCell extends SchedulingEntity {
      */
     int homeQueue = -1;
 
+    /**
+     * Set by the carrier that took this actor from its run-next slot, which hands an actor over without
+     * placing it (rule 3 of {@link FairRunQueue}: a woken actor's virtual time is placed against the
+     * floor); {@link FairRunQueue} places it if the turn ends with the actor still ready. Confined to the
+     * carrier that holds the actor (handed over with it through the slot's or the run queue's ordering).
+     */
+    boolean placementDue;
+
     private final SchedulerEngine engine;
     private final SchedulingGroup group;
     private final String path;

@@ -25,7 +25,10 @@ import java.util.function.LongSupplier;
  *       competes with there; the carriers' floors stay within the lag bound of each other):
  *       at most {@code credit} of advantage for having slept, never an unbounded one (QMQ's failure with
  *       raw cumulative totals). Placement by floor is what makes actor virtual times comparable between
- *       carriers' queues (CFS normalises by {@code min_vruntime} on migration for the same reason).</li>
+ *       carriers' queues (CFS normalises by {@code min_vruntime} on migration for the same reason). An
+ *       actor that stays ready at the end of its turn is not placed again (it did not sleep), unless it
+ *       was handed its turn through a run-next slot, which does not place ({@link
+ *       ActorCell#placementDue}).</li>
  *   <li><b>Preemption (run to parity).</b> Between two tasks a running actor yields if an actor that
  *       would be picked instead has a smaller virtual time (compared at the group level when it belongs
  *       to another group) and either the running turn has used its minimum slice ({@code granularity})
@@ -142,6 +145,7 @@ final class FairRunQueue implements RunQueue {
      * because its lane is new.
      */
     private void place(ActorCell cell, CarrierQueue q) {
+        cell.placementDue = false;
         SchedulingGroup g = cell.group();
         GroupLane lane = g.lane(q.index, queues.length);
         long floor = cell.placed && lane.heapIndex >= 0 ? lane.floorView() : 0L;
@@ -336,7 +340,12 @@ final class FairRunQueue implements RunQueue {
                 own.running = own.running - 1;
             }
             if (requeue) {
-                place(cell, own);
+                // placed only if it came from a run-next slot (woken, never placed); otherwise it did not
+                // sleep (CFS places on wake-up only) and its virtual time, just charged, is where its own
+                // run time puts it: no floor to read, which is a line other carriers write at every pick
+                if (cell.placementDue) {
+                    place(cell, own);
+                }
                 own.add(cell, now, rootFloorOnDemand, credit);
             }
             if (takeNext) {

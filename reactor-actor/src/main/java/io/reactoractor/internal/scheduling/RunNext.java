@@ -152,6 +152,7 @@ final class RunNext {
             carrier.runNextStreak = 0; // rescued meanwhile
             return null;
         }
+        taken.placementDue = true; // woken without placement: placed if its turn ends with it still ready
         carrier.runNextStreak++;
         carrier.chainedTurns++; // carrier-confined: no shared counter on the hand-off path
         return taken;

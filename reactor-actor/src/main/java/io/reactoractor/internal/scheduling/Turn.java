@@ -107,10 +107,14 @@ public final class Turn {
         if (elapsed >= quota) {
             return false;
         }
-        if (now >= nextPreemptCheck && runQueue.readyCount() > 0) {
+        if (now >= nextPreemptCheck) {
+            // rate-limited whether or not an actor was ready: the ready counts are written by every
+            // carrier at every pick, so reading them after each tiny task costs a cache miss per task;
+            // an actor that becomes ready meanwhile waits at most one interval longer for its preemption
             nextPreemptCheck = now + preemptCheckInterval;
-            if (runQueue.shouldPreempt(cell, elapsed, now, carrier.index())) {
+            if (runQueue.readyCount() > 0 && runQueue.shouldPreempt(cell, elapsed, now, carrier.index())) {
                 preempted = true;
+                carrier.preemptions++;
                 return false;
             }
         }

@@ -354,4 +354,48 @@ class FairPolicyTest {
         assertTrue(sleeper.vtime >= busy.vtime - QUOTA - MS,
                 "sleeper placed at " + sleeper.vtime / US + " us, the group at " + busy.vtime / US + " us");
     }
+
+    /**
+     * An actor handed its turn through a run-next slot was woken without placement. If its turn ends
+     * with it still ready, it is placed then: a long sleeper woken by a running actor must not come back
+     * with its old virtual time (an unbounded credit). Run-next hand-offs set {@link
+     * ActorCell#placementDue}; an actor that merely stays ready after a turn it was given by the queue is
+     * not placed again.
+     */
+    @Test
+    void anActorWokenThroughTheRunNextSlotIsPlacedWhenItsTurnEndsWithItStillReady() {
+        SchedulingGroup g = engine.group("g", 1);
+        CarrierCharge charge = new CarrierCharge();
+        SimActor sleeper = actor(g, "sleeper", 50 * US, BUSY, 0);
+        SimActor busy = actor(g, "busy", 50 * US, BUSY, 0);
+        long now = 0;
+        queue.enqueue(sleeper, now, 0);
+        ActorCell first = queue.take(0, now);
+        assertEquals(sleeper, first);
+        now += MS;
+        queue.finishTurn(first, MS, false, now, false, false, 0, charge); // the sleeper sleeps from here
+        queue.enqueue(busy, now, 0);
+        for (int i = 0; i < 100; i++) { // the group runs busy for 100 ms
+            ActorCell c = queue.take(0, now);
+            now += MS;
+            queue.finishTurn(c, MS, true, now, false, false, 0, charge);
+        }
+        ActorCell running = queue.take(0, now);
+        assertEquals(busy, running);
+        now += MS;
+        // busy wakes the sleeper into this carrier's run-next slot, which hands it the carrier
+        queue.finishTurn(running, MS, true, now, false, true, 0, charge);
+        sleeper.placementDue = true; // what RunNext.next does for the actor it hands over
+        now += 50 * US;
+        queue.finishTurn(sleeper, 50 * US, true, now, false, false, 0, charge); // still ready: re-queued
+        assertTrue(sleeper.vtime >= busy.vtime - QUOTA - MS,
+                "sleeper re-queued at " + sleeper.vtime / US + " us, the group at " + busy.vtime / US + " us");
+        assertTrue(!sleeper.placementDue, "placement done");
+        // an actor the queue gave a turn and that stays ready keeps the virtual time its run time gives it
+        long before = busy.vtime;
+        ActorCell next = queue.take(0, now);
+        now += MS;
+        queue.finishTurn(next, MS, true, now, false, false, 0, charge);
+        assertEquals(next == busy ? before + MS : before, busy.vtime, "busy charged, not re-placed");
+    }
 }
