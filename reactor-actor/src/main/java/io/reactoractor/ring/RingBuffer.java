@@ -933,8 +933,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
         if (!failure.compareAndSet(null, t)) {
             return;
         }
-        cancelUpstream();
+        // closed before the upstream hears of it: whoever sees the cancellation sees a closed ring
         setClosedQuietly();
+        cancelUpstream();
         if (wake) {
             RingConsumer<T, ?>[] cs = consumers;
             if (cs != null) {
@@ -955,9 +956,10 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
     void consumerTerminated() {
         if (liveConsumers.decrementAndGet() == 0) {
             // nobody is left to read: stop the producer side (a cancelled last consumer must not keep
-            // the upstream running, as with Actor and Flux.publish().refCount())
-            cancelUpstream();
+            // the upstream running, as with Actor and Flux.publish().refCount()); closed first, so whoever
+            // sees the cancellation sees a closed ring
             close();
+            cancelUpstream();
             unbindMetrics(); // before whenTerminated() signals: its subscribers find the meters gone
             Throwable f = failure.get();
             if (f == null) {
