@@ -50,6 +50,11 @@ final class CarrierQueue {
     volatile int ready;
     /** Turns running on this queue's carrier (volatile; written under the lock). */
     volatile int running;
+    /**
+     * The owner carrier's clock from which its next pick compares its head with the other queues'
+     * ({@link FairRunQueue}, rule 5): confined to the carrier that owns this queue (plain).
+     */
+    long nextRemoteLook;
 
     /** The group of the actor this queue would pick next, or {@code null} (see {@link #publishHead}). */
     @SuppressWarnings("unused") // through HEAD_GROUP

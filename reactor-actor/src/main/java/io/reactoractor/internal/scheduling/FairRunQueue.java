@@ -37,7 +37,11 @@ import java.util.function.LongSupplier;
  *       How long the other actor has <em>waited</em> does not matter: with thousands of ready actors
  *       every one of them has waited. The quota stays the hard backstop.</li>
  *   <li><b>Stealing.</b> Taking its next actor, a carrier compares its own queue's head with the heads
- *       the other queues published. It takes the most-behind remote head instead of its own when that
+ *       the other queues published: always when its own queue is empty, else at most once per look
+ *       interval ({@code granularity / 8} of its clock, the preemption check's interval) and at the pick
+ *       right after a preemption a remote head caused. The heads and ready counts are written by their
+ *       carriers at every pick, so reading them at every pick cost a cache miss per turn on the
+ *       message-passing path. It takes the most-behind remote head instead of its own when that
  *       head is more than {@code stealMargin} (= {@code granularity}) of virtual time behind its own
  *       head, or whenever its own queue is empty. Between groups the margin is zero: a group's share is
  *       the tenant-level promise, so a group that is behind gets the next carrier to pick, wherever its
@@ -50,12 +54,13 @@ import java.util.function.LongSupplier;
  *
  * <h2>Lag bound between carriers</h2>
  * Take two ready equal-weight actors of one group, queued on different carriers. A carrier checks the
- * other queues' heads at every pick and, while it runs a turn, at every preemption check (each
- * {@code granularity / 8} of run time). A remote head more than {@code stealMargin} behind the running
- * actor preempts it once the slice is used, and a pick then steals it. So the head of any queue is never
- * more than {@code stealMargin + granularity} behind the actor a busy carrier runs, plus one task (a
- * task is never interrupted) — and the quota caps a turn whatever the rules say. With the defaults
- * (granularity 0.5 ms, quota 5 ms) two equal actors drift at most about 1 ms + one task apart.
+ * other queues' heads at least once per look interval ({@code granularity / 8} of its clock) at a pick
+ * and, while it runs a turn, at every preemption check (as often). A remote head more than
+ * {@code stealMargin} behind the running actor preempts it once the slice is used, and the pick right
+ * after that preemption looks and steals it. So the head of any queue is never more than
+ * {@code stealMargin + granularity} behind the actor a busy carrier runs, plus one task (a task is never
+ * interrupted) and one look interval — and the quota caps a turn whatever the rules say. With the
+ * defaults (granularity 0.5 ms, quota 5 ms) two equal actors drift at most about 1.1 ms + one task apart.
  * {@code FairPolicyTest} checks the bound in the step-driven simulation with two carriers.
  *
  * <h2>Locks</h2>
@@ -84,6 +89,8 @@ final class FairRunQueue implements RunQueue {
     private final long credit;
     private final long granularity;
     private final long stealMargin;
+    /** How often a carrier with actors of its own compares its head with the other queues' (rule 5). */
+    private final long lookInterval;
     /** Next queue for an actor that never ran, made ready outside the carriers (a racy hint). */
     private int rotor;
 
@@ -103,6 +110,7 @@ final class FairRunQueue implements RunQueue {
         this.credit = creditNanos;
         this.granularity = granularityNanos;
         this.stealMargin = granularityNanos;
+        this.lookInterval = Math.max(1_000L, granularityNanos / 8);
     }
 
     @Override
@@ -178,7 +186,7 @@ final class FairRunQueue implements RunQueue {
             return takeAny();
         }
         CarrierQueue own = queues[carrier % queues.length];
-        CarrierQueue victim = victim(own, now);
+        CarrierQueue victim = lookOut(own, now);
         if (victim != null) {
             ActorCell c = steal(own, victim, now);
             if (c != null) {
@@ -200,6 +208,19 @@ final class FairRunQueue implements RunQueue {
     private static void started(CarrierQueue q, ActorCell c) {
         q.running = q.running + 1;
         c.homeQueue = q.index;
+    }
+
+    /**
+     * {@link #victim} if the owner of {@code own} is due to look at the other queues (rule 5): its queue
+     * is empty, or a look interval passed since its last look, or a remote head caused a preemption
+     * since; else {@code null} (pick locally). Called by {@code own}'s carrier only.
+     */
+    private CarrierQueue lookOut(CarrierQueue own, long now) {
+        if (own.ready > 0 && now - own.nextRemoteLook < 0) {
+            return null;
+        }
+        own.nextRemoteLook = now + lookInterval;
+        return victim(own, now);
     }
 
     /**
@@ -349,7 +370,7 @@ final class FairRunQueue implements RunQueue {
                 own.add(cell, now, rootFloorOnDemand, credit);
             }
             if (takeNext) {
-                victim = victim(own, now);
+                victim = lookOut(own, now);
                 if (victim == null) {
                     next = own.poll(now);
                     if (next != null) {
@@ -405,6 +426,9 @@ final class FairRunQueue implements RunQueue {
             }
             // run to parity: a minimum slice, unless the other is far enough behind (a waking sleeper)
             if (lead > 0 && (turnElapsed >= granularity || lead >= granularity)) {
+                if (q.index != own && own >= 0) {
+                    queues[own].nextRemoteLook = now; // the pick that follows looks, and steals that head
+                }
                 return true;
             }
         }

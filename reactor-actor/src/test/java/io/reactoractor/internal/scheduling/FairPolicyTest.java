@@ -398,4 +398,42 @@ class FairPolicyTest {
         queue.finishTurn(next, MS, true, now, false, false, 0, charge);
         assertEquals(next == busy ? before + MS : before, busy.vtime, "busy charged, not re-placed");
     }
+
+    /**
+     * A carrier with actors of its own compares its head with the other queues' at most once per look
+     * interval at a pick, but the pick right after a preemption that a remote head caused always looks:
+     * otherwise a group far behind, queued on a carrier that is not running (descheduled, or in a long
+     * task), would preempt the running actor and then watch this carrier pick locally again.
+     */
+    @Test
+    void thePickAfterAPreemptionCausedByARemoteHeadStealsThatHead() {
+        SchedulingGroup ga = engine.group("a", 1);
+        SchedulingGroup gb = engine.group("b", 1);
+        CarrierCharge charge0 = new CarrierCharge();
+        CarrierCharge charge1 = new CarrierCharge();
+        SimActor a1 = actor(ga, "a1", 50 * US, BUSY, 0);
+        SimActor a2 = actor(ga, "a2", 50 * US, BUSY, 0);
+        SimActor b = actor(gb, "b", 50 * US, BUSY, 0);
+        long now = 0;
+        queue.enqueue(b, now, 1);
+        ActorCell first = queue.take(1, now);
+        assertEquals(b, first);
+        queue.finishTurn(b, 10 * US, false, now + 10 * US, false, false, 1, charge1); // b sleeps
+        charge1.flush();
+        queue.enqueue(a1, now, 0);
+        queue.enqueue(a2, now, 0);
+        ActorCell running = queue.take(0, now);
+        for (int i = 0; i < 20; i++) { // group a runs on carrier 0 for 20 ms; every pick looks (1 ms apart)
+            now += MS;
+            running = queue.finishTurn(running, MS, true, now, true, false, 0, charge0);
+        }
+        charge0.flush();
+        assertTrue(running == a1 || running == a2, "carrier 0 runs group a");
+        // b wakes from outside into its home queue (carrier 1's, which is not picking): far behind group a
+        queue.enqueue(b, now + 10 * US, RunQueue.OUTSIDE);
+        long check = now + 20 * US; // well inside the look interval of carrier 0's last pick
+        assertTrue(queue.shouldPreempt(running, 20 * US, check, 0), "wake-up preemption by the remote head");
+        ActorCell next = queue.finishTurn(running, 20 * US, true, check, true, false, 0, charge0);
+        assertEquals(b, next, "the pick after the preemption steals the head that caused it");
+    }
 }
