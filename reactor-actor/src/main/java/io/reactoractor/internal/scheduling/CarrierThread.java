@@ -184,7 +184,7 @@ public final class CarrierThread extends Thread implements NonBlocking {
                 boolean takeNext = !engine.isStopping() && !(self.compensating() && pool.shouldRetire(self));
                 ActorCell fromSlot = null;
                 if (takeNext) {
-                    fromSlot = runNext.next(self, end - turn.sliceStart(), end);
+                    fromSlot = runNext.next(self, end - turn.sliceStart(), end, turn.preemptCheckDue(end));
                 } else {
                     runNext.flush(self, end); // this carrier leaves: its occupant must not be stranded
                 }

@@ -23,7 +23,8 @@ import java.util.function.LongSupplier;
  *       chain is preempted like one turn. While other actors are ready, at most {@value #MAX_STREAK}
  *       turns in a row come from the slot, and the occupant goes to the run queue instead whenever the
  *       fair order says a waiting actor should run first ({@link RunQueue#shouldPreempt}, evaluated for
- *       the chain's elapsed time): a ping-pong pair cannot starve the queue. With nobody ready there is
+ *       the chain's elapsed time, as often as a turn's preemption checks: {@link Turn#preemptCheckDue}):
+ *       a ping-pong pair cannot starve the queue. With nobody ready there is
  *       nobody to starve, and the chain goes on. The carrier takes its next actor from the run queue
  *       right after such a flush, so it wakes no other carrier.</li>
  *   <li><b>Flush</b> ({@link #flush}). If the turn goes on to another task instead of ending, the
@@ -42,7 +43,7 @@ import java.util.function.LongSupplier;
  *   empty     | place A (owner, inside a young last task)        | A
  *   A         | place B (owner)                                  | B; A to the run queue (a move)
  *   A         | turn ends; nobody ready, or streak &lt; max and   | empty; A runs next on this carrier
- *             | no preemption due (owner)                        | (getAndSet), inheriting the running count
+ *             | no check due or no preemption (owner)            | (getAndSet), inheriting the running count
  *   A         | turn ends, otherwise (owner)                     | empty; A to the run queue (a move), no
  *             |                                                  | wake-up
  *   A         | next task of the same turn starts (owner)        | empty; A to the run queue (a move)
@@ -133,16 +134,20 @@ final class RunNext {
      * turn as chained).
      *
      * @param sliceElapsed the time since the start of the current chain (or turn)
+     * @param checkDue     whether the slice is due for a preemption check ({@link Turn#preemptCheckDue}):
+     *                     between checks the chain goes on without reading what other carriers write, up
+     *                     to the streak cap
      * @return the actor to run next on this carrier, or {@code null}
      */
-    ActorCell next(CarrierThread carrier, long sliceElapsed, long now) {
+    ActorCell next(CarrierThread carrier, long sliceElapsed, long now, boolean checkDue) {
         ActorCell candidate = carrier.peekRunNext();
         if (candidate == null) {
             carrier.runNextStreak = 0;
             return null;
         }
-        if (runQueue.readyCount() > 0
-                && (carrier.runNextStreak >= MAX_STREAK || runQueue.shouldPreempt(candidate, sliceElapsed, now, carrier.index()))) {
+        boolean capped = carrier.runNextStreak >= MAX_STREAK;
+        if ((capped || checkDue) && runQueue.readyCount() > 0
+                && (capped || runQueue.shouldPreempt(candidate, sliceElapsed, now, carrier.index()))) {
             carrier.runNextStreak = 0;
             moveToRunQueue(carrier, now, false); // this carrier takes from the run queue right away
             return null;

@@ -49,16 +49,33 @@ public final class Turn {
 
     void begin(ActorCell cell, long start) {
         this.sliceStart = start;
+        // the pick that chose this actor was the fair decision: the first check is one interval in
+        this.nextPreemptCheck = start + preemptCheckInterval;
         beginChained(cell, start);
     }
 
-    /** Begins a turn that continues the current slice (an actor taken from the run-next slot). */
+    /**
+     * Begins a turn that continues the current slice (an actor taken from the run-next slot): the slice's
+     * start and its preemption checks' schedule go on.
+     */
     void beginChained(ActorCell cell, long start) {
         this.cell = cell;
         this.now = start;
-        this.nextPreemptCheck = start;
         this.tasks = 0;
         this.preempted = false;
+    }
+
+    /**
+     * Whether the slice is due for a preemption check at {@code now} (at most one per interval: the ready
+     * counts and heads a check reads are written by every carrier at every pick); if so, the next one is
+     * scheduled an interval later. Used between the tasks of a turn and at run-next hand-offs.
+     */
+    boolean preemptCheckDue(long now) {
+        if (now - nextPreemptCheck < 0) {
+            return false;
+        }
+        nextPreemptCheck = now + preemptCheckInterval;
+        return true;
     }
 
     /** Forgets the actor once its turn is over, so an idle carrier keeps nothing reachable. */
@@ -107,11 +124,10 @@ public final class Turn {
         if (elapsed >= quota) {
             return false;
         }
-        if (now >= nextPreemptCheck) {
-            // rate-limited whether or not an actor was ready: the ready counts are written by every
-            // carrier at every pick, so reading them after each tiny task costs a cache miss per task;
-            // an actor that becomes ready meanwhile waits at most one interval longer for its preemption
-            nextPreemptCheck = now + preemptCheckInterval;
+        // rate-limited whether or not an actor was ready: the ready counts are written by every carrier
+        // at every pick, so reading them after each tiny task costs a cache miss per task; an actor that
+        // becomes ready meanwhile waits at most one interval longer for its preemption
+        if (preemptCheckDue(now)) {
             if (runQueue.readyCount() > 0 && runQueue.shouldPreempt(cell, elapsed, now, carrier.index())) {
                 preempted = true;
                 carrier.preemptions++;

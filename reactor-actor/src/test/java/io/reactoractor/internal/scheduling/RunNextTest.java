@@ -74,7 +74,7 @@ class RunNextTest {
         assertEquals(0, queue.readyCount(), "no run-queue traffic for the hand-off");
 
         carrier.taskEnded();
-        assertSame(woken, runNext.next(carrier, 20 * US, now));
+        assertSame(woken, runNext.next(carrier, 20 * US, now, true));
         assertNull(carrier.peekRunNext());
         assertTrue(runNext.isEmpty());
     }
@@ -119,12 +119,12 @@ class RunNextTest {
             assertTrue(runNext.tryPlace(carrier, ping));
             carrier.taskEnded();
             // a short chain: the fair order alone would not preempt it yet (run to parity)
-            assertSame(ping, runNext.next(carrier, 10 * US, now), "chained turn " + i);
+            assertSame(ping, runNext.next(carrier, 10 * US, now, true), "chained turn " + i);
         }
         inTask(10 * US);
         assertTrue(runNext.tryPlace(carrier, ping));
         carrier.taskEnded();
-        assertNull(runNext.next(carrier, 10 * US, now), "the streak is capped: the queue gets its turn");
+        assertNull(runNext.next(carrier, 10 * US, now, true), "the streak is capped: the queue gets its turn");
         assertEquals(2, queue.readyCount(), "the occupant competes in the run queue");
         assertTrue(runNext.isEmpty());
     }
@@ -136,7 +136,7 @@ class RunNextTest {
             inTask(10 * US);
             assertTrue(runNext.tryPlace(carrier, ping));
             carrier.taskEnded();
-            assertSame(ping, runNext.next(carrier, 10 * US, now), "chained turn " + i);
+            assertSame(ping, runNext.next(carrier, 10 * US, now, true), "chained turn " + i);
         }
     }
 
@@ -149,9 +149,28 @@ class RunNextTest {
         assertTrue(runNext.tryPlace(carrier, ping));
         carrier.taskEnded();
         // the chain inherited a slice that is used up: the waiting actor (same virtual time) goes first
-        assertNull(runNext.next(carrier, GRANULARITY, now));
+        assertNull(runNext.next(carrier, GRANULARITY, now, true));
         assertEquals(2, queue.readyCount());
         assertSame(waiting, queue.take(0, now), "the fair order, not the slot, picks the next actor");
+    }
+
+    @Test
+    void betweenPreemptionChecksAChainGoesOnUpToTheStreakCapWithoutConsultingTheFairOrder() {
+        Cell waiting = new Cell("waiting");
+        queue.enqueue(waiting, now, RunQueue.OUTSIDE);
+        Cell ping = new Cell("ping");
+        for (int i = 1; i <= RunNext.MAX_STREAK; i++) {
+            inTask(10 * US);
+            assertTrue(runNext.tryPlace(carrier, ping));
+            carrier.taskEnded();
+            // the slice is used up, but no check is due: the chain goes on
+            assertSame(ping, runNext.next(carrier, GRANULARITY, now, false), "chained turn " + i);
+        }
+        inTask(10 * US);
+        assertTrue(runNext.tryPlace(carrier, ping));
+        carrier.taskEnded();
+        assertNull(runNext.next(carrier, GRANULARITY, now, false), "the cap holds whether or not a check is due");
+        assertEquals(2, queue.readyCount());
     }
 
     @Test
