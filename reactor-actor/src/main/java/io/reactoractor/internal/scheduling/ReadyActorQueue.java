@@ -24,8 +24,11 @@ package io.reactoractor.internal.scheduling;
  *       absolute bucket {@code base} ({@code vtime >> SHIFT}); the window covers {@code BUCKETS}
  *       buckets from there (about 16.8 ms of virtual time). Taking an actor moves {@code base} up to
  *       its bucket, which frees the slots behind it for later virtual times.</li>
- *   <li><b>Outside the window</b> (a sleeper placed below the floor, an actor far ahead after a long
- *       task) an actor goes to the exact heap. {@link #poll} compares the heap's head with the first
+ *   <li><b>Below the window</b>, an actor slides the window down to its bucket if everything in the
+ *       ring still fits (a group's waking actors are placed a little below the actors already queued:
+ *       without the slide, every window started by a high arrival sent them all to the heap).</li>
+ *   <li><b>Outside the window</b> otherwise (a sleeper placed far below the floor, an actor far ahead
+ *       after a long task) an actor goes to the exact heap. {@link #poll} compares the heap's head with the first
  *       bucket's head, so the order stays exact between buckets wherever each actor lives.</li>
  * </ul>
  * Guarantee (tested in {@code ReadyActorQueueTest}): every {@link #poll} returns an actor of the
@@ -54,6 +57,11 @@ final class ReadyActorQueue {
     private long[] occupied;
     /** Absolute bucket number held by ring slot {@link #cursor}. */
     private long base;
+    /**
+     * At least the highest absolute bucket in the ring (exact after adds; polls leave it, so it may be
+     * stale-high, which only makes the window slide down less often). Valid while the ring is not empty.
+     */
+    private long top;
     private int cursor;
     private int inRing;
 
@@ -63,6 +71,11 @@ final class ReadyActorQueue {
 
     boolean isEmpty() {
         return inRing == 0 && heap.isEmpty();
+    }
+
+    /** @return how many actors are in the exact heap; for tests */
+    int heapSize() {
+        return heap.size();
     }
 
     /** @return whether the ring's arrays are allocated (a large group); for tests */
@@ -85,11 +98,23 @@ final class ReadyActorQueue {
         if (inRing == 0) {
             base = bucket; // an empty ring starts its window at the newcomer
             cursor = 0;
+            top = bucket;
         }
         long d = bucket - base;
+        if (d < 0 && top - bucket < BUCKETS) {
+            // below the window, but the ring's entries (all in [base, top]) still fit above it: slide
+            // the window down. The slots between the new cursor and the old one are empty (no entry is
+            // below base), and every entry keeps its slot: (cursor + bucket - base) is unchanged.
+            cursor = (int) ((cursor + d) & MASK);
+            base = bucket;
+            d = 0;
+        }
         if (d < 0 || d >= BUCKETS) {
             heap.add(cell);
             return;
+        }
+        if (bucket > top) {
+            top = bucket;
         }
         int i = (int) ((cursor + d) & MASK);
         cell.readyNext = null;

@@ -104,6 +104,34 @@ class ReadyActorQueueTest {
         assertNull(q.peek());
     }
 
+    /**
+     * Arrivals a little below the window (waking actors placed just under the ones queued) slide the
+     * window down instead of going to the heap, as long as the ring's span allows; they come out first.
+     */
+    @Test
+    void arrivalsBelowTheWindowSlideItDownWhenTheRingStillFits() {
+        ReadyActorQueue q = new ReadyActorQueue();
+        for (int i = 0; i < ReadyActorQueue.RING_THRESHOLD; i++) {
+            q.add(cell(500 * W)); // the small-group heap
+        }
+        q.add(cell(400 * W)); // the ring starts its window here
+        ActorCell[] lower = new ActorCell[100];
+        for (int i = 0; i < lower.length; i++) {
+            lower[i] = cell((399 - i) * W); // each one bucket below the last
+            q.add(lower[i]);
+        }
+        assertEquals(ReadyActorQueue.RING_THRESHOLD, q.heapSize(), "slid down into the ring, not into the heap");
+        ActorCell far = cell(400 * W - ReadyActorQueue.BUCKETS * W); // the span would exceed the window
+        q.add(far);
+        assertEquals(ReadyActorQueue.RING_THRESHOLD + 1, q.heapSize(), "too far below: the heap");
+        assertEquals(far, q.poll());
+        for (int i = lower.length - 1; i >= 0; i--) {
+            assertEquals(lower[i], q.poll(), "lowest bucket first");
+        }
+        assertEquals(400 * W, q.poll().vtime);
+        assertEquals(500 * W, q.poll().vtime);
+    }
+
     @Test
     void actorsOfOneRingBucketLeaveInArrivalOrder() {
         ReadyActorQueue q = new ReadyActorQueue();
