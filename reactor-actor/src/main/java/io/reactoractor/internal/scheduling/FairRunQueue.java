@@ -20,7 +20,8 @@ import java.util.function.LongSupplier;
  *       go to the one that became ready first. Unless it steals (rule 5).</li>
  *   <li><b>Placement.</b> Each level keeps a monotonic floor per carrier: the largest virtual time picked
  *       there. A brand-new entity starts <em>at</em> the level's floor, the maximum over the carriers
- *       (no head start, so newcomers cannot monopolise the pool); a waking entity gets
+ *       (for actors published in steps of {@value SchedulingGroup#FLOOR_STEP} ns: at most that much head
+ *       start, so newcomers cannot monopolise the pool); a waking entity gets
  *       {@code max(own, floor - credit)} with the floor of the carrier it is queued on (the entities it
  *       competes with there; the carriers' floors stay within the lag bound of each other):
  *       at most {@code credit} of advantage for having slept, never an unbounded one (QMQ's failure with

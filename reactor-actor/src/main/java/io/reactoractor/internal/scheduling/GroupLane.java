@@ -33,8 +33,9 @@ final class GroupLane extends SchedulingEntity {
     /**
      * The largest virtual time of this group's actors picked on this carrier (monotonic). Written with
      * opaque stores under the queue's lock; read with opaque loads by any carrier placing an actor of the
-     * group ({@link SchedulingGroup#floor()} takes the maximum over the group's lanes), so that actor
-     * virtual times stay comparable across carriers without a shared counter written at every pick.
+     * group into this lane while it has ready actors; the group's floor over all lanes ({@link
+     * SchedulingGroup#floor()}) follows it in steps, so that actor virtual times stay comparable across
+     * carriers without a shared counter written at every pick.
      */
     @SuppressWarnings("unused") // through FLOOR
     private long floor;
@@ -52,6 +53,7 @@ final class GroupLane extends SchedulingEntity {
     void raiseFloor(long v) {
         if (v > (long) FLOOR.getOpaque(this)) {
             FLOOR.setOpaque(this, v);
+            group.laneFloorRose(v);
         }
     }
 

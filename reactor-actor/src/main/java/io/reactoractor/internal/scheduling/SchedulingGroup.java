@@ -20,12 +20,14 @@ public final class SchedulingGroup extends SchedulingEntity {
     /** The group's virtual time ({@code vtime}, inherited): global, charged by every carrier. */
     private static final VarHandle VTIME;
     private static final VarHandle LANES;
+    private static final VarHandle FLOOR;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             VTIME = l.findVarHandle(SchedulingEntity.class, "vtime", long.class);
             LANES = l.findVarHandle(SchedulingGroup.class, "lanes", GroupLane[].class);
+            FLOOR = l.findVarHandle(SchedulingGroup.class, "floor", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -40,11 +42,24 @@ public final class SchedulingGroup extends SchedulingEntity {
     /**
      * The group's lane on each carrier's queue (index = queue index), created on first use. The array
      * is installed once with a CAS (so every thread sees one array); slot {@code i} is written and
-     * read only under the lock of queue {@code i}, except for the lock-free floor reads of {@link #floor}
-     * (a racy read of a slot: {@code null} or a published lane, whose floor is read opaque).
+     * read only under the lock of queue {@code i}.
      */
     @SuppressWarnings("unused") // through LANES
     private volatile GroupLane[] lanes;
+
+    /** How far {@link #floor} may lag behind the largest of the lanes' floors, in virtual nanoseconds. */
+    static final long FLOOR_STEP = 50_000L;
+
+    /**
+     * The group's actor floor over all carriers, published in steps: raised (CAS, only upwards) when a
+     * lane's floor rises more than {@link #FLOOR_STEP} above it, so it is written about once per step of
+     * the group's progress instead of at every pick, and a placement reads one line that rarely changes
+     * instead of every lane's (each written by its carrier at every pick). Invariant: {@code
+     * max(lane floors) - FLOOR_STEP <= floor <= max(lane floors)}: lane floors and this value only grow,
+     * and a lane that rises to {@code v} leaves this value at least {@code v - FLOOR_STEP}.
+     */
+    @SuppressWarnings("unused") // through FLOOR
+    private long floor;
 
     // statistics, added by any carrier in sums of its turns (CarrierCharge): striped so that carriers
     // running actors of one group do not fight over a cache line
@@ -157,20 +172,29 @@ public final class SchedulingGroup extends SchedulingEntity {
     }
 
     /**
-     * Any thread: the group's actor floor, the largest virtual time of its actors picked on any carrier
-     * (the maximum of its lanes' floors, each read opaque): where a brand-new actor of the group starts.
+     * Any thread: the group's actor floor, the largest virtual time of its actors picked on any carrier,
+     * less at most {@link #FLOOR_STEP} (an opaque read of {@link #floor}: untorn and recent, and a stale
+     * value is only lower, which hands a placed actor at most that much more credit): where a brand-new
+     * actor of the group starts, and what a sleeper joining an idle lane is placed against.
      */
     long floor() {
-        GroupLane[] ls = lanes;
-        long f = 0L;
-        if (ls != null) {
-            for (GroupLane lane : ls) {
-                if (lane != null) {
-                    f = Math.max(f, lane.floorView());
-                }
+        return (long) FLOOR.getOpaque(this);
+    }
+
+    /**
+     * A lane's floor rose to {@code v} (its queue's lock held): raises {@link #floor} to {@code v} if
+     * {@code v} is more than {@link #FLOOR_STEP} above it. The CAS is what keeps the invariant against a
+     * concurrent raise from another lane (a plain store could put a lower value over a higher one).
+     */
+    void laneFloorRose(long v) {
+        long f = (long) FLOOR.getOpaque(this);
+        while (v - f > FLOOR_STEP) {
+            long witness = (long) FLOOR.compareAndExchange(this, f, v);
+            if (witness == f) {
+                return;
             }
+            f = witness;
         }
-        return f;
     }
 
     void register(ActorCell cell) {
