@@ -155,7 +155,8 @@ final class RingPeers {
      * ring subscribes to {@code Flux.fromArray(values)} (Reactor builds a new {@code publish()} per
      * batch too), so the source is pulled by the ring's demand and, being synchronous, emits inside
      * the ring's {@code request(n)}: on the benchmark thread first, then on the carrier whose consumer
-     * freed the space. The benchmark thread only waits, as with Reactor's {@code join()}.
+     * freed the space. The benchmark thread only waits, joining the ring's {@code whenTerminated()} as
+     * the Reactor peers join their {@code then()}.
      * {@code ringSubscriberSp}: the same with a single-producer ring (the upstream is its one producer).
      */
     static final class OurRingSubscriber implements Runner {
@@ -173,8 +174,12 @@ final class RingPeers {
             RingBuffer<Long> ring = builder(scheduler, singleProducer).build();
             List<Counter> leaves = wire(ring, topology);
             ring.start();
+            CompletableFuture<Void> done = ring.whenTerminated().toFuture();
             Flux.fromArray(values).subscribe(ring);
-            awaitCounts(leaves, values.length);
+            // like the Reactor peers' join(): woken by the terminal signal (every consumer completed
+            // after handling every event), not by polling the counters every 20 us
+            done.join();
+            awaitCounts(leaves, values.length); // returns at once: a check that all arrived
             return values.length;
         }
 
