@@ -64,7 +64,8 @@ import reactor.util.context.Context;
  * <ul>
  *   <li>The ring is a {@link Subscriber} (a Reactor {@link CoreSubscriber}, so a {@code Flux} subscribes
  *       it without a serializing wrapper; it keeps the plain Reactive Streams rules all the same:
- *       it never requests {@code n <= 0}, and its {@code onNext} is safe even if called concurrently):
+ *       it never requests {@code n <= 0}, and, unless it is single-producer, its {@code onNext} is safe
+ *       even if called concurrently):
  *       its demand upstream is exactly the free space ahead of the
  *       slowest gating consumer (requested up front, then replenished as consumers advance, in
  *       batches of {@code max(1, size/4)} or whenever nothing is outstanding). An upstream that sends
@@ -1624,7 +1625,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
          * {@link IllegalStateException} (its consumers signal it after the events published before).
          * <b>Overlapping imperative calls from two threads are a caller error that is not detected</b>
          * (detecting it would cost the atomic operation this mode removes): they may publish an event
-         * twice or lose one. Use the default multi-producer ring when several threads publish.
+         * twice or lose one. Likewise an upstream that breaks rule 1.3 by calling {@code onNext}
+         * concurrently (a multi-producer ring tolerates it). Use the default multi-producer ring when several threads publish.
          * {@link RingBuffer#complete()}, {@link RingBuffer#error} and consumer failures may still close
          * the ring from any thread: an event the producer had not yet published when the close
          * happened is then not delivered ({@code tryPublish} returns {@code false}, an {@code onNext}
