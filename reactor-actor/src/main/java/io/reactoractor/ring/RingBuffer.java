@@ -64,7 +64,8 @@ import reactor.util.context.Context;
  * <ul>
  *   <li>The ring is a {@link Subscriber} (a Reactor {@link CoreSubscriber}, so a {@code Flux} subscribes
  *       it without a serializing wrapper; it keeps the plain Reactive Streams rules all the same:
- *       it never requests {@code n <= 0}, and its {@code onNext} is safe even if called concurrently):
+ *       it never requests {@code n <= 0}, and, unless it is single-producer, its {@code onNext} is safe
+ *       even if called concurrently):
  *       its demand upstream is exactly the free space ahead of the
  *       slowest gating consumer (requested up front, then replenished as consumers advance, in
  *       batches of {@code max(1, size/4)} or whenever nothing is outstanding). An upstream that sends
@@ -80,7 +81,50 @@ import reactor.util.context.Context;
  * Producers may call these from any thread, concurrently: claiming a sequence is a CAS, and each slot
  * carries the sequence last written into it so that consumers see only fully published events.
  * Space is reserved before a sequence is claimed (demand already granted upstream counts as reserved),
- * so the upstream's requested events always fit.
+ * so the upstream's requested events always fit. A ring built with {@link Builder#singleProducer()}
+ * trades that for speed: see below.
+ *
+ * <h2>Single-producer mode</h2>
+ * Declared with {@link Builder#singleProducer()} (the contract is there): one producer, either the
+ * {@code Subscriber} side or the imperative methods from one thread at a time. It publishes like the
+ * Disruptor's single-producer sequencer: no CAS to claim, no CAS on the upstream's outstanding
+ * demand, no per-slot publication; a batch (a burst of a synchronous upstream, or one imperative
+ * call / asynchronous {@code onNext}) becomes visible with one CAS of the cursor, and a consumer
+ * reads the cursor once per batch. Which producer the ring has:
+ * <pre>
+ *   producer kind | event                                      | next kind / action
+ *   --------------+--------------------------------------------+-------------------------------------------
+ *   none          | onSubscribe                                | subscriber
+ *   none          | tryPublish / tryPublishEvent / publish(..) | imperative
+ *                 | subscribed                                 |
+ *   subscriber    | tryPublish / tryPublishEvent               | subscriber: IllegalStateException thrown
+ *   subscriber    | publish(..) subscribed                     | subscriber: the Mono fails (IllegalStateException)
+ *   subscriber    | a second onSubscribe                       | subscriber: it is cancelled (rule 2.5)
+ *   imperative    | onSubscribe                                | imperative: it is cancelled, the ring closes
+ *                 |                                            | with IllegalStateException
+ *   imperative    | onNext (no onSubscribe: a protocol error)  | the ring closes with IllegalStateException
+ * </pre>
+ * Memory ordering of the single-producer protocol (each access with its mode):
+ * <pre>
+ *   who            | access                                          | mode
+ *   ---------------+-------------------------------------------------+--------------------------------------
+ *   producer       | slots[s &amp; mask] = event                          | plain
+ *   producer       | spNext, spLimit, spFlushed, spBurstTo             | plain (producer-confined, see fields)
+ *   producer       | claimed (the cursor) raised to the batch's end    | CAS: release of the batch's slots +
+ *                  |                                                   | StoreLoad before the wake-up reads
+ *   producer       | consumers' cell status (wake, once per batch)     | volatile read (inside the cell)
+ *   producer/drain | reserved (space granted; the demand bound)        | plain read, release store
+ *   producer       | reserved re-read when spNext reaches spLimit      | acquire
+ *   drain/producer | gatingCache; consumer sequences when it says full | volatile read; volatile reads
+ *   consumer       | claimed, once per batch                           | acquire (then plain slot reads)
+ *   consumer       | its sequence after the batch                      | volatile store (release: the producer
+ *                  |                                                   | overwrites a slot only after it)
+ *   any closer     | claimed |= CLOSED                                 | CAS: the final count is exactly the
+ *                  |                                                   | events published before it
+ * </pre>
+ * No lost wake-up: the producer's CAS precedes its status read of each root consumer, and a parking
+ * consumer's CAS on its status precedes its re-read of the cursor; of two full fences one sees the
+ * other. Inside a burst the intermediate flushes wake nobody; the burst's final flush does.
  *
  * <h2>Completion and errors</h2>
  * {@code onComplete} / {@link #complete()} closes the ring: nothing more is accepted, and each
@@ -130,6 +174,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
     private static final VarHandle CLAIMED;
     private static final VarHandle RESERVED;
     private static final VarHandle GATING_CACHE;
+    private static final VarHandle PRODUCER_KIND;
+    private static final VarHandle DISCARDED;
 
     static {
         try {
@@ -137,6 +183,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
             CLAIMED = l.findVarHandle(RingBuffer.class, "claimed", long.class);
             RESERVED = l.findVarHandle(RingBuffer.class, "reserved", long.class);
             GATING_CACHE = l.findVarHandle(RingBuffer.class, "gatingCache", long.class);
+            PRODUCER_KIND = l.findVarHandle(RingBuffer.class, "producerKind", int.class);
+            DISCARDED = l.findVarHandle(RingBuffer.class, "discardedTo", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -146,6 +194,18 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
     static final long CLOSED = 1L << 62;
 
     private static final AtomicInteger SEQ = new AtomicInteger();
+
+    /** {@link #producerKind}: no producer yet (single-producer mode only). */
+    private static final int KIND_NONE = 0;
+    /** {@link #producerKind}: {@code tryPublish} / {@code tryPublishEvent} / {@code publish} are used. */
+    private static final int KIND_IMPERATIVE = 1;
+    /** {@link #producerKind}: the ring was subscribed to an upstream. */
+    private static final int KIND_SUBSCRIBER = 2;
+    /**
+     * Single-producer mode: inside a burst the producer makes its events visible every this many
+     * events (one CAS), so a consumer running on another carrier need not wait for the burst's end.
+     */
+    private static final int SP_BURST_FLUSH = 64;
     private static final Object COMPLETED = new Object();
 
     private final ActorGroup group;
@@ -168,8 +228,13 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
     private final long[] published;
 
     /**
-     * The number of sequences claimed so far (the next sequence to claim), with {@link #CLOSED}.
-     * Claimed by CAS (full fence). Read by consumers (volatile) to learn the final sequence.
+     * Multi-producer mode: the number of sequences claimed so far (the next sequence to claim), with
+     * {@link #CLOSED}; claimed by CAS (full fence); read by consumers (volatile) to learn the final
+     * sequence. Single-producer mode: the <em>cursor</em>, the number of events published so far,
+     * with {@link #CLOSED}: the producer raises it by CAS once per batch (release for the batch's
+     * plain slot stores, and the StoreLoad fence before the wake-up reads), consumers read it once per
+     * batch with an acquire; a closer sets {@link #CLOSED} by CAS, so the final count is exactly the
+     * events published before the close (a producer whose CAS fails learns it was closed first).
      */
     @SuppressWarnings("unused")
     private volatile long claimed;
@@ -178,7 +243,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
      * Invariant: {@code reserved <= gatingMin + 1 + size} at the time of each reservation, and the
      * gating minimum only grows, so a claimed sequence {@code s} (claims never exceed reservations)
      * satisfies {@code s - size <= gatingMin}: its slot's previous event was handled by every gating
-     * consumer. Changed by CAS only.
+     * consumer. Changed by CAS only (multi-producer mode); in single-producer mode by its one
+     * reserver at a time with a plain read and a release store (see {@link #tryReserveSingle}).
      */
     @SuppressWarnings("unused")
     private volatile long reserved;
@@ -190,6 +256,47 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
     @SuppressWarnings("unused")
     private volatile long gatingCache = -1L;
 
+    // ---- single-producer mode (see "Single-producer mode" in the class Javadoc)
+    /** Declared by {@link Builder#singleProducer()}; fixed for the ring's life. */
+    private final boolean singleProducer;
+    /**
+     * Single-producer mode: which kind of producer the ring has ({@code KIND_*}); set once from
+     * {@code KIND_NONE} by CAS (by the first {@code onSubscribe} or the first imperative call), then
+     * only read (volatile: one plain load on x86 per imperative call).
+     */
+    @SuppressWarnings("unused")
+    private volatile int producerKind;
+    /**
+     * Single-producer mode: the next sequence the producer fills. <b>Plain</b>, producer-confined:
+     * {@code onNext} calls are serial with a happens-before between them (rule 1.3), and imperative
+     * calls are serial by contract (a {@code publish} served by the drain is handed over through the
+     * volatile {@link #waiters} count: see {@link #spClaimAndPublish}).
+     */
+    private long spNext;
+    /**
+     * Single-producer {@code Subscriber} side: the cached bound of the demand granted upstream (a
+     * snapshot of {@link #reserved}, refreshed with an acquire read only when {@link #spNext} reaches
+     * it). Plain, producer-confined.
+     */
+    private long spLimit;
+    /** Single-producer mode: the cursor value this producer last published (a hint). Plain, producer-confined. */
+    private long spFlushed;
+    /**
+     * Single-producer mode: {@code spNext} after the last event of the current burst. Plain: written by
+     * the burst's {@code onNext} calls, which run on the drain thread inside {@link #requestBurst},
+     * and read by that same thread when the burst ends (successive drains are ordered by
+     * {@link #producerWip}).
+     */
+    private long spBurstTo;
+    /**
+     * Single-producer mode: events below this were handed to {@code Operators.onDiscard} because the
+     * ring closed before they were published; raised by CAS (only after a close: never per event), so
+     * each such event is discarded once even if the burst's end and a later {@code onNext} both find
+     * the ring closed.
+     */
+    @SuppressWarnings("unused")
+    private volatile long discardedTo;
+
     private final List<RingConsumer<T, ?>> consumerList = new ArrayList<>();
     /** All consumers, fixed at {@link #start()}. */
     private volatile RingConsumer<T, ?>[] consumers;
@@ -200,7 +307,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
     // ---- producer side
     private final AtomicReference<Subscription> upstream = new AtomicReference<>();
     private volatile boolean upstreamDone;
-    /** Demand granted upstream and not yet received. */
+    /** Demand granted upstream and not yet received (multi-producer mode; single: {@code reserved - cursor}). */
     private final AtomicLong outstanding = new AtomicLong();
     private final ConcurrentLinkedQueue<PendingPublish<T>> pending = new ConcurrentLinkedQueue<>();
     /** Waiting {@link #publish} calls (cancelled ones included until the drain removes them). */
@@ -245,6 +352,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
         this.size = b.size;
         this.mask = b.size - 1;
         this.errorPolicy = b.errorPolicy;
+        this.singleProducer = b.singleProducer;
         this.replenish = Math.max(1, b.size / 4);
         this.slots = new Object[b.size];
         this.preallocated = b.eventFactory != null;
@@ -507,10 +615,19 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
      * @param event the event
      * @return {@code true} if it was published; {@code false} if the ring is full, closed, or earlier
      *         {@link #publish} calls are waiting (they are served first)
-     * @throws NullPointerException if {@code event} is {@code null}
+     * @throws NullPointerException  if {@code event} is {@code null}
+     * @throws IllegalStateException if the ring is {@linkplain Builder#singleProducer() single-producer}
+     *                               and was subscribed to an upstream (its one producer)
      */
     public boolean tryPublish(T event) {
         Objects.requireNonNull(event, "event");
+        if (singleProducer) {
+            claimImperative();
+            if (waiters.get() != 0 || isClosed() || !tryReserve(1)) {
+                return false;
+            }
+            return spClaimAndPublish(event, null) >= 0;
+        }
         if (waiters.get() != 0 || isClosed() || !tryReserve(1)) {
             return false;
         }
@@ -524,11 +641,14 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
      * the event that slot held before; the event is published when it returns. If it throws, the
      * event is published anyway (a claimed sequence cannot be left empty: consumers would wait for it
      * forever) and the exception propagates to the caller.
+     * In single-producer mode, if the ring closes while the translator runs, the filled event is not
+     * published and {@code false} is returned.
      *
      * @param translator fills the event
      * @return {@code true} if an event was published; {@code false} as for {@link #tryPublish}
      * @throws NullPointerException  if {@code translator} is {@code null}
-     * @throws IllegalStateException if the ring has no event factory
+     * @throws IllegalStateException if the ring has no event factory, or is single-producer and was
+     *                               subscribed to an upstream
      */
     public boolean tryPublishEvent(Consumer<? super T> translator) {
         Objects.requireNonNull(translator, "translator");
@@ -536,17 +656,22 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
             throw new IllegalStateException("ring " + name + " has no event factory: use tryPublish(event), "
                     + "or build it with eventFactory(..)");
         }
+        if (singleProducer) {
+            claimImperative();
+        }
         if (waiters.get() != 0 || isClosed() || !tryReserve(1)) {
             return false;
         }
-        return claimAndPublish(null, translator) >= 0;
+        return claimAndPublishAny(null, translator) >= 0;
     }
 
     /**
      * Publishes {@code event}, waiting for space without holding a thread. The returned {@link Mono}
      * is lazy (nothing happens until it is subscribed); it emits the event's sequence once published,
      * and fails with {@link IllegalStateException} if the ring is or becomes closed first. Cancelling
-     * it while waiting withdraws the event.
+     * it while waiting withdraws the event. In single-producer mode, subscribing to it is the
+     * producer's call (it must not overlap another publishing call), and it fails with
+     * {@link IllegalStateException} if the ring was subscribed to an upstream.
      *
      * @param event the event
      * @return a {@link Mono} of the event's sequence
@@ -555,8 +680,16 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
     public Mono<Long> publish(T event) {
         Objects.requireNonNull(event, "event");
         return Mono.create(sink -> {
+            if (singleProducer) {
+                try {
+                    claimImperative();
+                } catch (IllegalStateException e) {
+                    sink.error(e);
+                    return;
+                }
+            }
             if (waiters.get() == 0 && !isClosed() && tryReserve(1)) {
-                long seq = claimAndPublish(event);
+                long seq = claimAndPublishAny(event, null);
                 if (seq >= 0) {
                     sink.success(seq);
                 } else {
@@ -603,6 +736,16 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
     @Override
     public void onSubscribe(Subscription s) {
         Objects.requireNonNull(s, "subscription");
+        if (singleProducer && !claimSubscriber()) {
+            // the imperative producer is this ring's one producer: a second one would race it
+            s.cancel();
+            if (!upstreamDone && !isClosed()) {
+                closeWithError(new IllegalStateException("ring " + name + " is single-producer and already has "
+                        + "an imperative producer (tryPublish/tryPublishEvent/publish): it cannot also be "
+                        + "subscribed to an upstream"));
+            }
+            return;
+        }
         if (upstreamDone || isClosed() || !upstream.compareAndSet(null, s)) {
             s.cancel(); // rule 2.5: one upstream at a time
             return;
@@ -619,17 +762,14 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
             Operators.onDiscard(t, Context.empty());
             return;
         }
+        if (singleProducer) {
+            onNextSingleProducer(t);
+            return;
+        }
         for (;;) {
             long o = outstanding.get();
             if (o <= 0) {
-                upstreamDone = true;
-                Subscription s = upstream.get();
-                if (s != null) {
-                    s.cancel();
-                }
-                Operators.onDiscard(t, Context.empty());
-                closeWithError(new IllegalStateException("ring " + name
-                        + ": upstream sent an event beyond the demand it was granted (rule 1.1)"));
+                overflow(t);
                 return;
             }
             if (outstanding.compareAndSet(o, o - 1)) {
@@ -642,6 +782,18 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
         }
     }
 
+    /** The upstream sent more than it was granted: cancel it and close the ring with an error (never a silent drop). */
+    private void overflow(T t) {
+        upstreamDone = true;
+        Subscription s = upstream.get();
+        if (s != null) {
+            s.cancel();
+        }
+        Operators.onDiscard(t, Context.empty());
+        closeWithError(new IllegalStateException("ring " + name
+                + ": upstream sent an event beyond the demand it was granted (rule 1.1)"));
+    }
+
     @Override
     public void onError(Throwable t) {
         Objects.requireNonNull(t, "onError throwable");
@@ -649,6 +801,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
             return;
         }
         upstreamDone = true;
+        if (singleProducer) {
+            spFlushBeforeClose(); // a burst may end with onError inside request(n): its events go first
+        }
         closeWithError(t);
     }
 
@@ -658,6 +813,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
             return;
         }
         upstreamDone = true;
+        if (singleProducer) {
+            spFlushBeforeClose();
+        }
         close();
     }
 
@@ -678,12 +836,21 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
         return group;
     }
 
+    /** @return whether the ring was built with {@link Builder#singleProducer()} */
+    public boolean isSingleProducer() {
+        return singleProducer;
+    }
+
     /** @return the error policy for handler failures */
     public RingErrorPolicy errorPolicy() {
         return errorPolicy;
     }
 
-    /** @return the highest sequence claimed by a producer so far ({@code -1} before the first event) */
+    /**
+     * @return the highest sequence claimed by a producer so far ({@code -1} before the first event); in
+     *         single-producer mode, the highest sequence published (events the producer has stored but
+     *         not yet published in its current batch are not counted)
+     */
     public long cursor() {
         return (claimed & ~CLOSED) - 1;
     }
@@ -734,6 +901,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
      * slot that may be overwritten under this reservation happened-before the overwrite.
      */
     private boolean tryReserve(long n) {
+        if (singleProducer) {
+            return tryReserveSingle(n);
+        }
         for (;;) {
             long r = reserved;
             long g = gatingCache;
@@ -755,6 +925,30 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
                 return true;
             }
         }
+    }
+
+    /**
+     * {@link #tryReserve} in single-producer mode: only one thread reserves at a time (the drain,
+     * serialized by {@link #producerWip}, for upstream demand; or the imperative producer, whose calls
+     * are serial and hand over to the drain through {@link #waiters}), so the reservation is a plain
+     * read and a <b>release</b> store (the {@code onNext} side reads it with an acquire as the demand
+     * bound, see {@link #onNextSingleProducer}). The gating minimum is the cached {@link #gatingCache},
+     * recomputed (volatile reads of every gating consumer's sequence) only when the cache says full.
+     */
+    private boolean tryReserveSingle(long n) {
+        long r = reserved;
+        long g = gatingCache;
+        if (r + n > g + 1 + size) {
+            g = gatingMin();
+            if (g != Long.MAX_VALUE) { // MAX: no live consumer, nobody reads the slots, any amount fits
+                raiseGatingCache(g);
+                if (r + n > g + 1 + size) {
+                    return false;
+                }
+            }
+        }
+        RESERVED.setRelease(this, r + n);
+        return true;
     }
 
     private void raiseGatingCache(long g) {
@@ -861,11 +1055,187 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
         // wake the consumers that wait for the producer. The store above and the status read inside
         // wake() are both volatile: either the wake sees the consumer idle and schedules it, or the
         // consumer's post-turn re-check (after its CAS clearing SCHEDULED) sees this event.
+        wakeRoots();
+    }
+
+    private void wakeRoots() {
         RingConsumer<T, ?>[] rs = roots;
         if (rs != null) {
             for (RingConsumer<T, ?> r : rs) {
                 r.wake();
             }
+        }
+    }
+
+    private long claimAndPublishAny(T event, Consumer<? super T> translator) {
+        return singleProducer ? spClaimAndPublish(event, translator) : claimAndPublish(event, translator);
+    }
+
+    // ================================================================== internals: single producer
+
+    /**
+     * Single-producer mode: makes the ring's producer imperative for good, or throws if it is the
+     * {@code Subscriber} side. One volatile read per call once the kind is set.
+     */
+    private void claimImperative() {
+        int k = producerKind;
+        if (k == KIND_IMPERATIVE
+                || (k == KIND_NONE && (PRODUCER_KIND.compareAndSet(this, KIND_NONE, KIND_IMPERATIVE)
+                        || producerKind == KIND_IMPERATIVE))) {
+            return;
+        }
+        throw new IllegalStateException("ring " + name + " is single-producer and is subscribed to an upstream "
+                + "(its one producer): tryPublish/tryPublishEvent/publish cannot be used on it");
+    }
+
+    /** Single-producer mode: makes the {@code Subscriber} side the producer; {@code false} if it is imperative. */
+    private boolean claimSubscriber() {
+        return producerKind == KIND_SUBSCRIBER || PRODUCER_KIND.compareAndSet(this, KIND_NONE, KIND_SUBSCRIBER)
+                || producerKind == KIND_SUBSCRIBER;
+    }
+
+    /**
+     * An imperative publish in single-producer mode (a reservation must be held): plain slot store (or
+     * the translator's plain writes), plain {@link #spNext}, then {@link #spPublish} (one CAS: release
+     * for the slot, StoreLoad before the wake-up's status reads) and the wake of the root consumers.
+     *
+     * <p>Why {@link #spNext} may be plain here: the caller is the producer thread (contract: its calls
+     * do not overlap) or the drain serving a waiting {@link #publish}; the producer only calls while
+     * {@link #waiters} reads 0 (volatile), and the drain decrements {@link #waiters} (volatile) only
+     * after the claim, so each hand-over between the two is a volatile write read by the other.
+     *
+     * @return the sequence, or -1 if the ring closed before the event was published
+     */
+    @SuppressWarnings("unchecked")
+    private long spClaimAndPublish(T event, Consumer<? super T> translator) {
+        long seq = spNext;
+        int i = (int) (seq & mask);
+        long next = seq + 1;
+        spNext = next;
+        boolean ok;
+        if (translator != null) {
+            ok = false;
+            try {
+                translator.accept((T) slots[i]); // plain writes, published by the CAS below
+            } finally {
+                ok = spPublish(next); // even if the translator threw (see tryPublishEvent)
+                if (ok) {
+                    spFlushed = next;
+                    wakeRoots();
+                }
+            }
+            return ok ? seq : -1;
+        }
+        slots[i] = event; // plain: published by the CAS below
+        ok = spPublish(next);
+        if (!ok) {
+            return -1;
+        }
+        spFlushed = next;
+        wakeRoots();
+        return seq;
+    }
+
+    /**
+     * {@code onNext} in single-producer mode. Per event: a plain comparison with the cached demand
+     * bound, a plain slot store and a plain {@link #spNext} store. Inside a burst (the upstream emits
+     * within the drain's {@code request(n)}, on its thread) the events are published every
+     * {@value #SP_BURST_FLUSH} events and once at the burst's end by {@link #requestBurst}, which
+     * also wakes the consumers once; outside a burst each event is published at once (one CAS, which
+     * is also the StoreLoad fence the wake-up needs) and the root consumers are woken.
+     *
+     * <p>Overflow check without a CAS: the upstream may only send {@code reserved} events in total
+     * ({@link #reserved} counts exactly the demand granted, written with a release by the drain
+     * before each {@code request(n)}); {@link #spLimit} caches it and is refreshed with an acquire
+     * only when {@link #spNext} reaches it. Only a ring whose producer is the {@code Subscriber} side
+     * accepts events here (an {@code onNext} without {@code onSubscribe} is an overflow too).
+     */
+    private void onNextSingleProducer(T t) {
+        long seq = spNext;
+        if (seq >= spLimit) {
+            long r = producerKind == KIND_SUBSCRIBER ? (long) RESERVED.getAcquire(this) : 0L;
+            spLimit = r;
+            if (seq >= r) {
+                overflow(t);
+                return;
+            }
+        }
+        slots[(int) (seq & mask)] = t; // plain: published by a later CAS of the cursor
+        long next = seq + 1;
+        spNext = next;
+        if (requesting == Thread.currentThread()) {
+            spBurstTo = next; // read by this thread when the burst ends (requestBurst)
+            if (next - spFlushed >= SP_BURST_FLUSH) {
+                if (!spPublish(next)) {
+                    spDiscard(next);
+                }
+                spFlushed = next;
+            }
+            return;
+        }
+        if (!spPublish(next)) {
+            spDiscard(next); // closed by complete()/error()/a failure meanwhile
+            return;
+        }
+        spFlushed = next;
+        wakeRoots();
+    }
+
+    /**
+     * Single-producer mode: raises the cursor ({@link #claimed}) to {@code upTo} by CAS unless it is
+     * already there. The CAS is the release of every slot store below {@code upTo} made by this thread
+     * or ordered before it (earlier {@code onNext} calls: rule 1.3) and a full fence (StoreLoad) before
+     * the wake-up's status reads. It can fail only because a closer set {@link #CLOSED} (then the
+     * events from the final count up are not published: {@code false}) or because another flush of
+     * the same producer's events (the end of a burst racing a later {@code onNext}) moved it (retry).
+     *
+     * @return {@code false} if the ring closed before all events below {@code upTo} were published
+     */
+    private boolean spPublish(long upTo) {
+        for (;;) {
+            long c = claimed; // volatile
+            if ((c & CLOSED) != 0) {
+                return (c & ~CLOSED) >= upTo; // all of them made it before the close
+            }
+            if (c >= upTo || CLAIMED.compareAndSet(this, c, upTo)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Single-producer mode, the ring closed: hands the events in {@code [final count, upTo)} that
+     * nobody discarded yet to {@code Operators.onDiscard} (they were received but never published).
+     * The caller wrote those slots or is ordered after their writer.
+     */
+    private void spDiscard(long upTo) {
+        long from = claimed & ~CLOSED;
+        for (;;) {
+            long d = discardedTo;
+            long lo = Math.max(d, from);
+            if (lo >= upTo) {
+                return;
+            }
+            if (DISCARDED.compareAndSet(this, d, upTo)) {
+                for (long s = lo; s < upTo; s++) {
+                    Object e = slots[(int) (s & mask)];
+                    if (e != null) {
+                        Operators.onDiscard(e, Context.empty());
+                    }
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * Single-producer {@code onComplete}/{@code onError} (serial with {@code onNext}: the producer's
+     * thread): publishes the events of an unfinished burst before the ring closes.
+     */
+    private void spFlushBeforeClose() {
+        long n = spNext;
+        if (!spPublish(n)) {
+            spDiscard(n);
         }
     }
 
@@ -878,6 +1248,11 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
 
     /** @return the highest sequence {@code <= limit} such that every event from {@code from} on is published, or {@code from - 1} */
     long highestPublished(long from, long limit) {
+        if (singleProducer) {
+            // one acquire read of the cursor per batch: every slot below it was stored before its CAS
+            long c = ((long) CLAIMED.getAcquire(this) & ~CLOSED) - 1;
+            return Math.max(from - 1, Math.min(c, limit));
+        }
         long s = from;
         while (s <= limit && isPublished(s)) {
             s++;
@@ -1082,7 +1457,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
                     break;
                 }
                 pending.poll();
-                long seq = claimAndPublish(p.value);
+                long seq = claimAndPublishAny(p.value, null);
                 waiters.decrementAndGet();
                 if (seq >= 0) {
                     p.sink.success(seq);
@@ -1093,8 +1468,14 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
             Subscription up = upstream.get();
             if (up != null && started && !upstreamDone && pending.isEmpty() && !isClosed()) {
                 long free = remainingCapacity();
-                if (free > 0 && (free >= replenish || outstanding.get() == 0) && tryReserve(free)) {
-                    outstanding.addAndGet(free);
+                // single producer: the demand not yet received is at most reserved - cursor (events
+                // received but not yet published count as outstanding; when they are published a
+                // consumer advances and runs this drain again, so a request is only postponed)
+                long out = singleProducer ? reserved - (claimed & ~CLOSED) : outstanding.get();
+                if (free > 0 && (free >= replenish || out <= 0) && tryReserve(free)) {
+                    if (!singleProducer) {
+                        outstanding.addAndGet(free);
+                    }
                     requestBurst(up, free);
                 }
             }
@@ -1124,13 +1505,16 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
             up.request(n);
         } finally {
             requesting = null;
-            VarHandle.fullFence();
-            RingConsumer<T, ?>[] rs = roots;
-            if (rs != null) {
-                for (RingConsumer<T, ?> r : rs) {
-                    r.wake();
+            if (singleProducer) {
+                // publish the burst's events (this thread stored them): one CAS, also the full fence
+                long to = spBurstTo;
+                if (!spPublish(to)) {
+                    spDiscard(to);
                 }
+            } else {
+                VarHandle.fullFence();
             }
+            wakeRoots();
         }
     }
 
@@ -1159,6 +1543,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
         private String name;
         private RingErrorPolicy errorPolicy = RingErrorPolicy.STOP;
         private Supplier<? extends T> eventFactory;
+        private boolean singleProducer;
 
         Builder(ActorGroup group) {
             this.group = group;
@@ -1218,6 +1603,45 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
          */
         public Builder<T> eventFactory(Supplier<? extends T> factory) {
             this.eventFactory = Objects.requireNonNull(factory, "factory");
+            return this;
+        }
+
+        /**
+         * Declares that the ring has <em>one</em> producer, which makes publishing cheaper: the
+         * producer keeps its next sequence in a plain field, stores events with plain writes and
+         * publishes a whole batch with one CAS of the cursor; consumers read the cursor once per batch.
+         * (The Disruptor's single-producer sequencer, adapted to a ring that can be closed from any
+         * thread.) The one producer is either
+         * <ul>
+         *   <li>the ring's {@code Subscriber} side (one upstream: its {@code onNext} calls are serial
+         *       by rule 1.3), or</li>
+         *   <li>the imperative methods {@link RingBuffer#tryPublish}, {@link RingBuffer#tryPublishEvent}
+         *       and {@link RingBuffer#publish} (its subscription), called from one thread at a time:
+         *       calls from different threads must be ordered by a happens-before (a lock, a queue, a
+         *       single-threaded executor, an actor).</li>
+         * </ul>
+         * Whichever is used first is the producer for the ring's life. Using the other afterwards is
+         * detected: the imperative methods throw {@link IllegalStateException} ({@code publish}'s
+         * {@code Mono} fails with it) on a subscribed ring, and an {@code onSubscribe} on a ring that
+         * already has an imperative producer is cancelled and closes the ring with an
+         * {@link IllegalStateException} (its consumers signal it after the events published before).
+         * <b>Overlapping imperative calls from two threads are a caller error that is not detected</b>
+         * (detecting it would cost the atomic operation this mode removes): they may publish an event
+         * twice or lose one. Likewise an upstream that breaks rule 1.3 by calling {@code onNext}
+         * concurrently (a multi-producer ring tolerates it). Use the default multi-producer ring when several threads publish.
+         * {@link RingBuffer#complete()}, {@link RingBuffer#error} and consumer failures may still close
+         * the ring from any thread: an event the producer had not yet published when the close
+         * happened is then not delivered ({@code tryPublish} returns {@code false}, an {@code onNext}
+         * is discarded), exactly as for a multi-producer ring.
+         *
+         * <p>A ring is multi-producer unless this is called; it is not chosen automatically for the
+         * {@code Subscriber} side, because the multi-producer ring allows {@code tryPublish} next to
+         * an upstream, which this mode forbids.
+         *
+         * @return this builder
+         */
+        public Builder<T> singleProducer() {
+            this.singleProducer = true;
             return this;
         }
 

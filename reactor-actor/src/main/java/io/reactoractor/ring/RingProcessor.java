@@ -38,6 +38,25 @@ public final class RingProcessor<T> implements Processor<T, T> {
         return new RingProcessor<>(RingBuffer.<T>builder(scheduler).size(size).build());
     }
 
+    /**
+     * A processor over a {@linkplain RingBuffer.Builder#singleProducer() single-producer} ring: its
+     * {@code Subscriber} side is the ring's one producer (rule 1.3 serialises {@code onNext}), so
+     * publishing costs no atomic operation per element. Once it is subscribed to an upstream, the
+     * imperative methods of {@link #ring()} throw {@link IllegalStateException}; used imperatively
+     * first, a later {@code onSubscribe} is cancelled and closes the ring with that error.
+     *
+     * @param scheduler an {@link io.reactoractor.ActorScheduler} or one of its groups
+     * @param size      the ring size: a power of two (see {@link RingBuffer.Builder#size(int)})
+     * @param <T>       the element type
+     * @return a started processor
+     * @throws NullPointerException     if {@code scheduler} is {@code null}
+     * @throws IllegalArgumentException if {@code scheduler} is not an actor scheduler or group, or
+     *                                  {@code size} is not a power of two in range
+     */
+    public static <T> RingProcessor<T> createSingleProducer(Scheduler scheduler, int size) {
+        return new RingProcessor<>(RingBuffer.<T>builder(scheduler).size(size).singleProducer().build());
+    }
+
     /** @return the ring behind this processor (metrics, {@code tryPublish}, {@code publish}) */
     public RingBuffer<T> ring() {
         return ring;

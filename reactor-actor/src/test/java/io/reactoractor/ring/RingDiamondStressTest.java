@@ -61,7 +61,42 @@ class RingDiamondStressTest {
     @Test
     void diamondUnderRandomSpeedsDeliversEveryEventOnceInOrderAfterBothBranches() {
         for (int size : new int[] {8, 64}) {
-            runDiamond(size, false);
+            runDiamond(size, Source.ASYNC, false);
+        }
+    }
+
+    /**
+     * Single-producer mode ({@code RingBuffer.Builder.singleProducer()}), asynchronous upstream: each
+     * {@code onNext} runs on the upstream's thread and publishes with one CAS of the cursor; the
+     * consumers read the cursor, not per-slot sequences.
+     */
+    @Test
+    void singleProducerDiamondFedAsynchronouslyDeliversEveryEventOnceInOrderAfterBothBranches() {
+        for (int size : new int[] {8, 64}) {
+            runDiamond(size, Source.ASYNC, true);
+        }
+    }
+
+    /**
+     * Single-producer mode fed by synchronous bursts: events are stored plain and published every
+     * 64 events and at the burst's end (one wake-up per burst); sizes below and above the intermediate
+     * flush interval.
+     */
+    @Test
+    void singleProducerDiamondFedBySynchronousBurstsDeliversEveryEventOnceInOrderAfterBothBranches() {
+        for (int size : new int[] {8, 64, 256}) {
+            runDiamond(size, Source.SYNC, true);
+        }
+    }
+
+    /**
+     * Single-producer mode, imperative: one thread calls {@code tryPublish} (yielding when full), so
+     * the gating cache is refreshed whenever it says full, and each call publishes and wakes.
+     */
+    @Test
+    void singleProducerDiamondFedByTryPublishDeliversEveryEventOnceInOrderAfterBothBranches() {
+        for (int size : new int[] {8, 64}) {
+            runDiamond(size, Source.TRY_PUBLISH, true);
         }
     }
 
@@ -74,13 +109,19 @@ class RingDiamondStressTest {
     @Test
     void diamondFedBySynchronousBurstsDeliversEveryEventOnceInOrderAfterBothBranches() {
         for (int size : new int[] {8, 64}) {
-            runDiamond(size, true);
+            runDiamond(size, Source.SYNC, false);
         }
     }
 
-    private void runDiamond(int size, boolean synchronousSource) {
+    private enum Source { SYNC, ASYNC, TRY_PUBLISH }
+
+    private void runDiamond(int size, Source source, boolean singleProducer) {
         AtomicReference<String> violation = new AtomicReference<>();
-        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(size).name("diamond-" + size).build();
+        RingBuffer.Builder<Integer> builder = RingBuffer.<Integer>builder(scheduler).size(size).name("diamond-" + size);
+        if (singleProducer) {
+            builder.singleProducer();
+        }
+        RingBuffer<Integer> ring = builder.build();
         SplittableRandom rndA = new SplittableRandom(1);
         SplittableRandom rndB = new SplittableRandom(2);
         SplittableRandom rndC = new SplittableRandom(3);
@@ -110,10 +151,24 @@ class RingDiamondStressTest {
 
         DemandingSubscriber down = new DemandingSubscriber(violation);
         c.subscribe(down);
-        if (synchronousSource) {
-            Flux.range(0, EVENTS).subscribe(ring);
-        } else {
-            Flux.range(0, EVENTS).subscribeOn(Schedulers.single()).subscribe(ring);
+        switch (source) {
+            case SYNC -> Flux.range(0, EVENTS).subscribe(ring);
+            case ASYNC -> Flux.range(0, EVENTS).subscribeOn(Schedulers.single()).subscribe(ring);
+            case TRY_PUBLISH -> {
+                Thread producer = new Thread(() -> {
+                    for (int i = 0; i < EVENTS; i++) {
+                        while (!ring.tryPublish(i)) {
+                            if (ring.isClosed()) {
+                                violation.compareAndSet(null, "ring closed while publishing event " + i);
+                                return;
+                            }
+                            Thread.yield();
+                        }
+                    }
+                    ring.complete();
+                }, "ring-stress-producer");
+                producer.start();
+            }
         }
 
         Duration bound = Duration.ofSeconds(Math.max(120, EVENTS / 50_000));

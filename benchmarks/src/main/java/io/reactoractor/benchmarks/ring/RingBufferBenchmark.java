@@ -19,7 +19,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Events per second through a multicast (issue 12): our {@code RingBuffer} (consumers are actors on a
- * 2-carrier {@code ActorScheduler}) vs the LMAX Disruptor 4.0.0 with its Blocking, Yielding and
+ * 2-carrier {@code ActorScheduler}; {@code ring}/{@code ringSubscriber} multi-producer, {@code ringSp}/
+ * {@code ringSubscriberSp} built with {@code singleProducer()}) vs the LMAX Disruptor 4.0.0 with its Blocking, Yielding and
  * Sleeping wait strategies (one thread per handler) and Reactor's {@code Flux.publish()} and
  * {@code Sinks.many().multicast().onBackpressureBuffer()} (a {@code publishOn} per consumer on a
  * 2-thread parallel scheduler). Ring/queue size 1024 everywhere. One operation = one event, end to
@@ -39,7 +40,7 @@ public class RingBufferBenchmark {
     @Param({"oneToOne", "oneToThree", "diamond"})
     public String topology;
 
-    @Param({"ring", "ringSubscriber", "disruptorBlocking", "disruptorYielding", "disruptorSleeping", "fluxPublish", "sinksMulticast"})
+    @Param({"ring", "ringSp", "ringSubscriber", "ringSubscriberSp", "disruptorBlocking", "disruptorYielding", "disruptorSleeping", "fluxPublish", "sinksMulticast"})
     public String impl;
 
     private RingPeers.Runner runner;

@@ -25,7 +25,7 @@ public final class RingIdleCpu {
         for (int i = 0; i < values.length; i++) {
             values[i] = (long) i;
         }
-        for (String impl : new String[] {"ring", "ringSubscriber", "disruptorBlocking", "disruptorYielding", "disruptorSleeping",
+        for (String impl : new String[] {"ring", "ringSp", "ringSubscriber", "ringSubscriberSp", "disruptorBlocking", "disruptorYielding", "disruptorSleeping",
                 "fluxPublish", "sinksMulticast"}) {
             RingPeers.Runner r = RingPeers.create(impl, "diamond");
             try {

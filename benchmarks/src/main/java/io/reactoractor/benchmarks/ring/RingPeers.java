@@ -51,8 +51,10 @@ final class RingPeers {
 
     static Runner create(String impl, String topology) {
         return switch (impl) {
-            case "ring" -> new OurRing(topology);
-            case "ringSubscriber" -> new OurRingSubscriber(topology);
+            case "ring" -> new OurRing(topology, false);
+            case "ringSp" -> new OurRing(topology, true);
+            case "ringSubscriber" -> new OurRingSubscriber(topology, false);
+            case "ringSubscriberSp" -> new OurRingSubscriber(topology, true);
             case "disruptorBlocking" -> new LmaxDisruptor(topology, new BlockingWaitStrategy());
             case "disruptorYielding" -> new LmaxDisruptor(topology, new YieldingWaitStrategy());
             case "disruptorSleeping" -> new LmaxDisruptor(topology, new SleepingWaitStrategy());
@@ -110,14 +112,21 @@ final class RingPeers {
         return counters;
     }
 
+    /** A ring builder of size {@link #RING_SIZE}, single-producer ({@code ...Sp} peers) or not. */
+    static RingBuffer.Builder<Long> builder(ActorScheduler scheduler, boolean singleProducer) {
+        RingBuffer.Builder<Long> b = RingBuffer.<Long>builder(scheduler).size(RING_SIZE);
+        return singleProducer ? b.singleProducer() : b;
+    }
+
+    /** Ours, imperative: {@code tryPublish} from the benchmark thread ({@code ringSp}: single-producer mode). */
     static final class OurRing implements Runner {
         private final ActorScheduler scheduler = ActorScheduler.builder().name("ring-bench").threads(2).build();
         private final RingBuffer<Long> ring;
         private final List<Counter> leaves = new ArrayList<>();
         private long published;
 
-        OurRing(String topology) {
-            ring = RingBuffer.<Long>builder(scheduler).size(RING_SIZE).build();
+        OurRing(String topology, boolean singleProducer) {
+            ring = builder(scheduler, singleProducer).build();
             leaves.addAll(wire(ring, topology));
             ring.start();
         }
@@ -146,23 +155,31 @@ final class RingPeers {
      * ring subscribes to {@code Flux.fromArray(values)} (Reactor builds a new {@code publish()} per
      * batch too), so the source is pulled by the ring's demand and, being synchronous, emits inside
      * the ring's {@code request(n)}: on the benchmark thread first, then on the carrier whose consumer
-     * freed the space. The benchmark thread only waits, as with Reactor's {@code join()}.
+     * freed the space. The benchmark thread only waits, joining the ring's {@code whenTerminated()} as
+     * the Reactor peers join their {@code then()}.
+     * {@code ringSubscriberSp}: the same with a single-producer ring (the upstream is its one producer).
      */
     static final class OurRingSubscriber implements Runner {
         private final ActorScheduler scheduler = ActorScheduler.builder().name("ring-bench-sub").threads(2).build();
         private final String topology;
+        private final boolean singleProducer;
 
-        OurRingSubscriber(String topology) {
+        OurRingSubscriber(String topology, boolean singleProducer) {
             this.topology = topology;
+            this.singleProducer = singleProducer;
         }
 
         @Override
         public long runBatch(Long[] values) {
-            RingBuffer<Long> ring = RingBuffer.<Long>builder(scheduler).size(RING_SIZE).build();
+            RingBuffer<Long> ring = builder(scheduler, singleProducer).build();
             List<Counter> leaves = wire(ring, topology);
             ring.start();
+            CompletableFuture<Void> done = ring.whenTerminated().toFuture();
             Flux.fromArray(values).subscribe(ring);
-            awaitCounts(leaves, values.length);
+            // like the Reactor peers' join(): woken by the terminal signal (every consumer completed
+            // after handling every event), not by polling the counters every 20 us
+            done.join();
+            awaitCounts(leaves, values.length); // returns at once: a check that all arrived
             return values.length;
         }
 
