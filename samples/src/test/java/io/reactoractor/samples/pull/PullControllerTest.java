@@ -253,7 +253,7 @@ class PullControllerTest extends PullServerTestSupport {
         // the body decoded as String gives each event's data line
         // the data line: the message, and the delivery epoch an explicit ack needs
         assertEquals("{\"offset\":0,\"payload\":\"first\",\"timestamp\":,\"epoch\":\"" + consumer.store().epoch() + "\"}",
-                events.blockFirst(Duration.ofSeconds(30)).replaceAll("\\d{10,}", ""));
+                events.blockFirst(Duration.ofSeconds(30)).replaceAll("\"timestamp\":\\d+", "\"timestamp\":"));
     }
 
     // ------------------------------------------------------------------ GET /status and /
