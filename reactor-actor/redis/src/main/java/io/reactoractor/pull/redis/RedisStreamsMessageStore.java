@@ -251,6 +251,17 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         return !disposed && connection.isOpen();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>{@code true}: {@code XREADGROUP ... >} reads after what this consumer was last handed, and the
+     * store's commands go out on one connection, answered in order.
+     */
+    @Override
+    public boolean pipelinedFetches() {
+        return true;
+    }
+
     @Override
     public Mono<Long> append(String subject, byte[] payload) {
         Objects.requireNonNull(subject, "subject");
