@@ -67,6 +67,20 @@ public interface AsyncMessageStore {
     }
 
     /**
+     * Whether {@link #fetch} may be called again before an earlier fetch of the same group answered:
+     * each fetch then hands out messages after those of the fetches issued before it, whatever
+     * {@code fromOffset} says (the store keeps the group's cursor, e.g. Redis {@code XREADGROUP ... >}),
+     * so that a consumer can keep two fetches outstanding and the store is never idle between them. The
+     * consumer applies the answers in the order the fetches were issued. The default, {@code false},
+     * suits a store that reads from the caller's cursor: one fetch at a time.
+     *
+     * @return {@code true} if fetches may be pipelined
+     */
+    default boolean pipelinedFetches() {
+        return false;
+    }
+
+    /**
      * Whether the store can be reached, as far as it knows without asking it (a client's connection
      * state): a {@link PullConsumer} fails a new pull at once with a {@link MessageStoreException} while
      * this is {@code false}, instead of letting it wait for data that cannot come. Called on scheduler

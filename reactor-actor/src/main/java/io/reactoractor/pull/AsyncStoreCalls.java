@@ -23,17 +23,25 @@ import reactor.util.Loggers;
  * completes it, typically the store's I/O thread, which does nothing but the post), and its result is
  * applied in a later turn of the actor (Zeebe's {@code runOnCompletion}). While a pull waits only for a
  * store call, nothing is servable ({@link #mayHaveData} is false while {@code fetching} and nothing is
- * buffered), so the actor suspends as for data; the reply's post resumes it. At most one fetch, one
- * reclaim and {@value #MAX_ACK_CALLS} acknowledge calls are outstanding; new messages fetched are kept in
- * {@code fetched} (in this process's name in the store) until a pull takes them.
+ * buffered), so the actor suspends as for data; the reply's post resumes it. At most one fetch (up to
+ * {@value #MAX_FETCH_CALLS} if the store allows {@linkplain AsyncMessageStore#pipelinedFetches() pipelined
+ * fetches}), one reclaim and {@value #MAX_ACK_CALLS} acknowledge calls are outstanding; new messages
+ * fetched are kept in {@code fetched} (in this process's name in the store) until a pull takes them.
  *
  * <h2>Read-ahead</h2>
  * While pulls take messages from {@code fetched} and the last fetch came back full ({@code maybeMore}),
- * the next fetch is issued before the buffer runs dry: when it holds fewer than
- * {@value #READ_AHEAD_BELOW} messages and {@value #READ_AHEAD_BELOW_BYTES} payload bytes, for twice what
- * pulls took since the previous fetch (at least what the waiting pulls want, at most
- * {@value #MAX_FETCH}); so {@code fetched} never holds more than {@code READ_AHEAD_BELOW + MAX_FETCH - 1}
- * messages, nor much more than 16 MiB and one fetch's bytes. A
+ * the next fetch is issued before the buffer runs dry: when the buffer and the outstanding fetches hold
+ * fewer than {@value #READ_AHEAD_BELOW} messages and the buffer fewer than
+ * {@value #READ_AHEAD_BELOW_BYTES} payload bytes, and pulls took messages since the fetch before the last
+ * one was issued (the demand of two fetch intervals, so that a fetch that lands while pulls keep taking
+ * is followed at once by the next one), for twice that demand (at least what the waiting pulls want, at
+ * most {@value #MAX_FETCH}, or {@value #MAX_PIPELINED_FETCH} when pipelined). A store that allows
+ * pipelined fetches (Redis: {@code XREADGROUP ... >} keeps the cursor) gets up to
+ * {@value #MAX_FETCH_CALLS} such smaller fetches outstanding once one answer came back full: it is never
+ * idle between a fetch's answer and the next fetch, and an acknowledge call queued behind a fetch on its
+ * connection waits for at most a small one. Answers are applied in the order the fetches were issued
+ * (a later one that completes first waits). So {@code fetched} never holds more than
+ * {@code READ_AHEAD_BELOW + MAX_FETCH - 1} messages, nor much more than 16 MiB and one fetch's bytes. A
  * buffered message is already in the store's pending list in this process's name (for Redis: in the
  * PEL of this consumer, its idle clock running since the fetch), so:
  * <ul>
@@ -60,19 +68,23 @@ import reactor.util.Loggers;
  *
  * <h2>Store calls (actor thread, but for {@code maybeMore})</h2>
  * <pre>
- *   call          | issued (actor turn, end)                     | reply applied (actor turn)
+ *   call          | issued (actor turn, end unless said)         | reply applied (actor turn)
  *   --------------+----------------------------------------------+---------------------------------------
- *   fetch         | not fetching, maybeMore, and either pulls    | fetching=false; messages to fetched (a
- *                 | wait with fetched empty, or pulls took from  | batch, with its time); a full batch
- *                 | fetched since the last fetch and it holds    | sets maybeMore; an error fails every
- *                 | &lt; READ_AHEAD_BELOW messages and bytes        | waiting pull ({@link MessageStoreException})
+ *   fetch         | none outstanding and maybeMore, or (pipelined| in the order issued (a later answer waits
+ *                 | store) fewer than MAX_FETCH_CALLS, the last  | for the earlier ones): fetching=false
+ *                 | answer full and the cursor known; and either | when none is left; messages to fetched
+ *                 | pulls wait with fetched empty (none out), or | (a batch, with its time); a full batch
+ *                 | pulls took in the last two fetch intervals   | sets maybeMore; an error fails every
+ *                 | and fetched + outstanding &lt; READ_AHEAD_BELOW | waiting pull ({@link MessageStoreException})
  *                 | (read-ahead): fetching=true,                 |
  *                 | maybeMore=false (an append listener, on any  |
  *                 | thread, or a pull not covered by a fresh     |
  *                 | fetch sets maybeMore again)                  |
- *   acknowledge   | acks / ack-on-delivery / commit pending,     | one call fewer outstanding; the acks it
- *                 | fewer than MAX_ACK_CALLS outstanding: one    | carried are answered (committed offset)
- *                 | call with every offset gathered              | or failed
+ *   acknowledge   | a consumer's ack handled (at once, in the    | one call fewer outstanding; the acks it
+ *                 | command's handling), or at the turn's end:   | carried are answered (committed offset)
+ *                 | acks / ack-on-delivery / commit pending;     | or failed
+ *                 | fewer than MAX_ACK_CALLS outstanding: one    |
+ *                 | call with every offset gathered              |
  *   reclaim       | pulls wait, now &gt;= nextReclaimAt, not       | messages not already in this process
  *                 | reclaiming                                   | are queued for redelivery (due now)
  *   renew         | a pull is answered with redeliveries, or with| a failure is logged (another process
@@ -88,16 +100,20 @@ import reactor.util.Loggers;
 final class AsyncStoreCalls {
 
     private static final Logger LOG = Loggers.getLogger(ConsumerGroupActor.class);
-    /** The most messages one fetch or reclaim asks for. */
+    /** The most messages one fetch asks for. */
     static final int MAX_FETCH = 2048;
-    /** Read-ahead fetches while the buffer holds fewer messages than this... */
-    static final int READ_AHEAD_BELOW = 2048;
+    /** The most messages one fetch asks for when fetches are pipelined (several outstanding). */
+    static final int MAX_PIPELINED_FETCH = 512;
+    /** Read-ahead fetches while the buffer and the outstanding fetches hold fewer messages than this... */
+    static final int READ_AHEAD_BELOW = 4096;
     /** ...and fewer payload bytes than this. */
     static final long READ_AHEAD_BELOW_BYTES = 16L << 20;
     /** The most messages one reclaim asks for. */
     static final int MAX_RECLAIM = 1024;
     /** Acknowledge calls outstanding at most (pipelined on the store's connection). */
     static final int MAX_ACK_CALLS = 4;
+    /** Fetches outstanding at most when the store allows it ({@link AsyncMessageStore#pipelinedFetches()}). */
+    static final int MAX_FETCH_CALLS = 4;
     /** A fetch issued this recently covers a new pull (see the class comment). */
     static final long FRESH_FETCH_NANOS = 1_000_000L;
 
@@ -107,6 +123,10 @@ final class AsyncStoreCalls {
     private final String group;
     /** Offsets of the store are dense: a gap before a fetched message was retention. */
     private final boolean dense;
+    /** Fetches outstanding at most: {@link #MAX_FETCH_CALLS} if the store allows pipelined fetches, else 1. */
+    private final int maxFetchCalls;
+    /** The most messages one fetch asks for: {@link #MAX_PIPELINED_FETCH} if pipelined, else {@link #MAX_FETCH}. */
+    private final int maxFetch;
     private final long ackTimeoutNanos;
     /** How often waiting pulls make the actor reclaim long-unacknowledged messages. */
     private final long reclaimIntervalNanos;
@@ -117,8 +137,16 @@ final class AsyncStoreCalls {
     private final ArrayDeque<Message> fetched = new ArrayDeque<>();
     /** The batches of {@code fetched}, oldest first: {remaining messages, when fetched (nanoTime)}. */
     private final ArrayDeque<long[]> fetchedBatches = new ArrayDeque<>();
+    /** The fetches outstanding, in the order issued (their answers are applied in that order). */
+    private final ArrayDeque<Fetched> fetchCalls = new ArrayDeque<>();
+    /** Messages the outstanding fetches asked for. */
+    private long fetchWanted;
+    /** The last fetch answered came back full: the store holds more (a pipelined fetch may go out). */
+    private boolean lastFetchFull;
     /** Messages pulls took from {@code fetched} since the last fetch was issued (read-ahead's measure of demand). */
     private long takenSinceFetch;
+    /** {@code takenSinceFetch} when the last fetch was issued (see read-ahead in the class comment). */
+    private long demandOfLastFetch;
     /** Payload bytes in {@code fetched}. */
     private long bufferedBytes;
     /** When the last fetch was issued. */
@@ -167,6 +195,8 @@ final class AsyncStoreCalls {
         this.subject = subject;
         this.group = group;
         this.dense = remote.denseOffsets();
+        this.maxFetchCalls = remote.pipelinedFetches() ? MAX_FETCH_CALLS : 1;
+        this.maxFetch = remote.pipelinedFetches() ? MAX_PIPELINED_FETCH : MAX_FETCH;
         this.ackTimeoutNanos = ackTimeoutNanos;
         this.reclaimIntervalNanos = Math.max(ackTimeoutNanos, 1_000_000L);
         this.waiting = waiting;
@@ -316,22 +346,58 @@ final class AsyncStoreCalls {
         toAck[toAckCount++] = offset;
     }
 
-    /** End of a turn: issues the calls the state asks for (see the table), at most one of each kind outstanding. */
+    /** End of a turn: issues the calls the state asks for (see the table). */
     void issueCalls(long now, long committedOffset) {
-        if (!fetching && maybeMore) {
-            boolean need = fetched.isEmpty() && !waiting.isEmpty();
-            boolean readAhead = takenSinceFetch > 0 && fetched.size() < READ_AHEAD_BELOW
+        issueFetch(now);
+        issueAck(committedOffset);
+        issueReclaim(now);
+    }
+
+    /**
+     * A consumer's ack was handled: its acknowledge call goes out now if fewer than
+     * {@value #MAX_ACK_CALLS} are outstanding, not at the end of the turn with the acks of every other
+     * consumer handled in it (each consumer's ack is answered when its own call is; see the table).
+     */
+    void ackHandled(long committedOffset) {
+        issueAck(committedOffset);
+    }
+
+    private void issueFetch(long now) {
+        while (issueOneFetch(now)) {
+            // a pipelined store may take another one (demand stops it after two: see read-ahead)
+        }
+    }
+
+    private boolean issueOneFetch(long now) {
+        // a first fetch, or a pipelined one while the last answer was full and the cursor is known
+        boolean mayFetch = fetchCalls.isEmpty() ? maybeMore
+                : fetchCalls.size() < maxFetchCalls && lastFetchFull && fetchCursor >= 0;
+        if (mayFetch) {
+            boolean need = fetched.isEmpty() && !waiting.isEmpty() && fetchCalls.isEmpty();
+            // demand: what pulls took since the fetch before the last one was issued (two intervals: a
+            // fetch that lands is followed at once by the next one while pulls keep taking)
+            long demand = takenSinceFetch + demandOfLastFetch;
+            boolean readAhead = demand > 0 && fetched.size() + fetchWanted < READ_AHEAD_BELOW
                     && bufferedBytes < READ_AHEAD_BELOW_BYTES;
             if (need || readAhead) {
-                int want = (int) Math.min(MAX_FETCH, Math.max(waiting.isEmpty() ? 1 : waiting.wanted(MAX_FETCH),
-                        2 * takenSinceFetch));
+                int want = (int) Math.min(maxFetch, Math.max(waiting.isEmpty() ? 1 : waiting.wanted(maxFetch),
+                        2 * demand));
                 fetching = true;
                 maybeMore = false;
+                demandOfLastFetch = takenSinceFetch;
                 takenSinceFetch = 0;
                 lastFetchAt = now;
-                call(remote.fetch(subject, group, fetchCursor, want), new Fetched(fetchCursor, want));
+                fetchWanted += want;
+                Fetched f = new Fetched(fetchCursor, want);
+                fetchCalls.addLast(f);
+                call(remote.fetch(subject, group, fetchCursor, want), f);
+                return true;
             }
         }
+        return false;
+    }
+
+    private void issueAck(long committedOffset) {
         if (ackCalls < MAX_ACK_CALLS && (toAckCount > 0 || commitDirty)) {
             ackCalls++;
             long[] offsets = Arrays.copyOf(toAck, toAckCount);
@@ -344,6 +410,9 @@ final class AsyncStoreCalls {
             ackWaiters = new ArrayList<>();
             call(remote.acknowledge(subject, group, offsets, committedOffset), new Acked(waiters));
         }
+    }
+
+    private void issueReclaim(long now) {
         if (!reclaiming && !waiting.isEmpty() && now >= nextReclaimAt) {
             reclaiming = true;
             for (int i = 0; i < toAckCount; i++) {
@@ -455,10 +524,25 @@ final class AsyncStoreCalls {
             this.wanted = wanted;
         }
 
+        /** Answered, waiting for an earlier fetch's answer to be applied first. */
+        private boolean answered;
+
         @Override
         void apply(long now) {
-            fetching = false;
+            answered = true;
+            // in the order issued: a later fetch answered first (another thread completed it) waits
+            Fetched head;
+            while ((head = fetchCalls.peekFirst()) != null && head.answered) {
+                fetchCalls.pollFirst();
+                fetchWanted -= head.wanted;
+                fetching = !fetchCalls.isEmpty();
+                head.applyInOrder(now);
+            }
+        }
+
+        private void applyInOrder(long now) {
             if (error != null) {
+                lastFetchFull = false;
                 maybeMore = true; // ask again with the next pull
                 // the store could not answer what the waiting pulls wait for
                 waiting.failAll(new MessageStoreException("pull group " + subject + "/" + group
@@ -483,9 +567,10 @@ final class AsyncStoreCalls {
                 if (fetchCursor > knownEnd) {
                     knownEnd = fetchCursor;
                 }
-                if (got.size() >= wanted) {
-                    maybeMore = true;
-                }
+            }
+            lastFetchFull = got.size() >= wanted;
+            if (lastFetchFull) {
+                maybeMore = true;
             }
         }
 

@@ -457,6 +457,7 @@ final class ConsumerGroupActor extends ActorCell {
             ledger.commitIfAdvanced();
             if (remote != null) {
                 remote.answerWhenRecorded(a);
+                remote.ackHandled(ledger.committedOffset()); // its call goes out now if a slot is free
             } else {
                 a.done(ledger.committedOffset());
             }

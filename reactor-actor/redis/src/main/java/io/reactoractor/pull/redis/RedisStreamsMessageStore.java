@@ -59,7 +59,9 @@ import reactor.util.Loggers;
  *       reclaims</td></tr>
  *   <tr><td>fetch / acknowledge</td><td>{@code XREADGROUP ... >} / {@code XACK}; a caller's first fetch
  *       reads this consumer's own pending entries first ({@code XREADGROUP ... 0}: what a previous run
- *       under the same name left unacknowledged)</td></tr>
+ *       under the same name left unacknowledged); later fetches may be pipelined
+ *       ({@link #pipelinedFetches()}: the pull consumer keeps up to 4 {@code XREADGROUP}s of at most 512
+ *       entries outstanding on the command connection)</td></tr>
  *   <tr><td>in flight</td><td>the group's pending entries list (PEL)</td></tr>
  *   <tr><td>reclaim (ack timeout, dead instance)</td><td>{@code XAUTOCLAIM} with the ack timeout as the
  *       minimum idle time; a redelivery by this process restarts the idle time ({@code XCLAIM ... JUSTID},
@@ -249,6 +251,17 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     @Override
     public boolean connected() {
         return !disposed && connection.isOpen();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>{@code true}: {@code XREADGROUP ... >} reads after what this consumer was last handed, and the
+     * store's commands go out on one connection, answered in order.
+     */
+    @Override
+    public boolean pipelinedFetches() {
+        return true;
     }
 
     @Override
