@@ -203,6 +203,9 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
 
         @Override
         public void request(long n) {
+            if (cancelled) {
+                return; // rule 3.6: a NOP once cancelled (the drain may read the flag before the demand)
+            }
             if (n <= 0) {
                 badRequest = new IllegalArgumentException(
                         "§3.9 violated: positive request amount required but it was " + n);

@@ -114,6 +114,12 @@ final class OutboundPort<O> implements Subscription {
 
     @Override
     public void request(long n) {
+        if (loop.cancelled) {
+            // rule 3.6: a NOP once cancelled. Checked here, not only by the actor: the turn reads
+            // 'cancelled' before it reads the demand, so a cancel() and then a request() made while a turn
+            // runs could otherwise let that turn see the old flag and the new demand, and emit after cancel
+            return;
+        }
         if (n <= 0) {
             loop.fail(new IllegalArgumentException(
                     "§3.9 violated: positive request amount required but it was " + n));

@@ -49,6 +49,9 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
 
     @Override
     public void request(long n) {
+        if (cancelled) {
+            return; // rule 3.6: a NOP once cancelled
+        }
         if (n <= 0) {
             cancel();
             error(new IllegalArgumentException("§3.9 violated: positive request amount required but it was " + n));

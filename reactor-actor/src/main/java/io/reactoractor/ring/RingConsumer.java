@@ -563,6 +563,9 @@ public final class RingConsumer<T, R> implements Publisher<R> {
     private final class ConsumerSubscription implements Subscription {
         @Override
         public void request(long n) {
+            if (cancelled) {
+                return; // rule 3.6: a NOP once cancelled (the drain may read the flag before the demand)
+            }
             if (n <= 0) {
                 badRequest.compareAndSet(null, new IllegalArgumentException(
                         "consumer " + name + ": request(n) needs n > 0 but was " + n + " (rule 3.9)"));
