@@ -18,10 +18,16 @@ import reactor.core.publisher.Flux;
  */
 public class RingConsumerPublisherTckTest extends PublisherVerification<Long> {
 
-    private final ActorScheduler scheduler = TckSupport.scheduler("tck-ring-publisher");
+    final ActorScheduler scheduler;
 
     public RingConsumerPublisherTckTest() {
+        this("tck-ring-publisher");
+    }
+
+    /** The same verification on a scheduler of its own (the single-producer subclass). */
+    protected RingConsumerPublisherTckTest(String schedulerName) {
         super(TckSupport.environment(), TckSupport.publisherReferenceGcTimeoutMillis());
+        scheduler = TckSupport.scheduler(schedulerName);
     }
 
     @AfterClass(alwaysRun = true)
@@ -38,9 +44,14 @@ public class RingConsumerPublisherTckTest extends PublisherVerification<Long> {
         return c;
     }
 
+    /** The builder of every ring this class verifies: 16 slots (the single-producer subclass adds its mode). */
+    protected RingBuffer.Builder<Long> ring16() {
+        return RingBuffer.<Long>builder(scheduler).size(16);
+    }
+
     @Override
     public Publisher<Long> createPublisher(long elements) {
-        RingBuffer<Long> ring = RingBuffer.<Long>builder(scheduler).size(16).build();
+        RingBuffer<Long> ring = ring16().build();
         RingConsumer<Long, Long> c = diamond(ring);
         LongSources.upTo(elements).subscribe(ring);
         return c;
@@ -48,7 +59,7 @@ public class RingConsumerPublisherTckTest extends PublisherVerification<Long> {
 
     @Override
     public Publisher<Long> createFailedPublisher() {
-        RingBuffer<Long> ring = RingBuffer.<Long>builder(scheduler).size(16).build();
+        RingBuffer<Long> ring = ring16().build();
         RingConsumer<Long, Long> c = diamond(ring);
         Flux.<Long>error(new RuntimeException("failed upstream (TCK)")).subscribe(ring);
         return c;

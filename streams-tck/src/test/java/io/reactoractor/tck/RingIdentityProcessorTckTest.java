@@ -20,11 +20,17 @@ import reactor.core.publisher.Flux;
  */
 public class RingIdentityProcessorTckTest extends IdentityProcessorVerification<Integer> {
 
-    private final ActorScheduler scheduler = TckSupport.scheduler("tck-ring-processor");
+    final ActorScheduler scheduler;
     private final ExecutorService helper = Executors.newFixedThreadPool(2);
 
     public RingIdentityProcessorTckTest() {
+        this("tck-ring-processor");
+    }
+
+    /** The same verification on a scheduler of its own (the single-producer subclass). */
+    protected RingIdentityProcessorTckTest(String schedulerName) {
         super(TckSupport.environment(), TckSupport.publisherReferenceGcTimeoutMillis());
+        scheduler = TckSupport.scheduler(schedulerName);
     }
 
     @AfterClass(alwaysRun = true)
@@ -33,14 +39,19 @@ public class RingIdentityProcessorTckTest extends IdentityProcessorVerification<
         helper.shutdownNow();
     }
 
+    /** Every processor this class verifies (the single-producer subclass makes its own kind). */
+    protected RingProcessor<Integer> newProcessor(int size) {
+        return RingProcessor.create(scheduler, size);
+    }
+
     @Override
     public Processor<Integer, Integer> createIdentityProcessor(int bufferSize) {
-        return RingProcessor.create(scheduler, Integer.highestOneBit(Math.max(1, bufferSize)));
+        return newProcessor(Integer.highestOneBit(Math.max(1, bufferSize)));
     }
 
     @Override
     public Publisher<Integer> createFailedPublisher() {
-        RingProcessor<Integer> p = RingProcessor.create(scheduler, 16);
+        RingProcessor<Integer> p = newProcessor(16);
         Flux.<Integer>error(new RuntimeException("failed upstream (TCK)")).subscribe(p);
         return p;
     }

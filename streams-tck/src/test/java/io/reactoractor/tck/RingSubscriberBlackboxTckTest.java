@@ -16,11 +16,17 @@ import org.testng.annotations.AfterClass;
  */
 public class RingSubscriberBlackboxTckTest extends SubscriberBlackboxVerification<Integer> {
 
-    private final ActorScheduler scheduler = TckSupport.scheduler("tck-ring-blackbox");
+    final ActorScheduler scheduler;
     private final ExecutorService helper = Executors.newFixedThreadPool(2);
 
     public RingSubscriberBlackboxTckTest() {
+        this("tck-ring-blackbox");
+    }
+
+    /** The same verification on a scheduler of its own (the single-producer subclass). */
+    protected RingSubscriberBlackboxTckTest(String schedulerName) {
         super(TckSupport.environment());
+        scheduler = TckSupport.scheduler(schedulerName);
     }
 
     @AfterClass(alwaysRun = true)
@@ -29,9 +35,14 @@ public class RingSubscriberBlackboxTckTest extends SubscriberBlackboxVerificatio
         helper.shutdownNow();
     }
 
+    /** The builder of every ring this class verifies: 16 slots (the single-producer subclass adds its mode). */
+    protected RingBuffer.Builder<Integer> ring16() {
+        return RingBuffer.<Integer>builder(scheduler).size(16);
+    }
+
     @Override
     public Subscriber<Integer> createSubscriber() {
-        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(16).build();
+        RingBuffer<Integer> ring = ring16().build();
         ring.consumer("sink", (e, s, eob) -> null);
         return ring.start();
     }

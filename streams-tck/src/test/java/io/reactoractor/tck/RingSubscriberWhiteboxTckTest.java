@@ -22,11 +22,17 @@ import org.testng.annotations.AfterClass;
  */
 public class RingSubscriberWhiteboxTckTest extends SubscriberWhiteboxVerification<Integer> {
 
-    private final ActorScheduler scheduler = TckSupport.scheduler("tck-ring-whitebox");
+    final ActorScheduler scheduler;
     private final ExecutorService helper = Executors.newFixedThreadPool(2);
 
     public RingSubscriberWhiteboxTckTest() {
+        this("tck-ring-whitebox");
+    }
+
+    /** The same verification on a scheduler of its own (the single-producer subclass). */
+    protected RingSubscriberWhiteboxTckTest(String schedulerName) {
         super(TckSupport.environment());
+        scheduler = TckSupport.scheduler(schedulerName);
     }
 
     @AfterClass(alwaysRun = true)
@@ -35,9 +41,14 @@ public class RingSubscriberWhiteboxTckTest extends SubscriberWhiteboxVerificatio
         helper.shutdownNow();
     }
 
+    /** The builder of every ring this class verifies: 16 slots (the single-producer subclass adds its mode). */
+    protected RingBuffer.Builder<Integer> ring16() {
+        return RingBuffer.<Integer>builder(scheduler).size(16);
+    }
+
     @Override
     public Subscriber<Integer> createSubscriber(WhiteboxSubscriberProbe<Integer> probe) {
-        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(16).build();
+        RingBuffer<Integer> ring = ring16().build();
         RingConsumer<Integer, Integer> consumer = ring.publishedConsumer("identity", (e, s, eob) -> e);
         ring.start();
         ActorSubscriberWhiteboxTckTest.ManualDownstream downstream = new ActorSubscriberWhiteboxTckTest.ManualDownstream();
