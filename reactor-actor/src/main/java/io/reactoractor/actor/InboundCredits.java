@@ -3,8 +3,8 @@ package io.reactoractor.actor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
+import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.util.context.Context;
@@ -18,7 +18,7 @@ import reactor.util.context.Context;
  *
  * <h2>Threads</h2>
  * <ul>
- *   <li>{@code freeCredits} (atomic): taken only by CAS ({@link #acquireUpTo}): without the lock by
+ *   <li>{@code freeCredits} (atomic; the mailbox's {@link MpscChunkedArrayQueue#credits() credits} counter): taken only by CAS ({@link #acquireUpTo}): without the lock by
  *       {@link #tryAcquire()} (any thread: {@code tell}, {@code send}), and under it when
  *       {@link #distribute()} moves them to ports or waiting sends; given back by {@link #returnCredits}
  *       (the turn) and by a closing port. Never negative, so demand plus messages never exceed the
@@ -48,7 +48,11 @@ final class InboundCredits<I> {
     final int replenishBatch;
     /** The actor's own {@link org.reactivestreams.Processor} side. */
     final InboundPort<I> primary;
-    private final AtomicLong freeCredits;
+    /**
+     * The actor's mailbox, whose {@link MpscChunkedArrayQueue#credits() credits} counter is
+     * {@code freeCredits}: it lives on the mailbox's producer line, which a {@code tell()} writes next.
+     */
+    private final MpscChunkedArrayQueue<I> mailbox;
 
     // ---- guarded by 'this'
     private final List<InboundPort<I>> ports = new ArrayList<>();
@@ -65,7 +69,8 @@ final class InboundCredits<I> {
         this.loop = loop;
         this.capacity = capacity;
         this.replenishBatch = Math.max(1, capacity / 4);
-        this.freeCredits = new AtomicLong(capacity);
+        this.mailbox = loop.mailbox;
+        mailbox.setCredits(capacity); // freeCredits
         this.primary = new InboundPort<>(this, loop, Context.empty());
     }
 
@@ -89,12 +94,12 @@ final class InboundCredits<I> {
      */
     private long acquireUpTo(long want) {
         for (;;) {
-            long f = freeCredits.get();
+            long f = mailbox.credits();
             long take = Math.min(f, want);
             if (take <= 0) {
                 return 0;
             }
-            if (freeCredits.compareAndSet(f, f - take)) {
+            if (mailbox.compareAndSetCredits(f, f - take)) {
                 return take;
             }
         }
@@ -154,7 +159,7 @@ final class InboundCredits<I> {
             if (ports.remove(port)) {
                 openPorts--;
                 updateClaimants();
-                freeCredits.addAndGet(port.outstanding.getAndSet(0));
+                mailbox.addCredits(port.outstanding.getAndSet(0));
                 completeNow = error == null && openPorts == 0 && anyPortAttached;
             }
         }
@@ -168,7 +173,7 @@ final class InboundCredits<I> {
 
     /** Called by the actor thread as messages leave the mailbox. */
     void returnCredits(int n) {
-        freeCredits.addAndGet(n);
+        mailbox.addCredits(n);
         distribute();
     }
 
@@ -204,7 +209,7 @@ final class InboundCredits<I> {
             if (accepted != null) {
                 updateClaimants();
             }
-            if (openPorts > 0 && freeCredits.get() > 0) {
+            if (openPorts > 0 && mailbox.credits() > 0) {
                 long share = Math.max(1, capacity / openPorts);
                 for (InboundPort<I> p : ports) {
                     // the primary port (Processor API) may hold the whole capacity when alone; an extra

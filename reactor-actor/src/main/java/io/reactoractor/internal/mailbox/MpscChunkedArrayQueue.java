@@ -94,6 +94,7 @@ public final class MpscChunkedArrayQueue<E> extends MpscChunkedArrayQueueConsume
 
     private static final VarHandle P_INDEX;
     private static final VarHandle P_CHUNK;
+    private static final VarHandle CREDITS;
     private static final VarHandle C_INDEX;
     private static final VarHandle C_CHUNK;
     private static final VarHandle NEXT;
@@ -107,6 +108,7 @@ public final class MpscChunkedArrayQueue<E> extends MpscChunkedArrayQueueConsume
             MethodHandles.Lookup l = MethodHandles.lookup();
             P_INDEX = l.findVarHandle(MpscChunkedArrayQueueProducerFields.class, "producerIndex", long.class);
             P_CHUNK = l.findVarHandle(MpscChunkedArrayQueueProducerFields.class, "producerChunk", Chunk.class);
+            CREDITS = l.findVarHandle(MpscChunkedArrayQueueProducerFields.class, "credits", long.class);
             C_INDEX = l.findVarHandle(MpscChunkedArrayQueueConsumerFields.class, "consumerIndex", long.class);
             C_CHUNK = l.findVarHandle(MpscChunkedArrayQueueConsumerFields.class, "consumerChunk", Chunk.class);
             NEXT = l.findVarHandle(Chunk.class, "next", Chunk.class);
@@ -289,6 +291,56 @@ public final class MpscChunkedArrayQueue<E> extends MpscChunkedArrayQueueConsume
         return s <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, s);
     }
 
+    // ------------------------------------------------------------------ the owner's credit counter
+
+    /*
+     * A counter the queue never reads: a bounded owner keeps its free capacity here (the actor's
+     * mailbox credits, io.reactoractor.actor.InboundCredits). It shares the producers' cache line
+     * (producerIndex), because a sender takes a credit and then claims a position: two accesses to
+     * one line cost one coherence miss, where a counter in another object cost a second one per
+     * message. Every access is volatile (a plain read, a CAS or a getAndAdd), so the owner's own
+     * ordering arguments hold as they did with an AtomicLong; nothing here orders the queue's fields.
+     */
+
+    /**
+     * The owner's counter (volatile read).
+     *
+     * @return its value
+     */
+    public long credits() {
+        return (long) CREDITS.getVolatile(this);
+    }
+
+    /**
+     * Sets the owner's counter (volatile store); for its initial value.
+     *
+     * @param value the new value
+     */
+    public void setCredits(long value) {
+        CREDITS.setVolatile(this, value);
+    }
+
+    /**
+     * Compare-and-set of the owner's counter (volatile).
+     *
+     * @param expected the value it must have
+     * @param value    the new value
+     * @return whether it was set
+     */
+    public boolean compareAndSetCredits(long expected, long value) {
+        return CREDITS.compareAndSet(this, expected, value);
+    }
+
+    /**
+     * Adds to the owner's counter (volatile read-modify-write).
+     *
+     * @param delta what to add
+     * @return the value after the addition
+     */
+    public long addCredits(long delta) {
+        return (long) CREDITS.getAndAdd(this, delta) + delta;
+    }
+
     /** A chunk of consecutive positions; {@code next} is accessed only through {@link #NEXT}. */
     static final class Chunk {
         /** Chunk number: holds positions {@code [index << shift, (index + 1) << shift)}. */
@@ -340,10 +392,13 @@ abstract class MpscChunkedArrayQueuePad0 extends MpscChunkedArrayQueueGeometry {
 
 /**
  * Written by producers only (with a CAS or getAndAdd), read by the consumer only in size(); one
- * cache line. {@code unused} closes the 4-byte gap after the reference.
+ * cache line. {@code unused} closes the 4-byte gap after the reference. {@code credits} is not the
+ * queue's: it is the counter of a bounded owner ({@link MpscChunkedArrayQueue#credits()}), placed here
+ * because every producer that takes a credit then claims a position, and one line costs one miss.
  */
 abstract class MpscChunkedArrayQueueProducerFields extends MpscChunkedArrayQueuePad0 {
     long producerIndex;
+    long credits;
     MpscChunkedArrayQueue.Chunk producerChunk;
     int unused1;
 

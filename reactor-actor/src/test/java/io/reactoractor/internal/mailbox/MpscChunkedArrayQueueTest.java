@@ -33,6 +33,49 @@ class MpscChunkedArrayQueueTest {
     private static final int PRODUCERS = 4;
     private static final int PER_PRODUCER = 100_000;
 
+    /**
+     * The owner's credit counter: its own value, untouched by offers and polls (it shares their
+     * cache line, not their meaning), and exact under concurrent take-by-CAS and give-back.
+     */
+    @Test
+    void theCreditCounterIsIndependentOfTheQueueAndExactUnderContention() throws Exception {
+        MpscChunkedArrayQueue<Integer> q = new MpscChunkedArrayQueue<>(2);
+        assertEquals(0, q.credits());
+        q.setCredits(3);
+        for (int i = 0; i < 5; i++) {
+            q.offer(i);
+        }
+        assertEquals(0, q.poll());
+        assertEquals(3, q.credits(), "offers and polls must not move the counter");
+        assertFalse(q.compareAndSetCredits(2, 1));
+        assertTrue(q.compareAndSetCredits(3, 1));
+        assertEquals(4, q.addCredits(3));
+        assertEquals(4, q.credits());
+        assertEquals(4, q.size(), "the counter must not move the queue's indices");
+
+        // two threads take a credit by CAS and give it back 100,000 times each: nothing is lost
+        q.setCredits(1);
+        AtomicLong taken = new AtomicLong();
+        Runnable worker = () -> {
+            for (int n = 0; n < 100_000; ) {
+                long f = q.credits();
+                if (f > 0 && q.compareAndSetCredits(f, f - 1)) {
+                    taken.incrementAndGet();
+                    q.addCredits(1);
+                    n++;
+                }
+            }
+        };
+        Thread a = new Thread(worker);
+        Thread b = new Thread(worker);
+        a.start();
+        b.start();
+        a.join();
+        b.join();
+        assertEquals(200_000, taken.get());
+        assertEquals(1, q.credits());
+    }
+
     @Test
     void singleThreadedAcrossChunks() {
         MpscChunkedArrayQueue<Integer> q = new MpscChunkedArrayQueue<>(2);
