@@ -21,7 +21,8 @@ import java.util.concurrent.locks.LockSupport;
  * <h2>No lost wake-up (a Dekker handshake on volatile variables)</h2>
  * <pre>
  *   enqueuer:  ready++ (volatile, under the run queue lock) ; read spinning ; read parked
- *   idler:     parked++ ; spinning-- ; read ready ; park
+ *              (from outside the pool: the arrivals offer's getAndAdd and slot store, both volatile)
+ *   idler:     parked++ ; spinning-- ; read ready (and the arrivals' indices) ; park
  * </pre>
  * Volatile accesses are sequentially consistent, so either the enqueuer sees the idler registered
  * (and wakes it, or leaves the work to the still-spinning idler) or the idler sees the new work

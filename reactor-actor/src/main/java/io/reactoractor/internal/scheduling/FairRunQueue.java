@@ -50,7 +50,13 @@ import java.util.function.LongSupplier;
  *       migrates.</li>
  *   <li><b>Where a ready actor goes.</b> Made ready by a task on a carrier: that carrier's queue (or its
  *       run-next slot, {@link RunNext}). Made ready by any other thread (a timer, a user thread): the queue
- *       of the carrier that ran it last, or the next queue in turn for an actor that never ran.</li>
+ *       of the carrier that ran it last, or the next queue in turn for an actor that never ran; it waits
+ *       there in the queue's lock-free {@link CarrierQueue#arrivals arrivals} (the submitting thread takes
+ *       no lock) until a holder of the lock moves it into the heap and places it: the owner at its next
+ *       pick, any carrier at its next preemption check (at most one check interval away while it runs a
+ *       turn: an actor woken by a timer can still preempt, even when its queue's carrier is descheduled),
+ *       a stealer that finds the queue with arrivals and nothing of its own to run (or the owner silent for
+ *       longer than the steal margin); the quiescence check counts them. Arrivals are counted in {@link #readyCount}, so idle carriers see them.</li>
  * </ol>
  *
  * <h2>Lag bound between carriers</h2>
@@ -67,7 +73,8 @@ import java.util.function.LongSupplier;
  * <h2>Locks</h2>
  * Each carrier's queue has its own lock ({@link CarrierQueue}'s monitor). A turn's end takes its
  * carrier's lock once (charge, re-queue, pick), uncontended unless another carrier is stealing from
- * it at that moment. A steal takes the victim's lock and the thief's, in queue-index order (so no two
+ * it at that moment; a thread outside the pool takes none (rule 6). A steal takes the victim's lock and
+ * the thief's, in queue-index order (so no two
  * threads can deadlock); the quiescence check takes all of them in that order. Nothing else holds two.
  * A turn that ends with its carrier going on with its run-next slot's actor takes no lock at all
  * ({@link #finishChainedTurn}). Group charges are summed on the carrier ({@link CarrierCharge}), so a
@@ -117,6 +124,12 @@ final class FairRunQueue implements RunQueue {
     @Override
     public void enqueue(ActorCell cell, long now, int carrier) {
         CarrierQueue q = queues[target(cell, carrier)];
+        if (carrier < 0) {
+            // from outside the pool: no lock (CarrierQueue#arrivals); placed when moved into the heap
+            cell.readyAt = now;
+            q.arrivals.offer(cell);
+            return;
+        }
         synchronized (q) {
             if (carrier == q.index) {
                 q.localLocks++;
@@ -169,6 +182,26 @@ final class FairRunQueue implements RunQueue {
         }
     }
 
+    /**
+     * Lock of {@code q} held: moves actors that arrived from outside the pool into its heap, placed as
+     * any waking actor (rule 3), at most {@value #ARRIVALS_PER_DRAIN} at a time so a burst does not hold
+     * the lock against stealers; the rest wait for the next drain and are counted as ready meanwhile
+     * ({@link #readyCount}). Drained by whoever takes the lock to pick, steal, check or stop.
+     */
+    private void drainArrivals(CarrierQueue q, long now) {
+        for (int i = 0; i < ARRIVALS_PER_DRAIN; i++) {
+            ActorCell c = q.arrivals.poll();
+            if (c == null) {
+                return;
+            }
+            place(c, q);
+            q.addReady(c, now, rootFloorOnDemand, credit);
+        }
+    }
+
+    /** At most this many arrivals are moved into a queue's heap per drain. */
+    static final int ARRIVALS_PER_DRAIN = 1024;
+
     /** {@link #rootFloor()}, for a queue that needs it only when a group's lane joins its heap. */
     private final LongSupplier rootFloorOnDemand = this::rootFloor;
 
@@ -187,6 +220,13 @@ final class FairRunQueue implements RunQueue {
             return takeAny();
         }
         CarrierQueue own = queues[carrier % queues.length];
+        if (own.ready == 0 && !own.arrivals.isEmpty()) {
+            // only arrivals here: make them visible to the look-out below before it decides to steal
+            synchronized (own) {
+                own.localLocks++;
+                drainArrivals(own, now);
+            }
+        }
         CarrierQueue victim = lookOut(own, now);
         if (victim != null) {
             ActorCell c = steal(own, victim, now);
@@ -196,6 +236,7 @@ final class FairRunQueue implements RunQueue {
         }
         synchronized (own) {
             own.localLocks++;
+            drainArrivals(own, now);
             ActorCell c = own.poll(now);
             if (c != null) {
                 started(own, c);
@@ -244,11 +285,18 @@ final class FairRunQueue implements RunQueue {
         SchedulingGroup bestGroup = ownGroup;
         long bestActor = ownActor;
         for (CarrierQueue q : queues) {
-            if (q == own || q.ready == 0) {
+            if (q == own) {
                 continue;
             }
-            SchedulingGroup g = q.headGroup();
+            SchedulingGroup g = q.ready == 0 ? null : q.headGroup();
             if (g == null) {
+                // nothing published, but actors may have arrived from outside the pool, which only the
+                // lock shows: worth a look when this carrier has nothing, or when that queue's carrier has
+                // not published for a while (parked, descheduled or in a long task)
+                if (stale == null && !q.arrivals.isEmpty()
+                        && (ownGroup == null || now - q.publishedAt() > stealMargin)) {
+                    stale = q;
+                }
                 continue;
             }
             long a = q.headActorVtime();
@@ -299,6 +347,8 @@ final class FairRunQueue implements RunQueue {
             synchronized (second) {
                 own.localLocks++;
                 victim.remoteLocks++;
+                drainArrivals(victim, now);
+                drainArrivals(own, now);
                 victim.publishHead(now); // fresh keys, and the look counts as a publication
                 own.publishHead(now);
                 CarrierQueue from = victim;
@@ -339,6 +389,7 @@ final class FairRunQueue implements RunQueue {
         for (CarrierQueue q : queues) {
             synchronized (q) {
                 q.remoteLocks++;
+                drainArrivals(q, 0L);
                 ActorCell c = q.poll(0L);
                 if (c != null) {
                     q.running = q.running + 1;
@@ -358,6 +409,7 @@ final class FairRunQueue implements RunQueue {
         CarrierQueue victim = null;
         synchronized (own) {
             own.localLocks++;
+            drainArrivals(own, now);
             if (!chained) {
                 own.running = own.running - 1;
             }
@@ -414,6 +466,22 @@ final class FairRunQueue implements RunQueue {
         long actorNow = current.vtime + turnElapsed / current.weight();
         int own = carrier < 0 ? -1 : carrier % queues.length;
         for (CarrierQueue q : queues) {
+            if (!q.arrivals.isEmpty()) {
+                // actors woken from outside the pool: into their queue's heap, so that they can preempt
+                // (a timer is how a light actor comes back). Any queue's, not only this carrier's: the
+                // owner of that queue may be descheduled or in a long task and would not drain them.
+                // One lock at a time, and only while arrivals wait, so the lock-free check stays lock-free.
+                synchronized (q) {
+                    if (q.index == own) {
+                        q.localLocks++;
+                    } else {
+                        q.remoteLocks++;
+                    }
+                    drainArrivals(q, now);
+                }
+            }
+        }
+        for (CarrierQueue q : queues) {
             if (q.ready == 0) {
                 continue;
             }
@@ -440,7 +508,7 @@ final class FairRunQueue implements RunQueue {
     public int readyCount() {
         int n = 0;
         for (CarrierQueue q : queues) {
-            n += q.ready;
+            n += q.ready + q.arrivals.size();
         }
         return n;
     }
@@ -457,7 +525,7 @@ final class FairRunQueue implements RunQueue {
         }
         CarrierQueue q = queues[i];
         synchronized (q) {
-            return q.ready == 0 && q.running == 0 && quiescentFrom(i + 1);
+            return q.ready == 0 && q.running == 0 && q.arrivals.isEmpty() && quiescentFrom(i + 1);
         }
     }
 

@@ -392,8 +392,10 @@ public final class SchedulerEngine {
      * ({@link ActorCell#drainAbandoned}), so pending tasks are cancelled and terminal signals delivered
      * even for actors that were queued, not idle, when the engine stopped (idle ones were drained by
      * {@code terminate()} already). Called by the last thread to exit, and by an enqueue that finds the
-     * engine in that state: the enqueue takes its carrier queue's lock before it reads the thread count and
-     * the last thread decrements the count before it takes each queue's lock, so one of them sees the actor.
+     * engine in that state: the enqueue takes its carrier queue's lock (or, from outside the pool, offers
+     * to the queue's arrivals: a volatile store) before it reads the thread count (volatile) and the last
+     * thread decrements the count before it takes each queue's lock and polls its arrivals (volatile
+     * loads), so one of them sees the actor.
      */
     private void drainAbandoned() {
         ActorCell c;

@@ -1,6 +1,9 @@
 package io.reactoractor.internal.scheduling;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reactoractor.internal.scheduling.FairPolicySimulation.SimActor;
@@ -351,6 +354,8 @@ class FairPolicyTest {
             queue.finishTurn(c, MS, true, now, false, false, 1, charge1);
         }
         queue.enqueue(sleeper, now, RunQueue.OUTSIDE); // its home: carrier 0, where the group has nothing ready
+        // an arrival from outside the pool is placed when it enters the heap: carrier 0's next pick
+        assertEquals(sleeper, queue.take(0, now), "carrier 0 has only the sleeper, which is not ahead of busy");
         assertTrue(sleeper.vtime >= busy.vtime - QUOTA - MS,
                 "sleeper placed at " + sleeper.vtime / US + " us, the group at " + busy.vtime / US + " us");
     }
@@ -435,5 +440,45 @@ class FairPolicyTest {
         assertTrue(queue.shouldPreempt(running, 20 * US, check, 0), "wake-up preemption by the remote head");
         ActorCell next = queue.finishTurn(running, 20 * US, true, check, true, false, 0, charge0);
         assertEquals(b, next, "the pick after the preemption steals the head that caused it");
+    }
+
+    /**
+     * A thread outside the pool (a timer, a user thread, a burst of submissions) hands an actor to its
+     * home queue without taking that queue's lock, so it never contends with the carrier: the actor waits
+     * in the queue's arrivals, counted as ready, until a lock holder moves it into the heap, placed there.
+     */
+    @Test
+    void anOutsideWakeUpTakesNoRunQueueLockAndIsPlacedWhenItEntersTheHeap() {
+        SchedulingGroup g = engine.group("g", 1);
+        SimActor a = actor(g, "a", 50 * US, BUSY, 0);
+        SimActor b = actor(g, "b", 50 * US, BUSY, 0);
+        long locks = queue.lockAcquisitions();
+        queue.enqueue(a, 0, RunQueue.OUTSIDE);
+        queue.enqueue(b, 0, RunQueue.OUTSIDE);
+        assertEquals(locks, queue.lockAcquisitions(), "an outside enqueue takes no run-queue lock");
+        assertEquals(2, queue.readyCount(), "arrivals count as ready (idle carriers watch this count)");
+        assertFalse(queue.isQuiescent(), "arrivals are not quiescence");
+        ActorCell first = queue.take(0, 0);
+        ActorCell second = queue.take(1, 0);
+        assertNotNull(first);
+        assertNotNull(second);
+        assertNotEquals(first, second);
+        assertTrue(a.placed && b.placed, "placed when moved into the heap");
+        assertEquals(0, queue.readyCount());
+    }
+
+    /**
+     * An idle carrier takes an actor that arrived from outside on another carrier's queue, though that
+     * queue published no head (its carrier is parked, descheduled or in a long task and did not drain).
+     */
+    @Test
+    void anIdleCarrierTakesAnArrivalQueuedOnAnotherCarrier() {
+        SchedulingGroup g = engine.group("g", 1);
+        SimActor a = actor(g, "a", 50 * US, BUSY, 0);
+        queue.enqueue(a, 0, 1);
+        assertEquals(a, queue.take(1, 0)); // a's home is now carrier 1
+        queue.finishTurn(a, 10 * US, false, 10 * US, false, false, 1, new CarrierCharge());
+        queue.enqueue(a, 20 * US, RunQueue.OUTSIDE); // to carrier 1's arrivals
+        assertEquals(a, queue.take(0, 30 * US), "carrier 0 has nothing of its own: it looks at carrier 1's arrivals");
     }
 }
