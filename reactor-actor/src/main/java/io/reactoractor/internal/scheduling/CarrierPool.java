@@ -165,15 +165,7 @@ final class CarrierPool {
      * @return whether one was moved
      */
     private boolean rescueRunNext(CarrierThread self) {
-        long now = System.nanoTime();
-        boolean moved = false;
-        for (int i = 0; i < slots.length(); i++) {
-            CarrierThread c = slots.get(i);
-            if (c != null && c != self && c.hasRunNext()) {
-                moved |= engine.runNext().rescue(c, now);
-            }
-        }
-        return moved;
+        return engine.runNext().rescueOthers(self, System.nanoTime());
     }
 
     /** @return carriers woken from their park so far */

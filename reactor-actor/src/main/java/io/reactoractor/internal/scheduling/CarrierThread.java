@@ -155,7 +155,11 @@ public final class CarrierThread extends Thread implements NonBlocking {
                         continue;
                     }
                 }
-                pool.propagate();
+                if (!chained) {
+                    // a chained turn came from this carrier's slot: the run queue did not change, and
+                    // this carrier's own enqueues wake whoever they need (pool.onWork)
+                    pool.propagate();
+                }
                 ActorCell cell = next;
                 next = null;
                 // a chained turn starts where the previous one ended (same carrier, no gap)
@@ -180,6 +184,7 @@ public final class CarrierThread extends Thread implements NonBlocking {
                 long end = turn.now();
                 lastEnd = end;
                 turn.end();
+                turn.lookAtOtherSlots(end);
                 boolean requeue = cell.keepScheduledAfterTurn();
                 boolean takeNext = !engine.isStopping() && !(self.compensating() && pool.shouldRetire(self));
                 ActorCell fromSlot = null;

@@ -14,10 +14,13 @@ import java.util.function.LongSupplier;
  * <h2>Rules</h2>
  * <ol>
  *   <li><b>Placement</b> ({@link #tryPlace}). A carrier that makes an actor ready from inside a task
- *       puts it in its slot only when that task is young ({@value #MAX_TASK_AGE_NANOS} ns) and its own
- *       actor has no more work: the turn is about to end, so the woken actor waits a few instructions,
- *       not a turn. Otherwise, and for every wake-up from outside the pool (timer, user threads), the
- *       actor goes to the shared run queue. A newer occupant displaces the older one to the run queue.</li>
+ *       puts it in its slot only when its own actor has no more work: the turn is about to end, so the
+ *       woken actor waits for the rest of that task, not for a turn. Otherwise, and for every wake-up
+ *       from outside the pool (timer, user threads), the actor goes to the run queue. A newer occupant
+ *       displaces the older one to the run queue. Placement reads no clock (a clock read was a quarter
+ *       of a ping-pong message's cost): the waking task's start stands for the placement time, so an
+ *       occupant whose waker had already run for {@value #RESCUE_AFTER_NANOS} ns is fair game for a
+ *       rescuer at once (rule 4) — where an age check at placement used to send it to the run queue.</li>
  *   <li><b>Chaining</b> ({@link #next}). At the end of a turn the carrier runs the occupant next,
  *       inheriting the rest of the slice: quota and preemption count from the start of the chain, so a
  *       chain is preempted like one turn. While other actors are ready, at most {@value #MAX_STREAK}
@@ -30,24 +33,27 @@ import java.util.function.LongSupplier;
  *   <li><b>Flush</b> ({@link #flush}). If the turn goes on to another task instead of ending, the
  *       occupant goes to the run queue before that task starts ({@link Turn#beginTask()}).</li>
  *   <li><b>Rescue</b> ({@link #rescue}). A task that woke an actor and then ran long (a never-ending
- *       {@code publishOn} drain loop) would strand the occupant: spinning idle carriers move an occupant
- *       that waited {@value #RESCUE_AFTER_NANOS} ns to the run queue, and the hog monitor's periodic
- *       check does the same for every carrier (so the wait is bounded by its interval even when every
- *       other carrier is parked).</li>
+ *       {@code publishOn} drain loop) would strand the occupant: an occupant that waited
+ *       {@value #RESCUE_AFTER_NANOS} ns (counted from its waker's task start) is moved to the run queue
+ *       by spinning idle carriers, by busy carriers at most once per preemption-check interval (at a
+ *       turn's end or between its tasks: {@link CarrierThread#maybeRescue}), and by the hog monitor's
+ *       periodic check (so the wait is bounded by its interval even when every other carrier is parked
+ *       or inside one long task). A rescuer moves it to its own queue, where it competes by virtual time.</li>
  * </ol>
  *
  * <h2>Slot states (one per carrier; the occupant holds its {@code SCHEDULED} bit)</h2>
  * <pre>
  *   slot      | event (thread)                                   | next / action
  *   ----------+--------------------------------------------------+------------------------------------------
- *   empty     | place A (owner, inside a young last task)        | A
+ *   empty     | place A (owner, inside the last task of its turn)| A
  *   A         | place B (owner)                                  | B; A to the run queue (a move)
  *   A         | turn ends; nobody ready, or streak &lt; max and   | empty; A runs next on this carrier
  *             | no check due or no preemption (owner)            | (getAndSet), inheriting the running count
  *   A         | turn ends, otherwise (owner)                     | empty; A to the run queue (a move), no
  *             |                                                  | wake-up
  *   A         | next task of the same turn starts (owner)        | empty; A to the run queue (a move)
- *   A         | waited &ge; rescue delay (spinner, hog monitor)     | empty (CAS); A to the run queue (a move)
+ *   A         | waited &ge; rescue delay (spinner, busy carrier at | empty (CAS); A to the run queue (a move)
+ *             | a check, hog monitor)                            |
  * </pre>
  * Whoever empties the slot (owner: {@code getAndSet}; rescuer: {@code compareAndSet} against the
  * occupant it read) owns the occupant, so exactly one thread runs or enqueues it. Both are volatile
@@ -68,8 +74,6 @@ import java.util.function.LongSupplier;
  */
 final class RunNext {
 
-    /** A waking task older than this is not about to end: the woken actor goes to the run queue. */
-    static final long MAX_TASK_AGE_NANOS = 100_000L;
     /** At most this many consecutive turns of a carrier come from its slot. */
     static final int MAX_STREAK = 3;
     /** An occupant that waited this long may be moved to the run queue by another thread. */
@@ -77,8 +81,13 @@ final class RunNext {
 
     private final SchedulerEngine engine;
     private final RunQueue runQueue;
-    /** {@code System::nanoTime}; a test clock in the policy tests. */
+    /** {@code System::nanoTime}; a test clock in the policy tests. Read at placement only for metrics. */
     private final LongSupplier clock;
+    /**
+     * Whether placement stamps {@code readyAt} with the clock: only when the scheduling delay is recorded
+     * (otherwise the waking task's start stands for it, see rule 1).
+     */
+    private final boolean exactReadyAt;
     /** Occupants between their slot and the run queue (see "Quiescence"). */
     private final AtomicInteger moving = new AtomicInteger();
     /** Visits the carriers whose slots {@link #isEmpty} scans (the pool's; a test's own carrier). */
@@ -90,6 +99,7 @@ final class RunNext {
         this.engine = engine;
         this.runQueue = runQueue;
         this.clock = clock;
+        this.exactReadyAt = engine.config().metrics().recordsSchedulingDelay();
         this.carriers = carriers;
     }
 
@@ -108,11 +118,9 @@ final class RunNext {
         if (running == null || running == cell || running.hasWorkAfterCurrentTask()) {
             return false; // the turn goes on: the woken actor would wait for it
         }
-        long now = clock.getAsLong();
-        if (now - taskStart > MAX_TASK_AGE_NANOS) {
-            return false; // a long task may go on for much longer
-        }
-        cell.readyAt = now;
+        // no clock read (rule 1): the task's start stands for now, so the rescue delay counts from there
+        long now = taskStart;
+        cell.readyAt = exactReadyAt ? clock.getAsLong() : now;
         // only this carrier fills its slot: an occupant seen now is displaced below, unless a rescuer
         // takes it first; count the move before the slot lets go of it
         boolean occupied = carrier.hasRunNext();
@@ -205,6 +213,23 @@ final class RunNext {
         } finally {
             moving.decrementAndGet(); // after the run queue counts it as ready
         }
+    }
+
+    /**
+     * Rescues (rule 4) the occupants of every carrier's slot but {@code self}'s that waited at least
+     * {@link #RESCUE_AFTER_NANOS}: an idle carrier before it parks, a busy one at most once per
+     * preemption-check interval ({@link Turn#lookAtOtherSlots}). Reads each other carrier's slot once.
+     *
+     * @return whether one was moved (to the caller's queue, when the caller is a carrier)
+     */
+    boolean rescueOthers(CarrierThread self, long now) {
+        boolean[] moved = {false};
+        carriers.accept(c -> {
+            if (c != self && c.hasRunNext()) {
+                moved[0] |= rescue(c, now);
+            }
+        });
+        return moved[0];
     }
 
     /**

@@ -36,6 +36,11 @@ public final class Turn {
      * be lost (an actor loop that asks twice per message would then run to the quota).
      */
     private boolean preempted;
+    /**
+     * When this carrier next looks at the other carriers' run-next slots for an occupant stranded by a
+     * long task ({@link RunNext}, rule 4): once per preemption-check interval of its clock, busy or not.
+     */
+    private long nextSlotLook;
 
     Turn(SchedulerEngine engine, CarrierThread carrier) {
         this.engine = engine;
@@ -76,6 +81,21 @@ public final class Turn {
         }
         nextPreemptCheck = now + preemptCheckInterval;
         return true;
+    }
+
+    /**
+     * A busy carrier's share of the run-next rescue ({@link RunNext}, rule 4): at most once per
+     * preemption-check interval (at a turn's end and between a turn's tasks), moves the occupants of the
+     * other carriers' slots that waited too long to this carrier's queue. Placement reads no clock, so
+     * this (with idle carriers and the hog monitor) is what bounds an occupant's wait behind a long task.
+     *
+     * @param now the clock
+     */
+    void lookAtOtherSlots(long now) {
+        if (now - nextSlotLook >= 0) {
+            nextSlotLook = now + preemptCheckInterval;
+            runNext.rescueOthers(carrier, now);
+        }
     }
 
     /** Forgets the actor once its turn is over, so an idle carrier keeps nothing reachable. */
@@ -128,6 +148,7 @@ public final class Turn {
         // at every pick, so reading them after each tiny task costs a cache miss per task; an actor that
         // becomes ready meanwhile waits at most one interval longer for its preemption
         if (preemptCheckDue(now)) {
+            lookAtOtherSlots(now);
             if (runQueue.readyCount() > 0 && runQueue.shouldPreempt(cell, elapsed, now, carrier.index())) {
                 preempted = true;
                 carrier.preemptions++;

@@ -80,12 +80,9 @@ class RunNextTest {
     }
 
     @Test
-    void theRunQueueTakesTheWokenActorWhenTheTurnGoesOnOrTheTaskIsOldOrNoTaskRuns() {
+    void theRunQueueTakesTheWokenActorWhenTheTurnGoesOnOrNoTaskRuns() {
         Cell woken = new Cell("woken");
         assertFalse(runNext.tryPlace(carrier, woken), "outside a task (the carrier loop re-signalling)");
-
-        inTask(RunNext.MAX_TASK_AGE_NANOS + 1);
-        assertFalse(runNext.tryPlace(carrier, woken), "a task that already ran long may run much longer");
 
         inTask(10 * US);
         running.work = true;
@@ -178,14 +175,91 @@ class RunNextTest {
         Cell woken = new Cell("woken");
         inTask(10 * US);
         assertTrue(runNext.tryPlace(carrier, woken));
-        // the waking task goes on running (e.g. a publishOn drain loop): the occupant is stranded
-        assertFalse(runNext.rescue(carrier, now + RunNext.RESCUE_AFTER_NANOS - 1));
+        // the waking task goes on running (e.g. a publishOn drain loop): the occupant is stranded; its
+        // wait counts from the waking task's start (placement reads no clock)
+        long taskStart = now - 10 * US;
+        assertFalse(runNext.rescue(carrier, taskStart + RunNext.RESCUE_AFTER_NANOS - 1));
         assertSame(woken, carrier.peekRunNext());
-        assertTrue(runNext.rescue(carrier, now + RunNext.RESCUE_AFTER_NANOS));
+        assertTrue(runNext.rescue(carrier, taskStart + RunNext.RESCUE_AFTER_NANOS));
         assertNull(carrier.peekRunNext());
         assertEquals(1, queue.readyCount());
         assertTrue(runNext.isEmpty());
         assertEquals(1, runNext.rescues());
+    }
+
+    @Test
+    void anOccupantWokenByATaskThatHadRunLongIsRescuableAtOnce() {
+        // placement reads no clock: the waking task's start is the occupant's stamp, so a waker that had
+        // already run for the rescue delay leaves its occupant to the first rescuer that looks
+        Cell woken = new Cell("woken");
+        inTask(RunNext.RESCUE_AFTER_NANOS);
+        assertTrue(runNext.tryPlace(carrier, woken));
+        assertTrue(runNext.rescue(carrier, now));
+        assertEquals(1, queue.readyCount());
+        assertTrue(runNext.isEmpty());
+    }
+
+    @Test
+    void aCarrierRescuesTheOtherCarriersOccupantsButNeverItsOwn() {
+        CarrierThread other = new CarrierThread(engine, "runnext-2", false, 1);
+        Cell woken = new Cell("woken");
+        inTask(10 * US);
+        assertTrue(runNext.tryPlace(carrier, woken));
+        assertFalse(runNext.rescueOthers(carrier, now + RunNext.RESCUE_AFTER_NANOS), "the owner chains or flushes it");
+        assertFalse(runNext.rescueOthers(other, now), "not before the rescue delay");
+        assertSame(woken, carrier.peekRunNext());
+        assertTrue(runNext.rescueOthers(other, now + RunNext.RESCUE_AFTER_NANOS));
+        assertNull(carrier.peekRunNext());
+        assertEquals(1, queue.readyCount());
+    }
+
+    /**
+     * End to end: a task wakes an actor as the last task of its turn (so into its carrier's slot) and then
+     * runs on for a long time, while the other carrier is busy (never idle, so it never rescues as an idler
+     * does) and the hog monitor looks only every 150 s. The busy carrier's periodic look moves the stranded
+     * actor to its own queue, so the actor runs while the long task is still running. Not timed: the long
+     * task ends as soon as the woken actor ran, and fails only if that took 10 s.
+     */
+    @Test
+    void aBusyCarrierRunsAnActorStrandedInTheSlotBehindALongTask() throws InterruptedException {
+        ActorScheduler scheduler = ActorScheduler.builder().name("stranded").threads(2)
+                .hogThreshold(Duration.ofMinutes(10)).build();
+        try {
+            ActorWorker busy = scheduler.createWorker();
+            ActorWorker waker = scheduler.createWorker();
+            ActorWorker stranded = scheduler.createWorker();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            AtomicInteger busyRuns = new AtomicInteger();
+            Runnable[] spin = new Runnable[1];
+            spin[0] = () -> {
+                busyRuns.incrementAndGet();
+                if (!stop.get()) {
+                    busy.schedule(spin[0]);
+                }
+            };
+            busy.schedule(spin[0]);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (busyRuns.get() < 1_000 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            CountDownLatch ran = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicBoolean ranDuringTheLongTask = new java.util.concurrent.atomic.AtomicBoolean();
+            CountDownLatch longTaskOver = new CountDownLatch(1);
+            waker.schedule(() -> {
+                stranded.schedule(ran::countDown); // the last task of its turn: into this carrier's slot
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (ran.getCount() > 0 && System.nanoTime() < end) {
+                    Thread.onSpinWait(); // a long task: its carrier cannot run the occupant
+                }
+                ranDuringTheLongTask.set(ran.getCount() == 0);
+                longTaskOver.countDown();
+            });
+            assertTrue(longTaskOver.await(60, TimeUnit.SECONDS));
+            stop.set(true);
+            assertTrue(ranDuringTheLongTask.get(), "the woken actor waited for the long task to end");
+        } finally {
+            scheduler.disposeGracefully().block(Duration.ofSeconds(10));
+        }
     }
 
     @Test
