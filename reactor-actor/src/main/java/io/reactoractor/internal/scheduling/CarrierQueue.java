@@ -12,22 +12,25 @@ import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
  * the lock; its own carrier takes it on every turn end, another carrier only to steal from it (or an
  * outside thread to hand it an actor), so it is uncontended on the local path.
  *
- * <p>Actors made ready outside the pool (a timer, a user thread) do not take the lock: they wait in
- * {@link #arrivals}, a lock-free queue that whoever holds the lock moves into the heap ({@link
- * #drainArrivals}). A submitting thread then never contends with the carrier for its lock, which under
+ * <p>Waking an actor takes no lock: it waits in {@link #arrivals}, a lock-free queue that whoever
+ * holds the lock moves into the heap ({@code FairRunQueue#drainArrivals}), usually this queue's carrier
+ * at its next pick. A submitting thread then never contends with the carrier for its lock, which under
  * a burst of outside submissions made both wait on an inflated monitor (1.4 µs per submission with
- * 65,536 workers made ready from one thread, where Reactor's {@code parallel()} took 0.6-0.9 µs).
+ * 65,536 workers made ready from one thread, where Reactor's {@code parallel()} took 0.6-0.9 µs); and a
+ * carrier's own wake-ups (most messages wake an actor) cost an offer, not a lock, a heap insertion and
+ * a head publication each.
  *
- * <p>Fields: the heap, {@link #seq} and the counters of lock acquisitions are guarded by the lock;
- * {@link #ready} and {@link #running} are volatile (written under the lock, read without it by the idle
- * check, the preemption check and stealers); the published head ({@link #publishHead}) is written with
- * opaque stores under the lock and read with opaque loads by any carrier.
+ * <p>Fields: the heap, {@link #seq}, {@link #running} and the counters of lock acquisitions are guarded
+ * by the lock; {@link #ready} is volatile (written under the lock, read without it by the idle check, the
+ * preemption check and stealers); the published head ({@link #publishHead}) is written with opaque
+ * stores under the lock and read with opaque loads by any carrier.
  */
 final class CarrierQueue {
 
-    /** Slots per chunk of {@link #arrivals}: a burst of outside wake-ups allocates a chunk per this many. */
+    /** Slots per chunk of {@link #arrivals}: wake-ups allocate a chunk per this many. */
     private static final int ARRIVAL_CHUNK = 1024;
 
+    private static final VarHandle READY;
     private static final VarHandle HEAD_GROUP;
     private static final VarHandle HEAD_ACTOR_VTIME;
     private static final VarHandle ROOT_FLOOR;
@@ -36,6 +39,7 @@ final class CarrierQueue {
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
+            READY = l.findVarHandle(CarrierQueue.class, "ready", int.class);
             HEAD_GROUP = l.findVarHandle(CarrierQueue.class, "headGroup", SchedulingGroup.class);
             HEAD_ACTOR_VTIME = l.findVarHandle(CarrierQueue.class, "headActorVtime", long.class);
             ROOT_FLOOR = l.findVarHandle(CarrierQueue.class, "rootFloor", long.class);
@@ -57,18 +61,23 @@ final class CarrierQueue {
     long localLocks;
     /** Acquisitions by any other thread: steals, hand-offs from outside (plain, under the lock). */
     long remoteLocks;
-    /** Actors queued here (volatile; written under the lock). Not counting {@link #arrivals}. */
+    /**
+     * Actors queued here, not counting {@link #arrivals}: written under the lock with release stores
+     * (a pick, a re-queue or a drain of arrivals pays no store-load fence), read without it with volatile
+     * loads (the idle check, the preemption check, stealers). No write here needs a store-load fence: a
+     * wake-up's half of the idle handshake ({@link CarrierPool}) is its offer to {@link #arrivals}.
+     */
     volatile int ready;
     /**
-     * Actors handed to this queue from outside the pool, not yet in the heap: offered by any thread
-     * without the lock, polled only under it (so by one thread at a time: the queue's single consumer).
+     * Actors made ready for this queue, not yet in the heap: offered by any thread (this queue's carrier
+     * too) without the lock, polled only under it (so by one thread at a time: the queue's single consumer).
      * Each holds its {@code SCHEDULED} bit and its {@code readyAt}. Offers are volatile and its
      * {@code size()}/{@code isEmpty()} read volatile indices, so the idle handshake of {@link CarrierPool}
      * ("enqueuer: make ready; read spinning; read parked") holds with the offer as the "make ready".
      */
     final MpscChunkedArrayQueue<ActorCell> arrivals = new MpscChunkedArrayQueue<>(ARRIVAL_CHUNK);
-    /** Turns running on this queue's carrier (volatile; written under the lock). */
-    volatile int running;
+    /** Turns running on this queue's carrier: guarded by the lock (read only under it, by the quiescence check). */
+    int running;
     /**
      * The owner carrier's clock from which its next pick compares its head with the other queues'
      * ({@link FairRunQueue}, rule 5): confined to the carrier that owns this queue (plain).
@@ -117,7 +126,7 @@ final class CarrierQueue {
             lane.readyAt = now;
             lanes.add(lane);
         }
-        ready = ready + 1;
+        READY.setRelease(this, ready + 1);
         publishHead(now);
     }
 
@@ -139,7 +148,7 @@ final class CarrierQueue {
         if (lane.ready.isEmpty()) {
             lanes.remove(lane);
         }
-        ready = ready - 1;
+        READY.setRelease(this, ready - 1);
         publishHead(now);
         return cell;
     }

@@ -50,13 +50,17 @@ import java.util.function.LongSupplier;
  *       migrates.</li>
  *   <li><b>Where a ready actor goes.</b> Made ready by a task on a carrier: that carrier's queue (or its
  *       run-next slot, {@link RunNext}). Made ready by any other thread (a timer, a user thread): the queue
- *       of the carrier that ran it last, or the next queue in turn for an actor that never ran; it waits
- *       there in the queue's lock-free {@link CarrierQueue#arrivals arrivals} (the submitting thread takes
- *       no lock) until a holder of the lock moves it into the heap and places it: the owner at its next
- *       pick, any carrier at its next preemption check (at most one check interval away while it runs a
- *       turn: an actor woken by a timer can still preempt, even when its queue's carrier is descheduled),
- *       a stealer that finds the queue with arrivals and nothing of its own to run (or the owner silent for
- *       longer than the steal margin); the quiescence check counts them. Arrivals are counted in {@link #readyCount}, so idle carriers see them.</li>
+ *       of the carrier that ran it last, or the next queue in turn for an actor that never ran. Either way
+ *       it waits in the queue's lock-free {@link CarrierQueue#arrivals arrivals}: the waking thread takes no
+ *       lock (a lock, a heap insertion and a head publication per wake-up were a third of a message's cost
+ *       where most messages wake an actor), until a holder of the lock moves it into the heap and places it:
+ *       the owner at its next pick (for a local wake-up usually the end of the turn in progress) or at its
+ *       next preemption check (at most one check interval away while it runs a turn: a woken actor can
+ *       still preempt), another carrier at its preemption check when the owner has not published its head
+ *       for longer than the steal margin (descheduled, or in a long task: an actor woken by a timer is not
+ *       held up by it), a stealer that finds the queue with arrivals and nothing of its own to run (or the
+ *       owner silent for longer than the steal margin); the quiescence check counts them. Arrivals are
+ *       counted in {@link #readyCount}, so idle carriers see them.</li>
  * </ol>
  *
  * <h2>Lag bound between carriers</h2>
@@ -123,22 +127,10 @@ final class FairRunQueue implements RunQueue {
 
     @Override
     public void enqueue(ActorCell cell, long now, int carrier) {
-        CarrierQueue q = queues[target(cell, carrier)];
-        if (carrier < 0) {
-            // from outside the pool: no lock (CarrierQueue#arrivals); placed when moved into the heap
-            cell.readyAt = now;
-            q.arrivals.offer(cell);
-            return;
-        }
-        synchronized (q) {
-            if (carrier == q.index) {
-                q.localLocks++;
-            } else {
-                q.remoteLocks++;
-            }
-            place(cell, q);
-            q.add(cell, now, rootFloorOnDemand, credit);
-        }
+        // no lock, from any thread (rule 6): into the target queue's arrivals, placed when a holder of its
+        // lock moves it into the heap (the owner at its next pick, usually the end of the turn in progress)
+        cell.readyAt = now;
+        queues[target(cell, carrier)].arrivals.offer(cell);
     }
 
     private int target(ActorCell cell, int carrier) {
@@ -199,6 +191,28 @@ final class FairRunQueue implements RunQueue {
         }
     }
 
+    /**
+     * Takes {@code q}'s lock and moves its arrivals into its heap ({@link #drainArrivals(CarrierQueue, long)}),
+     * for {@code carrier} (a carrier index, or {@link RunQueue#OUTSIDE}): what a carrier does for its own
+     * queue at a pick or preemption check, and for a silent owner's queue at its preemption check. The
+     * step-driven tests call it to play an owner's next pick or check.
+     */
+    void drainArrivals(CarrierQueue q, int carrier, long now) {
+        synchronized (q) {
+            if (carrier >= 0 && q.index == carrier % queues.length) {
+                q.localLocks++;
+            } else {
+                q.remoteLocks++;
+            }
+            drainArrivals(q, now);
+        }
+    }
+
+    /** {@link #drainArrivals(CarrierQueue, int, long)} of carrier {@code carrier}'s own queue. */
+    void drainOwnArrivals(int carrier, long now) {
+        drainArrivals(queues[carrier % queues.length], carrier, now);
+    }
+
     /** At most this many arrivals are moved into a queue's heap per drain. */
     static final int ARRIVALS_PER_DRAIN = 1024;
 
@@ -222,10 +236,7 @@ final class FairRunQueue implements RunQueue {
         CarrierQueue own = queues[carrier % queues.length];
         if (own.ready == 0 && !own.arrivals.isEmpty()) {
             // only arrivals here: make them visible to the look-out below before it decides to steal
-            synchronized (own) {
-                own.localLocks++;
-                drainArrivals(own, now);
-            }
+            drainArrivals(own, carrier, now);
         }
         CarrierQueue victim = lookOut(own, now);
         if (victim != null) {
@@ -466,19 +477,13 @@ final class FairRunQueue implements RunQueue {
         long actorNow = current.vtime + turnElapsed / current.weight();
         int own = carrier < 0 ? -1 : carrier % queues.length;
         for (CarrierQueue q : queues) {
-            if (!q.arrivals.isEmpty()) {
-                // actors woken from outside the pool: into their queue's heap, so that they can preempt
-                // (a timer is how a light actor comes back). Any queue's, not only this carrier's: the
-                // owner of that queue may be descheduled or in a long task and would not drain them.
+            if (!q.arrivals.isEmpty() && (q.index == own || now - q.publishedAt() > stealMargin)) {
+                // woken actors: into their queue's heap, so that they can preempt (a timer is how a light
+                // actor comes back). This carrier's own, and another's whose owner has not published for
+                // longer than the steal margin: it may be descheduled or in a long task and would not drain
+                // them (a busy owner drains its own at its next pick or check, without a remote lock).
                 // One lock at a time, and only while arrivals wait, so the lock-free check stays lock-free.
-                synchronized (q) {
-                    if (q.index == own) {
-                        q.localLocks++;
-                    } else {
-                        q.remoteLocks++;
-                    }
-                    drainArrivals(q, now);
-                }
+                drainArrivals(q, carrier, now);
             }
         }
         for (CarrierQueue q : queues) {

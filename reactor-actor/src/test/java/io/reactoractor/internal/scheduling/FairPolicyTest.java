@@ -268,9 +268,37 @@ class FairPolicyTest {
         queue.enqueue(a1, now, 0); // carrier 0's queue: a's lane first, so it wins the tie
         queue.enqueue(b1, now, 0);
         queue.enqueue(a3, now, 1); // carrier 1 has work of its own (group a)
+        queue.drainOwnArrivals(0, now); // each carrier's next pick or check moves its wake-ups into its heap
+        queue.drainOwnArrivals(1, now);
         a.charge(10 * MS); // group a ran 10 ms elsewhere meanwhile
-        queue.enqueue(a2, now, 0); // a change on carrier 0: it publishes its head
+        queue.enqueue(a2, now, 0); // a change on carrier 0: its next pick or check publishes its head
+        queue.drainOwnArrivals(0, now);
         assertEquals(b1, queue.take(1, now), "carrier 1 steals the group that is behind");
+    }
+
+    /**
+     * A carrier's wake-ups take no lock (rule 6): they wait in its queue's arrivals, counted as ready (so
+     * idle carriers see them), until its own next pick or preemption check moves them into its heap.
+     * Another carrier's preemption check leaves them to a publishing owner (no remote lock), and drains
+     * them itself once that owner has been silent for longer than the steal margin.
+     */
+    @Test
+    void aCarriersWakeUpsTakeNoLockAndWaitForItsNextPickOrCheckUnlessItFallsSilent() {
+        SchedulingGroup g = engine.group("g", 1);
+        SimActor woken = actor(g, "woken", 50 * US, BUSY, 0);
+        SimActor running = actor(g, "running", 50 * US, BUSY, 0);
+        long locks = queue.lockAcquisitions();
+        queue.enqueue(woken, 0, 0);
+        assertEquals(locks, queue.lockAcquisitions(), "a wake-up takes no lock");
+        assertEquals(1, queue.readyCount(), "counted as ready before it is in a heap");
+
+        long remote = queue.remoteLockAcquisitions();
+        queue.shouldPreempt(running, 0, GRANULARITY / 2, 1);
+        assertEquals(remote, queue.remoteLockAcquisitions(), "carrier 0 is not silent: its own next check drains it");
+        queue.shouldPreempt(running, 0, 2 * GRANULARITY, 1);
+        assertEquals(remote + 1, queue.remoteLockAcquisitions(), "carrier 0 silent past the margin: drained for it");
+        assertEquals(1, queue.readyCount());
+        assertEquals(woken, queue.take(0, 2 * GRANULARITY));
     }
 
     /**
@@ -288,8 +316,10 @@ class FairPolicyTest {
         SimActor b1 = actor(b, "b1", 50 * US, BUSY, 0);
         queue.enqueue(a1, 0, 0); // carrier 0's queue, published at 0: head a (the tie goes to the first)
         queue.enqueue(b1, 0, 0);
+        queue.drainOwnArrivals(0, 0); // carrier 0's pick or check at 0, its last before it goes silent
         queue.enqueue(a3, 0, 1);
         queue.enqueue(a4, 0, 1);
+        queue.drainOwnArrivals(1, 0);
         a.charge(10 * MS); // carrier 1 ran group a meanwhile; carrier 0 published nothing since
         assertEquals(a3, queue.take(1, GRANULARITY / 2), "a fresh head is trusted: no look, the own actor");
         long locks = queue.remoteLockAcquisitions();
@@ -313,14 +343,18 @@ class FairPolicyTest {
         queue.enqueue(b1, 0, 0);
         queue.enqueue(a3, 0, 1);
         queue.enqueue(a4, 0, 1);
+        queue.drainOwnArrivals(0, 0); // each carrier's next pick or check moves its wake-ups into its heap
+        queue.drainOwnArrivals(1, 0);
         a.charge(GRANULARITY / 5); // group a is a little ahead of b
-        queue.enqueue(actor(a, "a5", 50 * US, BUSY, 0), 0, 0); // carrier 0 publishes its head: b
+        queue.enqueue(actor(a, "a5", 50 * US, BUSY, 0), 0, 0);
+        queue.drainOwnArrivals(0, 0); // carrier 0's next pick or check publishes its head: b
         assertEquals(b1, queue.take(1, 0), "another group, behind by a fifth of the granularity: stolen");
 
         SimActor c1 = actor(a, "c1", 50 * US, BUSY, 0);
         c1.vtime = a3.vtime - GRANULARITY / 5; // an actor of the own group, a little behind
         c1.placed = true;
         queue.enqueue(c1, 0, 0);
+        queue.drainOwnArrivals(0, 0);
         assertEquals(a3, queue.take(1, 0), "same group, behind by less than the margin: stays put");
     }
 
