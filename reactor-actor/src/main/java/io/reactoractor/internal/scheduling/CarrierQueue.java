@@ -108,14 +108,19 @@ final class CarrierQueue {
         this.count = count;
     }
 
-    /** Lock held: queues {@code cell}, placed by the caller. */
+    /** Lock held: queues {@code cell}, placed by the caller, and publishes the head. */
     void add(ActorCell cell, long now, LongSupplier rootFloor, long credit) {
         cell.readyAt = now;
-        addReady(cell, now, rootFloor, credit);
+        addUnpublished(cell, now, rootFloor, credit);
+        publishHead(now);
     }
 
-    /** Lock held: as {@link #add}, keeping the {@code readyAt} the cell already has (an arrival). */
-    void addReady(ActorCell cell, long now, LongSupplier rootFloor, long credit) {
+    /**
+     * Lock held: as {@link #add}, keeping the {@code readyAt} the cell already has (an arrival), without
+     * publishing the head: a drain of arrivals publishes once for the batch (with thousands of actors
+     * woken at once, a publication per actor read a cold heap top each time).
+     */
+    void addUnpublished(ActorCell cell, long now, LongSupplier rootFloor, long credit) {
         SchedulingGroup g = cell.group();
         GroupLane lane = g.lane(index, count);
         cell.seq = ++seq;
@@ -127,7 +132,6 @@ final class CarrierQueue {
             lanes.add(lane);
         }
         READY.setRelease(this, ready + 1);
-        publishHead(now);
     }
 
     /**

@@ -181,13 +181,15 @@ final class FairRunQueue implements RunQueue {
      * ({@link #readyCount}). Drained by whoever takes the lock to pick, steal, check or stop.
      */
     private void drainArrivals(CarrierQueue q, long now) {
-        for (int i = 0; i < ARRIVALS_PER_DRAIN; i++) {
-            ActorCell c = q.arrivals.poll();
-            if (c == null) {
-                return;
-            }
+        int moved = 0;
+        ActorCell c;
+        while (moved < ARRIVALS_PER_DRAIN && (c = q.arrivals.poll()) != null) {
             place(c, q);
-            q.addReady(c, now, rootFloorOnDemand, credit);
+            q.addUnpublished(c, now, rootFloorOnDemand, credit);
+            moved++;
+        }
+        if (moved > 0) {
+            q.publishHead(now);
         }
     }
 
