@@ -101,13 +101,12 @@ final class ActorTimers {
         @Override
         protected void fire() {
             if (!disposed) {
-                loop.control.offer(() -> {
+                loop.offerControl(() -> {
                     if (!disposed) {
                         disposed = true;
                         task.run();
                     }
                 });
-                loop.cell.signal();
             }
         }
 

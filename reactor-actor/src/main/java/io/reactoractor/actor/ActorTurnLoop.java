@@ -96,6 +96,7 @@ final class ActorTurnLoop<I, O> {
     private static final VarHandle PENDING_ERROR;
     private static final VarHandle SKIPPED;
     private static final VarHandle PROCESSED;
+    private static final VarHandle CONTROL;
 
     static {
         try {
@@ -103,6 +104,7 @@ final class ActorTurnLoop<I, O> {
             SKIPPED = lookup.findVarHandle(ActorTurnLoop.class, "skippedMessages", long.class);
             PROCESSED = lookup.findVarHandle(ActorTurnLoop.class, "processedMessages", long.class);
             PENDING_ERROR = lookup.findVarHandle(ActorTurnLoop.class, "pendingError", Throwable.class);
+            CONTROL = lookup.findVarHandle(ActorTurnLoop.class, "control", MpscChunkedArrayQueue.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -113,8 +115,14 @@ final class ActorTurnLoop<I, O> {
     private final Behaviour<I, O> behaviour;
     private final ErrorPolicy policy;
     final MpscChunkedArrayQueue<I> mailbox = new MpscChunkedArrayQueue<>();
-    /** Tasks of the behaviour's timers ({@link ActorContext#schedule}), run on the turn before messages. */
-    final MpscChunkedArrayQueue<Runnable> control = new MpscChunkedArrayQueue<>();
+    /**
+     * Tasks of the behaviour's timers ({@link ActorContext#schedule}), run on the turn before messages;
+     * {@code null} until the first one fires ({@link #offerControl}): most actors never use a timer, and
+     * every turn (and both of its end-of-turn checks) read this queue, two more cache lines of a cold
+     * actor, plus half a kilobyte per actor. Installed once by CAS, never removed; volatile, so the
+     * install is part of the cell's handshake like the offer itself (see {@link #offerControl}).
+     */
+    private volatile MpscChunkedArrayQueue<Runnable> control;
     final OutboundPort<O> out;
     final InboundCredits<I> credits;
     private final BehaviourContext<O> context;
@@ -171,6 +179,26 @@ final class ActorTurnLoop<I, O> {
     }
 
     // ================================================================== signals to the actor (any thread)
+
+    /**
+     * Adds a control task (a timer of the behaviour that fired) and schedules the actor; any thread.
+     * The queue is created on first use by CAS (volatile), then offered to (volatile) before the
+     * signal reads the status word: a turn ending meanwhile clears {@code SCHEDULED} (a CAS) and then
+     * reads {@code control} (volatile) in {@code hasWork}, so either it sees the queue and the task
+     * (the queue's own handshake) or this thread's status read comes after its CAS and schedules it.
+     */
+    void offerControl(Runnable task) {
+        MpscChunkedArrayQueue<Runnable> q = control;
+        if (q == null) {
+            MpscChunkedArrayQueue<Runnable> created = new MpscChunkedArrayQueue<>(8);
+            @SuppressWarnings("unchecked")
+            MpscChunkedArrayQueue<Runnable> witness =
+                    (MpscChunkedArrayQueue<Runnable>) CONTROL.compareAndExchange(this, null, created);
+            q = witness == null ? created : witness;
+        }
+        q.offer(task);
+        cell.signal();
+    }
 
     /** Adds a message for which a credit was taken and schedules the actor. */
     void enqueue(I message) {
@@ -292,9 +320,12 @@ final class ActorTurnLoop<I, O> {
                 terminate(err, true);
                 return;
             }
-            Runnable task;
-            while (turn.shouldContinue() && (task = control.poll()) != null) {
-                turn.run(task);
+            MpscChunkedArrayQueue<Runnable> ctl = control;
+            if (ctl != null) {
+                Runnable task;
+                while (turn.shouldContinue() && (task = ctl.poll()) != null) {
+                    turn.run(task);
+                }
             }
             if (d == null) {
                 if (!mailbox.isEmpty() || completeRequested || err != null) {
@@ -426,7 +457,8 @@ final class ActorTurnLoop<I, O> {
 
         @Override
         protected boolean hasWork() {
-            if (!control.isEmpty()) {
+            MpscChunkedArrayQueue<Runnable> ctl = control;
+            if (ctl != null && !ctl.isEmpty()) {
                 return true;
             }
             if (done || isTerminated()) {
@@ -450,7 +482,8 @@ final class ActorTurnLoop<I, O> {
          */
         @Override
         protected boolean hasWorkAfterCurrentTask() {
-            return !control.isEmpty() || out.outBuffered > 0 || mailbox.size() > (inBehaviour ? 1 : 0);
+            MpscChunkedArrayQueue<Runnable> ctl = control;
+            return (ctl != null && !ctl.isEmpty()) || out.outBuffered > 0 || mailbox.size() > (inBehaviour ? 1 : 0);
         }
 
         @Override
@@ -475,7 +508,8 @@ final class ActorTurnLoop<I, O> {
             while ((m = mailbox.poll()) != null) {
                 Operators.onDiscard(m, Context.empty());
             }
-            while (control.poll() != null) {
+            MpscChunkedArrayQueue<Runnable> ctl = control;
+            while (ctl != null && ctl.poll() != null) {
                 // timers and control tasks of a terminated actor are dropped
             }
         }
