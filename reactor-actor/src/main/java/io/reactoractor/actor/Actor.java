@@ -286,7 +286,7 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
             return mailboxSize();
         }
         if (key == Attr.REQUESTED_FROM_DOWNSTREAM) {
-            return out.requested.get();
+            return out.requested();
         }
         if (key == Attr.TERMINATED) {
             return isTerminated();

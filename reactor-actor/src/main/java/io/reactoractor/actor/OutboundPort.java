@@ -1,9 +1,9 @@
 package io.reactoractor.actor;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.reactoractor.internal.TerminatedSubscriber;
 import org.reactivestreams.Subscriber;
@@ -34,14 +34,32 @@ import reactor.core.publisher.Operators;
 final class OutboundPort<O> implements Subscription {
 
 
+    private static final VarHandle SUBSCRIBER_SLOT;
+    private static final VarHandle REQUESTED;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            SUBSCRIBER_SLOT = l.findVarHandle(OutboundPort.class, "subscriberSlot", Subscriber.class);
+            REQUESTED = l.findVarHandle(OutboundPort.class, "requested", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // fields, not atomic wrapper objects: the turn reads the demand at every message, and a cold actor
+    // paid a cache line for the wrapper (and every actor 32 bytes for the two of them)
     private final ActorTurnLoop<?, O> loop;
-    private final AtomicReference<Subscriber<? super O>> subscriberSlot = new AtomicReference<>();
+    @SuppressWarnings("unused") // through SUBSCRIBER_SLOT
+    private volatile Subscriber<? super O> subscriberSlot;
     volatile Subscriber<? super O> downstream;
-    final AtomicLong requested = new AtomicLong();
+    /** Through {@link #REQUESTED}: volatile reads, CAS updates ({@link #request}). */
+    private volatile long requested;
 
     // ---- actor-confined
     private long emitted;
-    private final ArrayDeque<O> outBuffer = new ArrayDeque<>();
+    /** Created when a result first has to wait for demand: most actors never buffer one. */
+    private ArrayDeque<O> outBuffer;
     volatile int outBuffered;
 
     OutboundPort(ActorTurnLoop<?, O> loop) {
@@ -51,8 +69,8 @@ final class OutboundPort<O> implements Subscription {
     /** Attaches the single subscriber (any thread). */
     void subscribe(Subscriber<? super O> s) {
         Objects.requireNonNull(s, "subscriber");
-        if (!subscriberSlot.compareAndSet(null, s)) {
-            if (subscriberSlot.get() == TerminatedSubscriber.instance()) {
+        if (!SUBSCRIBER_SLOT.compareAndSet(this, null, s)) {
+            if (subscriberSlot == TerminatedSubscriber.instance()) {
                 Throwable e = loop.pendingError;
                 Operators.error(s, e != null ? e : new IllegalStateException("Actor " + loop.path()
                         + " is terminated and allows only a single Subscriber (unicast)"));
@@ -69,7 +87,12 @@ final class OutboundPort<O> implements Subscription {
 
     /** @return whether the downstream asked for more than was emitted (actor thread) */
     boolean hasDemand() {
-        return requested.get() - emitted > 0;
+        return requested - emitted > 0;
+    }
+
+    /** @return the downstream's total demand so far (saturated at {@code Long.MAX_VALUE}); any thread */
+    long requested() {
+        return requested;
     }
 
     /** A result of the behaviour: straight downstream when there is demand and nothing buffered (actor thread). */
@@ -80,6 +103,9 @@ final class OutboundPort<O> implements Subscription {
             emitted++;
             d.onNext(result);
         } else {
+            if (outBuffer == null) {
+                outBuffer = new ArrayDeque<>();
+            }
             outBuffer.addLast(result);
             outBuffered = outBuffer.size();
         }
@@ -100,8 +126,8 @@ final class OutboundPort<O> implements Subscription {
         Subscriber<? super O> d = downstream;
         downstream = null;
         // rule 3.13: drop the reference to the subscriber; the sentinel keeps rejecting later subscribers
-        subscriberSlot.set(TerminatedSubscriber.instance()); // rule 3.13: forget the subscriber
-        outBuffer.clear();
+        SUBSCRIBER_SLOT.setVolatile(this, TerminatedSubscriber.instance()); // rule 3.13: forget the subscriber
+        outBuffer = null;
         outBuffered = 0;
         if (signal && d != null) {
             if (error != null) {
@@ -126,9 +152,9 @@ final class OutboundPort<O> implements Subscription {
             return;
         }
         for (;;) {
-            long r = requested.get();
+            long r = requested;
             long u = r + n < 0 ? Long.MAX_VALUE : r + n;
-            if (r == Long.MAX_VALUE || requested.compareAndSet(r, u)) {
+            if (r == Long.MAX_VALUE || REQUESTED.compareAndSet(this, r, u)) {
                 break;
             }
         }
