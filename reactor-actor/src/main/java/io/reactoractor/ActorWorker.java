@@ -167,6 +167,17 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
         return null;
     }
 
+    /** @return the hash of its actor (random, fixed at creation: no identity hash to install); equality is identity */
+    @Override
+    public int hashCode() {
+        return cell.hashCode();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o;
+    }
+
     @Override
     public String toString() {
         return "ActorWorker[" + path() + "]";
