@@ -54,13 +54,12 @@ import java.util.function.LongSupplier;
  *       it waits in the queue's lock-free {@link CarrierQueue#arrivals arrivals}: the waking thread takes no
  *       lock (a lock, a heap insertion and a head publication per wake-up were a third of a message's cost
  *       where most messages wake an actor), until a holder of the lock moves it into the heap and places it:
- *       the owner at its next pick (for a local wake-up usually the end of the turn in progress) or at its
- *       next preemption check (at most one check interval away while it runs a turn: a woken actor can
- *       still preempt), another carrier at its preemption check when the owner has not published its head
- *       for longer than the steal margin (descheduled, or in a long task: an actor woken by a timer is not
- *       held up by it), a stealer that finds the queue with arrivals and nothing of its own to run (or the
- *       owner silent for longer than the steal margin); the quiescence check counts them. Arrivals are
- *       counted in {@link #readyCount}, so idle carriers see them.</li>
+ *       the owner at its next pick (for a local wake-up usually the end of the turn in progress), any carrier
+ *       at its next preemption check (at most one check interval away while it runs a turn: a woken actor
+ *       can still preempt, even when its queue's carrier is descheduled or in a long task), a stealer that
+ *       finds the queue with arrivals and nothing of its own to run (or the owner silent for longer than
+ *       the steal margin); the quiescence check counts them. Arrivals are counted in {@link #readyCount},
+ *       so idle carriers see them.</li>
  * </ol>
  *
  * <h2>Lag bound between carriers</h2>
@@ -487,11 +486,12 @@ final class FairRunQueue implements RunQueue {
         long actorNow = current.vtime + weighted(turnElapsed, current.weight());
         int own = carrier < 0 ? -1 : carrier % queues.length;
         for (CarrierQueue q : queues) {
-            if (!q.arrivals.isEmpty() && (q.index == own || now - q.publishedAt() > stealMargin)) {
+            if (!q.arrivals.isEmpty()) {
                 // woken actors: into their queue's heap, so that they can preempt (a timer is how a light
-                // actor comes back). This carrier's own, and another's whose owner has not published for
-                // longer than the steal margin: it may be descheduled or in a long task and would not drain
-                // them (a busy owner drains its own at its next pick or check, without a remote lock).
+                // actor comes back). Any queue's, not only this carrier's: the owner of that queue may be
+                // in a long task, descheduled, or simply further from its next task boundary than this
+                // carrier (leaving another owner's arrivals to it until it went silent cost the light actor
+                // of the fairness suite ~80 us at p50). At most one remote lock per check interval.
                 // One lock at a time, and only while arrivals wait, so the lock-free check stays lock-free.
                 drainArrivals(q, carrier, now);
             }
