@@ -174,15 +174,20 @@ final class FairRunQueue implements RunQueue {
     }
 
     /**
-     * Lock of {@code q} held: moves actors that arrived from outside the pool into its heap, placed as
-     * any waking actor (rule 3), at most {@value #ARRIVALS_PER_DRAIN} at a time so a burst does not hold
+     * Lock of {@code q} held: moves woken actors waiting in its arrivals into its heap, placed as any
+     * waking actor (rule 3), at most {@value #ARRIVALS_PER_DRAIN} at a time so a burst does not hold
      * the lock against stealers; the rest wait for the next drain and are counted as ready meanwhile
      * ({@link #readyCount}). Drained by whoever takes the lock to pick, steal, check or stop.
      */
     private void drainArrivals(CarrierQueue q, long now) {
+        drainArrivals(q, now, ARRIVALS_PER_DRAIN);
+    }
+
+    /** As {@link #drainArrivals(CarrierQueue, long)}, at most {@code limit} actors. */
+    private void drainArrivals(CarrierQueue q, long now, int limit) {
         int moved = 0;
         ActorCell c;
-        while (moved < ARRIVALS_PER_DRAIN && (c = q.arrivals.poll()) != null) {
+        while (moved < limit && (c = q.arrivals.poll()) != null) {
             place(c, q);
             q.addUnpublished(c, now, rootFloorOnDemand, credit);
             moved++;
@@ -202,10 +207,14 @@ final class FairRunQueue implements RunQueue {
         synchronized (q) {
             if (carrier >= 0 && q.index == carrier % queues.length) {
                 q.localLocks++;
+                drainArrivals(q, now);
             } else {
+                // for another carrier's queue only a few at a time: enough for the actors woken since the
+                // last check to preempt, while a burst (thousands woken at once) is left to its owner's
+                // picks instead of costing this carrier a lock held over a thousand cold actors
                 q.remoteLocks++;
+                drainArrivals(q, now, REMOTE_ARRIVALS_PER_DRAIN);
             }
-            drainArrivals(q, now);
         }
     }
 
@@ -216,6 +225,8 @@ final class FairRunQueue implements RunQueue {
 
     /** At most this many arrivals are moved into a queue's heap per drain. */
     static final int ARRIVALS_PER_DRAIN = 1024;
+    /** At most this many per drain of another carrier's queue at a preemption check. */
+    static final int REMOTE_ARRIVALS_PER_DRAIN = 64;
 
     /** {@link #rootFloor()}, for a queue that needs it only when a group's lane joins its heap. */
     private final LongSupplier rootFloorOnDemand = this::rootFloor;
