@@ -20,8 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <h2>No lost wake-up (a Dekker handshake on volatile variables)</h2>
  * <pre>
- *   enqueuer:  ready++ (volatile, under the run queue lock) ; read spinning ; read parked
- *              (from outside the pool: the arrivals offer's getAndAdd and slot store, both volatile)
+ *   enqueuer:  make ready ; read spinning ; read parked
+ *              (fair order: the arrivals offer's getAndAdd and slot store, both volatile, counted by
+ *              readyCount() through the arrivals' indices; FIFO order: ready++, volatile, under its lock)
  *   idler:     parked++ ; spinning-- ; read ready (and the arrivals' indices) ; park
  * </pre>
  * Volatile accesses are sequentially consistent, so either the enqueuer sees the idler registered

@@ -200,7 +200,7 @@ final class FairRunQueue implements RunQueue {
     /**
      * Takes {@code q}'s lock and moves its arrivals into its heap ({@link #drainArrivals(CarrierQueue, long)}),
      * for {@code carrier} (a carrier index, or {@link RunQueue#OUTSIDE}): what a carrier does for its own
-     * queue at a pick or preemption check, and for a silent owner's queue at its preemption check. The
+     * queue at a pick or preemption check, and for another carrier's queue at its preemption check. The
      * step-driven tests call it to play an owner's next pick or check.
      */
     void drainArrivals(CarrierQueue q, int carrier, long now) {
