@@ -138,12 +138,13 @@ public final class CarrierThread extends Thread implements NonBlocking {
         boolean recordDelay = config.metrics().recordsSchedulingDelay();
         ActorCell next = null;
         boolean chained = false;
-        // whether 'next' was taken at the end of the previous turn (no idling in between): its turn then
-        // starts where that one ended, one clock read less per turn (the pick's bookkeeping is charged to it)
-        boolean contiguous = false;
         long lastEnd = 0L;
         for (;;) {
             try {
+                // an actor in hand was taken at the end of the previous turn (from the slot or the run queue,
+                // no idling in between): its turn starts where that one ended, one clock read less per turn
+                // (the pick's bookkeeping is charged to it)
+                boolean fromPreviousTurn = next != null;
                 if (next == null) {
                     charge.flush(); // before an empty-handed take, idling or leaving
                     if (engine.isStopping() || (self.compensating() && pool.shouldRetire(self))) {
@@ -151,7 +152,6 @@ public final class CarrierThread extends Thread implements NonBlocking {
                     }
                     next = runQueue.take(index, System.nanoTime());
                     chained = false; // also after the catch below interrupted a chain
-                    contiguous = false;
                     if (next == null) {
                         if (!pool.idle(self)) {
                             return;
@@ -166,8 +166,7 @@ public final class CarrierThread extends Thread implements NonBlocking {
                 }
                 ActorCell cell = next;
                 next = null;
-                // a chained or contiguous turn starts where the previous one ended (same carrier, no idling)
-                long start = chained || contiguous ? lastEnd : System.nanoTime();
+                long start = fromPreviousTurn ? lastEnd : System.nanoTime();
                 if (recordDelay) {
                     config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
                 }
@@ -210,7 +209,6 @@ public final class CarrierThread extends Thread implements NonBlocking {
                 } else {
                     next = runQueue.finishTurn(cell, end - start, requeue, end, takeNext, false, index, charge);
                     chained = false;
-                    contiguous = true;
                 }
                 if (!requeue) {
                     cell.releaseAfterTurn();
