@@ -508,6 +508,11 @@ final class ConsumerGroupActor extends ActorCell {
                 break;
             }
             waiting.pollFirst();
+            if (p.ackOnDelivery) {
+                // acknowledged when handed out: committed before the answer, so whoever the answer reaches
+                // (an HTTP client reading the group's figures next) sees the offset it settled
+                ledger.commitIfAdvanced();
+            }
             List<Message> messages = new ArrayList<>(batch.size());
             int[] attempts = new int[batch.size()];
             for (int i = 0; i < batch.size(); i++) {

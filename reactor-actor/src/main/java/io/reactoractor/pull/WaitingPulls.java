@@ -49,8 +49,14 @@ final class WaitingPulls {
         return queue.peekFirst();
     }
 
+    /**
+     * Removes the oldest pull; the count is published at once (an answer that follows must not find its
+     * pull still counted as waiting), the earliest deadline by the next {@link #publish()}.
+     */
     Pull pollFirst() {
-        return queue.pollFirst();
+        Pull p = queue.pollFirst();
+        count = queue.size();
+        return p;
     }
 
     /** Oldest first; {@link Iterator#remove()} drops a pull (then {@link #publish()}). */

@@ -105,6 +105,21 @@ class PullConsumerTest {
     }
 
     @Test
+    void anAnswerAcknowledgedOnDeliveryIsCommittedWhenItArrives() {
+        PullConsumer c = consumer();
+        for (int i = 0; i < 4; i++) {
+            c.append("auto", b("m" + i));
+        }
+        // read on the actor's thread as the answer arrives: whoever the answer reaches next (an HTTP client
+        // asking for the group's figures) must see the offsets it settled, not a commit still to come
+        GroupStats seen = c.pull("auto", "g", 3, Duration.ZERO, true).map(r -> c.stats("auto", "g"))
+                .block(Duration.ofSeconds(10));
+        assertEquals(3, seen.committedOffset(), seen::toString);
+        assertEquals(0, seen.inFlight(), seen::toString);
+        assertEquals(0, seen.waitingPulls(), seen::toString);
+    }
+
+    @Test
     void longPollTimesOutWithAnEmptyResult() {
         PullConsumer c = consumer();
         long t0 = System.nanoTime();
