@@ -173,7 +173,22 @@ final class ConsumerGroupActor extends ActorCell {
             long committed = store.committedOffset(subject, group);
             ledger.startAt(committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject));
         }
-        this.recorder = settings.metrics.bindGroup(subject, group, statsSupplier);
+        this.recorder = bindMeters(settings, subject, group, statsSupplier);
+    }
+
+    /**
+     * Registers the pair's meters. A failure there (a meter registry's listener) is logged, and the pair
+     * runs without them: the cell is already registered with its scheduler, so throwing here would leave an
+     * actor nobody can reach or terminate.
+     */
+    private static PullMetrics.GroupRecorder bindMeters(ConsumerGroupSettings settings, String subject,
+            String group, java.util.function.Supplier<GroupStats> stats) {
+        try {
+            return settings.metrics.bindGroup(subject, group, stats);
+        } catch (RuntimeException e) {
+            LOG.warn("pull group " + subject + "/" + group + ": registering its meters failed; it runs without them", e);
+            return PullMetrics.GroupRecorder.NONE;
+        }
     }
 
     // ================================================================== any thread
@@ -409,11 +424,28 @@ final class ConsumerGroupActor extends ActorCell {
             armedAt = Long.MAX_VALUE;
         }
         // the meters go before the registry entry, so a successor's meters are never removed by us
-        metricsUnbound = true;
-        settings.metrics.unbindGroup(subject, group);
-        terminate();
-        settings.retired.accept(this);
+        try {
+            unbindMeters();
+        } finally {
+            // whatever happened above: once RETIRED refuses posts, the actor must leave the registries, or
+            // every later call for the pair would spin (submit) on a retired actor that never goes away
+            terminate();
+            settings.retired.accept(this);
+        }
         return true;
+    }
+
+    /**
+     * Removes the pair's meters, once. A failure there (a meter registry's removal listener) is logged, not
+     * thrown: retirement and termination must complete whatever the registry does.
+     */
+    private void unbindMeters() {
+        metricsUnbound = true;
+        try {
+            settings.metrics.unbindGroup(subject, group);
+        } catch (RuntimeException e) {
+            LOG.warn("pull group " + path() + ": removing its meters failed", e);
+        }
     }
 
     private void handle(ConsumerGroupCommand c, long now) {
@@ -675,8 +707,7 @@ final class ConsumerGroupActor extends ActorCell {
             remote.failAckWaiters(closed);
         }
         if (!metricsUnbound) {
-            metricsUnbound = true;
-            settings.metrics.unbindGroup(subject, group);
+            unbindMeters();
         }
     }
 

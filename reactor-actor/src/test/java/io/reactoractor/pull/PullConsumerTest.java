@@ -350,6 +350,51 @@ class PullConsumerTest {
     }
 
     @Test
+    void aPairRetiresAndComesBackWhenRemovingItsMetersFails() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        registry.config().onMeterRemoved(m -> {
+            throw new IllegalStateException("a removal listener failed (test)");
+        });
+        ActorScheduler metered = ActorScheduler.builder().name("pull-unbind").threads(2)
+                .metrics(MicrometerActorMetrics.of(registry)).build();
+        try {
+            PullConsumer c = PullConsumer.builder(metered).idleTimeout(Duration.ofMillis(50)).build();
+            c.append("s", b("1"));
+            c.pull("s", "g", 1, Duration.ZERO, true).block(Duration.ofSeconds(5));
+            await(() -> c.liveGroups() == 0, "the idle pair retired although its meters could not be removed");
+            // a retired actor left in the registry would make this call spin forever: run it off the test thread
+            PullResult again = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10),
+                    () -> c.pull("s", "g", 1, Duration.ZERO).block(Duration.ofSeconds(5)));
+            assertEquals(PullResult.Status.EMPTY, again.status(), "a new actor for the pair, at the committed offset");
+            c.dispose();
+        } finally {
+            metered.dispose();
+        }
+    }
+
+    @Test
+    void aPairServesWhenRegisteringItsMetersFails() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        registry.config().onMeterAdded(m -> {
+            if (m.getId().getName().startsWith("reactor.actor.pull")) {
+                throw new IllegalStateException("an add listener failed (test)");
+            }
+        });
+        ActorScheduler metered = ActorScheduler.builder().name("pull-bind").threads(2)
+                .metrics(MicrometerActorMetrics.of(registry)).build();
+        try {
+            PullConsumer c = PullConsumer.builder(metered).build();
+            c.append("s", b("1"));
+            PullResult r = c.pull("s", "g", 1, Duration.ZERO, true).block(Duration.ofSeconds(5));
+            assertEquals(List.of(0L), offsets(r));
+            assertEquals(1, c.liveGroups());
+            c.dispose(); // terminates the pair: its meters' removal must not throw either
+        } finally {
+            metered.dispose();
+        }
+    }
+
+    @Test
     void metricsAreExportedThroughTheSchedulersRegistry() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         ActorScheduler metered = ActorScheduler.builder().name("pull-metered").threads(2).metrics(MicrometerActorMetrics.of(registry)).build();
