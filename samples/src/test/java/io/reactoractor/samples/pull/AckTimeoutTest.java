@@ -38,7 +38,8 @@ class AckTimeoutTest {
 
     @BeforeEach
     void client() {
-        client = autoConfigured.mutate().responseTimeout(Duration.ofSeconds(30)).build();
+        client = autoConfigured.mutate().responseTimeout(Duration.ofSeconds(30))
+                .clientConnector(PullServerTestSupport.connectionPerRequest()).build(); // see there
     }
 
     @Test

@@ -31,7 +31,8 @@ class PullControllerTest extends PullServerTestSupport {
     @BeforeEach
     void client() {
         // the default 5 s response timeout is too tight for a loaded 2-core machine
-        client = autoConfigured.mutate().responseTimeout(Duration.ofSeconds(30)).build();
+        client = autoConfigured.mutate().responseTimeout(Duration.ofSeconds(30))
+                .clientConnector(PullServerTestSupport.connectionPerRequest()).build(); // see there
     }
 
     // ------------------------------------------------------------------ POST /subjects/{s}/messages

@@ -25,10 +25,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
-import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
-import reactor.netty.http.client.HttpClient;
-import reactor.netty.resources.ConnectionProvider;
 
 /**
  * Issue 10, items 2 (the pair cap, bounded status), 3 (connection timeouts, quiet aborted uploads,
@@ -59,20 +56,10 @@ class PullServerHardeningTest {
     @Value("${server.address}")
     String address;
 
-    /**
-     * A client that opens a connection per request. The server under test closes idle connections after
-     * 1 s, and the reactor-netty Boot manages here (1.3.7) can stop reading a kept-alive connection after a
-     * request that arrived before the previous one's operations ended was answered synchronously; its idle
-     * timeout is then never armed either, so the next request on that pooled connection waits forever
-     * (reactor-netty#4361, fixed in a later snapshot). With the shared pool, in about a third of the runs of
-     * the whole samples suite next to CPU hogs, this class's first pooled request after the cap test (whose
-     * last requests are a status computed on another thread, then a 400 answered at once) got no answer in
-     * 60 s. These tests are about the server's handling of connections, which the raw sockets check
-     * directly; the requests below only need an answer.
-     */
+    /** A client that opens a connection per request: see {@link PullServerTestSupport#connectionPerRequest()}. */
     private WebClient web() {
         return WebClient.builder().baseUrl("http://127.0.0.1:" + port)
-                .clientConnector(new ReactorClientHttpConnector(HttpClient.create(ConnectionProvider.newConnection())))
+                .clientConnector(PullServerTestSupport.connectionPerRequest())
                 .build();
     }
 
