@@ -440,6 +440,9 @@ final class ConsumerGroupActor extends ActorCell {
      * thrown: retirement and termination must complete whatever the registry does.
      */
     private void unbindMeters() {
+        if (metricsUnbound) {
+            return;
+        }
         metricsUnbound = true;
         try {
             settings.metrics.unbindGroup(subject, group);
@@ -706,9 +709,7 @@ final class ConsumerGroupActor extends ActorCell {
         if (remote != null) {
             remote.failAckWaiters(closed);
         }
-        if (!metricsUnbound) {
-            unbindMeters();
-        }
+        unbindMeters();
     }
 
     // ================================================================== the timer
