@@ -65,13 +65,24 @@ final class MeterSet {
         return timer;
     }
 
-    /** Removes every meter of this set from the registry (idempotent). */
+    /**
+     * Removes every meter of this set from the registry (idempotent). Never throws: a registry's
+     * {@code onMeterRemoved} listener that fails is logged and the other meters are still removed, because
+     * the callers are terminations (a group's dispose, a scheduler's last exiting carrier, a pull pair's
+     * retirement) that must complete whatever the registry does.
+     */
     void removeAll() {
         for (Meter m : meters) {
-            registry.remove(m);
+            try {
+                registry.remove(m);
+            } catch (RuntimeException e) {
+                LOG.warn("removing meter " + m.getId() + " failed", e);
+            }
         }
         meters.clear();
     }
+
+    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(MeterSet.class);
 
     @Override
     public String toString() {

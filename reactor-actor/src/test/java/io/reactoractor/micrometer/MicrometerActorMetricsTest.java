@@ -2,6 +2,7 @@ package io.reactoractor.micrometer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -103,6 +104,45 @@ class MicrometerActorMetricsTest {
 
         scheduler.dispose();
         await(() -> registry.getMeters().isEmpty(), "a terminated scheduler removes its meters: " + names());
+    }
+
+    @Test
+    void aGroupIsDisposedAndTerminatesWhenRemovingItsMetersFails() {
+        SimpleMeterRegistry failing = new SimpleMeterRegistry();
+        failing.config().onMeterRemoved(m -> {
+            throw new IllegalStateException("a removal listener failed (test)");
+        });
+        ActorScheduler s = ActorScheduler.builder().name("unbind-fails").threads(1)
+                .metrics(MicrometerActorMetrics.of(failing)).build();
+        try {
+            ActorGroup g = s.group("doomed", 1);
+            g.dispose(); // must not throw: the registry's failure is logged
+            assertTrue(g.isDisposed());
+            g.disposeGracefully().block(java.time.Duration.ofSeconds(5)); // terminated: completes at once
+            assertTrue(s.groups().stream().noneMatch(x -> x.name().equals("doomed")), "the group left the scheduler");
+            assertEquals(2, s.group("doomed", 2).weight(), "its name is free for a new group");
+        } finally {
+            s.dispose();
+        }
+    }
+
+    @Test
+    void aSchedulerTerminatesAndRemovesItsMetersWhenARemovalListenerFails() {
+        SimpleMeterRegistry failing = new SimpleMeterRegistry();
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        failing.config().onMeterRemoved(m -> {
+            if (calls.getAndIncrement() % 2 == 0) {
+                throw new IllegalStateException("a removal listener failed (test)");
+            }
+        });
+        ActorScheduler s = ActorScheduler.builder().name("close-fails").threads(2)
+                .metrics(MicrometerActorMetrics.of(failing)).build();
+        s.group("tenant", 1);
+        assertFalse(failing.getMeters().isEmpty());
+        // the last carrier to exit removes the meters: before the fix its failure left the termination unsignalled
+        s.disposeGracefully().timeout(java.time.Duration.ofSeconds(10)).block();
+        assertTrue(s.isDisposed());
+        assertEquals(List.of(), failing.getMeters(), "every meter is removed, also those after a failing one");
     }
 
     @Test

@@ -228,7 +228,16 @@ public final class SchedulerEngine {
         }
         if (neverStarted) {
             terminated.tryEmitEmpty();
+            closeMetrics();
+        }
+    }
+
+    /** Removes the scheduler's meters; a failing meter registry is logged, never thrown at a terminating thread. */
+    private void closeMetrics() {
+        try {
             config.metrics().close();
+        } catch (RuntimeException e) {
+            LOG.warn("[" + config.name() + "] removing the scheduler's meters failed", e);
         }
     }
 
@@ -298,9 +307,12 @@ public final class SchedulerEngine {
 
     private void threadExited() {
         if (liveThreads.decrementAndGet() == 0 && state == TERMINATED) {
-            drainAbandoned();
-            config.metrics().close();
-            terminated.tryEmitEmpty();
+            try {
+                drainAbandoned();
+                closeMetrics();
+            } finally {
+                terminated.tryEmitEmpty(); // whatever failed above, the termination is signalled
+            }
         }
     }
 
@@ -335,7 +347,13 @@ public final class SchedulerEngine {
      */
     public void removeGroup(SchedulingGroup group) {
         if (groups.remove(group.name(), group)) {
-            config.metrics().unbindGroup(group);
+            try {
+                config.metrics().unbindGroup(group);
+            } catch (RuntimeException e) {
+                // a meter registry's removal listener: the group is gone whatever the registry does, and
+                // the caller (ActorGroup.dispose, a pull pair's retirement) must still complete
+                LOG.warn("[" + config.name() + "] removing the meters of group '" + group.name() + "' failed", e);
+            }
         }
     }
 
