@@ -526,7 +526,7 @@ public final class PullConsumer implements Disposable {
         return out;
     }
 
-    /** @return how many (subject, group) actors are live now */
+    /** @return how many (subject, group) actors are live now (none once the consumer is disposed) */
     public int liveGroups() {
         return actors.size();
     }
@@ -542,18 +542,23 @@ public final class PullConsumer implements Disposable {
     };
 
     /**
-     * Stops every {@code (subject, group)} actor: waiting pulls and consumers get an error; the store is
-     * left as is.
+     * Stops every {@code (subject, group)} actor: waiting pulls and consumers get an error, the actors leave
+     * this consumer's registries (so {@link #liveGroups()} is then 0) and their meters are removed; the store
+     * is left as is. Idempotent.
      */
     @Override
     public void dispose() {
-        if (disposed) {
-            return;
+        synchronized (LIFECYCLE) {
+            // under the lock that creation holds: no actor is created after this, so the loop below sees all
+            if (disposed) {
+                return;
+            }
+            disposed = true;
         }
-        disposed = true;
         appendListener.dispose();
         for (ConsumerGroupActor a : actors.values()) {
             a.terminate();
+            leave(a, false);
         }
     }
 
@@ -680,10 +685,24 @@ public final class PullConsumer implements Disposable {
      * every consumer of the JVM, because two consumers on one scheduler share {@code cg.<group>}.
      */
     void retired(ConsumerGroupActor a) {
+        leave(a, true);
+    }
+
+    /**
+     * Removes {@code a} from the registries, once: retirement and {@link #dispose()} may both try (the
+     * second finds it gone). {@code idleRetirement}: count it in {@link #retiredGroups()}.
+     */
+    private void leave(ConsumerGroupActor a, boolean idleRetirement) {
         synchronized (LIFECYCLE) {
-            // counted before it leaves the map: whoever sees the pair gone (liveGroups) sees it counted
-            retired.increment();
-            actors.remove(key(a.subject, a.group), a);
+            String key = key(a.subject, a.group);
+            if (actors.get(key) != a) {
+                return; // left already
+            }
+            if (idleRetirement) {
+                // counted before it leaves the map: whoever sees the pair gone (liveGroups) sees it counted
+                retired.increment();
+            }
+            actors.remove(key, a);
             List<ConsumerGroupActor> list = bySubject.get(a.subject);
             if (list != null) {
                 list.remove(a);

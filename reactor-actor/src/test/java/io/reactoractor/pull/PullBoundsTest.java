@@ -243,6 +243,31 @@ class PullBoundsTest {
     }
 
     @Test
+    void disposingLeavesNoLivePairMeterOrSchedulerGroupBehind() throws InterruptedException {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler));
+        c.append("s", b("m"));
+        c.pullOnce("s", "kept", 1).block(WAIT);
+        c.pullOnce("s", "other", 1).block(WAIT);
+        assertEquals(2, c.liveGroups());
+        assertFalse(registry.find("reactor.actor.pull.requests").meters().isEmpty());
+
+        c.dispose();
+
+        assertTrue(c.isDisposed());
+        assertEquals(0, c.liveGroups(), "a disposed consumer holds no live pair");
+        assertEquals(List.of(), c.stats());
+        assertEquals(0, c.retiredGroups(), "disposal is not an idle retirement");
+        assertTrue(registry.find("reactor.actor.pull.requests").meters().isEmpty(), "the pairs' meters are removed");
+        await(() -> scheduler.groups().stream().noneMatch(g -> g.name().startsWith("cg.")),
+                "their scheduler groups leave the scheduler");
+        assertThrows(java.util.concurrent.RejectedExecutionException.class, () -> c.pullOnce("s", "kept", 1).block(WAIT),
+                "a disposed consumer refuses new work");
+        assertEquals(0, c.liveGroups(), "and creates no pair for it");
+        c.dispose(); // idempotent
+        assertEquals(0, c.liveGroups());
+    }
+
+    @Test
     void readOnlyCallsNeverCreateActors() {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).maxGroups(1));
         for (int i = 0; i < 1_000; i++) {
