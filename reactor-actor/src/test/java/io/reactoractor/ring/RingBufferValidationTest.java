@@ -89,7 +89,9 @@ class RingBufferValidationTest {
         RingConsumer<Integer, Integer> a = ring.consumer("a", identity());
         RingConsumer<Integer, Integer> b = ring.consumer("b", identity());
         ring.start();
-        assertThrows(IllegalStateException.class, () -> ring.consumer("late", identity()));
+        IllegalStateException late = assertThrows(IllegalStateException.class, () -> ring.consumer("late", identity()));
+        assertTrue(late.getMessage().contains("is started") && late.getMessage().contains("before start()"),
+                late.getMessage());
         assertThrows(IllegalStateException.class, () -> ring.publishedConsumer("late", identity()));
         assertThrows(IllegalStateException.class, () -> ring.handleEventsWith(a).then(b));
         IllegalStateException twice = assertThrows(IllegalStateException.class, ring::start);
