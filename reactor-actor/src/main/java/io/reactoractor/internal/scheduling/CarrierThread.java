@@ -14,7 +14,7 @@ import reactor.core.scheduler.NonBlocking;
  * <p>Fields read by other threads ({@link #taskStartedAt}, {@link #currentCell}, {@link #hogStamp},
  * {@link #parkState}) are documented where they are declared.
  */
-public final class CarrierThread extends Thread implements NonBlocking {
+final class CarrierThread extends Thread implements NonBlocking {
 
     static final int RUNNING = 0;
     static final int PARKED = 1;

@@ -9,7 +9,7 @@ package io.reactoractor.internal.scheduling;
  * waits in, or the carrier running it), except a group's {@link #vtime}, which is global and accessed
  * atomically ({@link SchedulingGroup#charge}).
  */
-public abstract class SchedulingEntity {
+abstract class SchedulingEntity {
 
     /** Weighted CPU time used, in nanoseconds × {@code 1 / weight}; only meaningful once {@link #placed}. */
     long vtime;
