@@ -181,4 +181,37 @@ public final class MpscChunkedArrayQueueJCStress {
             r.r2 = drain(q);
         }
     }
+    @JCStressTest
+    @Description("isEmpty() from a thread that is neither producer nor consumer (a sender reading the actor's state, "
+            + "a metrics scrape) while the consumer polls, also into the next chunk: an element is always waiting")
+    @Outcome(id = "1, 2, 0", expect = ACCEPTABLE, desc = "the consumer polled 1 and 2; element 3 was seen waiting")
+    @Outcome(id = "1, 2, 1", expect = FORBIDDEN,
+            desc = "'empty' while element 3 waits: a consumed slot taken for an unwritten one (hides what follows)")
+    @Outcome(expect = FORBIDDEN, desc = "a lost, duplicated or reordered element")
+    @State
+    public static class IsEmptyFromAnotherThreadWhileTheConsumerPolls {
+        final MpscChunkedArrayQueue<Object> q = queueWith123();
+
+        /** Elements 1, 2, 3 at the next start position: the two polls cross a chunk boundary in some starts. */
+        private static MpscChunkedArrayQueue<Object> queueWith123() {
+            MpscChunkedArrayQueue<Object> q = queueAtNextStart();
+            q.offer(1);
+            q.offer(2);
+            q.offer(3);
+            return q;
+        }
+
+        @Actor
+        public void consumer(III_Result r) {
+            Object a = q.poll();
+            Object b = q.poll();
+            r.r1 = a == null ? -1 : (Integer) a;
+            r.r2 = b == null ? -1 : (Integer) b;
+        }
+
+        @Actor
+        public void observer(III_Result r) {
+            r.r3 = q.isEmpty() ? 1 : 0;
+        }
+    }
 }
