@@ -71,7 +71,8 @@ import java.util.function.LongSupplier;
  * {@code stealMargin + granularity} behind the actor a busy carrier runs, plus one task (a task is never
  * interrupted) and one look interval — and the quota caps a turn whatever the rules say. With the
  * defaults (granularity 0.5 ms, quota 5 ms) two equal actors drift at most about 1.1 ms + one task apart.
- * {@code FairPolicyTest} checks the bound in the step-driven simulation with two carriers.
+ * {@code FairPolicyTest} checks this bound in the step-driven simulation with two carriers, and the thief's
+ * preference for the most-behind head with three.
  *
  * <h2>Locks</h2>
  * Each carrier's queue has its own lock ({@link CarrierQueue}'s monitor). A turn's end takes its

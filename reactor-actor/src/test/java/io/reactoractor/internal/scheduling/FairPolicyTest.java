@@ -204,7 +204,8 @@ class FairPolicyTest {
             actors.add(a);
             sim.startOn(a, 0);
         }
-        long bound = GRANULARITY /* steal margin */ + 2 * GRANULARITY + task;
+        // the bound FairRunQueue documents: steal margin + a slice + one look interval + one task
+        long bound = GRANULARITY /* steal margin */ + GRANULARITY + GRANULARITY / 8 + task;
         long worst = 0;
         sim.runUntil(20 * MS); // the first round: everyone has run once
         for (long t = 21 * MS; t <= 1_000 * MS; t += MS) {
@@ -274,6 +275,44 @@ class FairPolicyTest {
         queue.enqueue(a2, now, 0); // a change on carrier 0: its next pick or check publishes its head
         queue.drainOwnArrivals(0, now);
         assertEquals(b1, queue.take(1, now), "carrier 1 steals the group that is behind");
+    }
+
+    /**
+     * With more than two carriers, a thief takes the <em>most-behind</em> remote head, not the first one
+     * it finds: three carriers, each with one group's actor queued; the group furthest behind is taken by
+     * the carrier whose own head is ahead, whichever queue it waits in; it looks again one look interval
+     * later and then takes the next most behind.
+     */
+    @Test
+    void aThiefAmongThreeCarriersTakesTheMostBehindRemoteHead() {
+        for (int behindOn = 1; behindOn <= 2; behindOn++) {
+            SchedulerEngine e = new SchedulerEngine(new SchedulerEngine.Config("sim3", 3, QUOTA,
+                    GRANULARITY, true, 10 * QUOTA, 0, SchedulerMetrics.NONE));
+            FairRunQueue q3 = new FairRunQueue(3, QUOTA, GRANULARITY);
+            SchedulingGroup ahead = e.group("ahead", 1);
+            SchedulingGroup little = e.group("little", 1);
+            SchedulingGroup most = e.group("most", 1);
+            SimActor own = new SimActor(e, ahead, "own", 1, 50 * US, BUSY, 0);
+            SimActor lessBehind = new SimActor(e, little, "lessBehind", 1, 50 * US, BUSY, 0);
+            SimActor mostBehind = new SimActor(e, most, "mostBehind", 1, 50 * US, BUSY, 0);
+            q3.enqueue(own, 0, 0);
+            q3.enqueue(behindOn == 1 ? mostBehind : lessBehind, 0, 1);
+            q3.enqueue(behindOn == 1 ? lessBehind : mostBehind, 0, 2);
+            for (int c = 0; c < 3; c++) {
+                q3.drainOwnArrivals(c, 0); // each carrier's pick or check places its arrivals, publishes its head
+            }
+            // placed together (newcomers start at the floor), then the groups ran elsewhere for different times
+            ahead.charge(10 * MS);
+            little.charge(4 * MS); // behind the thief's own head, but less than "most"
+            assertEquals(mostBehind, q3.take(0, 0), "the most-behind head, queued on carrier " + behindOn);
+            assertEquals(own, q3.take(0, 0), "within the look interval: its own head, no look");
+            long look = GRANULARITY / 8; // the look interval
+            q3.enqueue(own, look, 0);
+            q3.drainOwnArrivals(0, look);
+            assertEquals(lessBehind, q3.take(0, look), "a look interval later: the next most behind");
+            assertEquals(own, q3.take(0, 2 * look), "then its own");
+            assertEquals(null, q3.take(0, 3 * look));
+        }
     }
 
     /**
