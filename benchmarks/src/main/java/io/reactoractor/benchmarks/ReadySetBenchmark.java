@@ -62,6 +62,41 @@ public class ReadySetBenchmark {
         }
     }
 
+    /** The engine's counters at the iteration's start ({@code null} for {@code parallel}). */
+    long[] countersAtStart;
+    long invocations;
+
+    @Setup(Level.Iteration)
+    public void countersStart() {
+        countersAtStart = engineCounters();
+        invocations = 0;
+    }
+
+    /**
+     * Issue 9's many-cores proxy, per executed task of the iteration: run-queue lock acquisitions (all, and
+     * those of another carrier's queue: steals, hand-offs from outside) and carrier wake-ups (unparks).
+     * Printed in the fork's output, one line per iteration (JMH shows it above the iteration's score).
+     */
+    @TearDown(Level.Iteration)
+    public void countersEnd() {
+        long[] end = engineCounters();
+        if (end == null || invocations == 0) {
+            return;
+        }
+        double tasks = (double) invocations * TOTAL;
+        System.out.printf(java.util.Locale.ROOT, "[ready-set] %s N=%d per task: run-queue locks %.4f (another carrier's %.4f),"
+                + " wake-ups %.4f, turns %.4f, preemptions %.5f%n", scheduler, readyWorkers,
+                (end[0] - countersAtStart[0]) / tasks, (end[4] - countersAtStart[4]) / tasks,
+                (end[1] - countersAtStart[1]) / tasks, (end[5] - countersAtStart[5]) / tasks,
+                (end[6] - countersAtStart[6]) / tasks);
+    }
+
+    private long[] engineCounters() {
+        return sched instanceof io.reactoractor.ActorScheduler a
+                ? io.reactoractor.internal.Internals.engine(a.defaultGroup()).engineCounters()
+                : null;
+    }
+
     @TearDown(Level.Trial)
     public void tearDown() {
         for (Scheduler.Worker w : workers) {
@@ -79,6 +114,7 @@ public class ReadySetBenchmark {
             w.schedule(new InPoolSubmissionBenchmark.Chain(w, runs, done));
         }
         done.await();
+        invocations++;
         return done.getCount();
     }
 }
