@@ -2,6 +2,7 @@ package io.reactoractor.micrometer;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 import io.micrometer.core.instrument.FunctionCounter;
@@ -10,6 +11,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.noop.NoopTimer;
 
 /**
  * The meters of one owner (a scheduler, a group, a pull pair) registered with the same tags, so that
@@ -46,23 +48,52 @@ final class MeterSet {
 
     /** A monotonic count read on scrape from {@code source} (no work on the hot path). */
     <T> MeterSet counter(String name, String baseUnit, String description, T source, ToDoubleFunction<T> f) {
-        meters.add(FunctionCounter.builder(name, source, f)
+        add(name, () -> FunctionCounter.builder(name, source, f)
                 .baseUnit(baseUnit).description(description).tags(tags).register(registry));
         return this;
     }
 
     /** A current value read on scrape from {@code source}. */
     <T> MeterSet gauge(String name, String baseUnit, String description, T source, ToDoubleFunction<T> f) {
-        meters.add(Gauge.builder(name, source, f)
+        add(name, () -> Gauge.builder(name, source, f)
                 .baseUnit(baseUnit).description(description).tags(tags).register(registry));
         return this;
     }
 
-    /** A timer; its base unit is the registry's time unit (seconds for most). */
+    /**
+     * A timer; its base unit is the registry's time unit (seconds for most). If the registry refuses it, a
+     * no-op timer, so the caller's recording needs no check.
+     */
     Timer timer(String name, String description) {
-        Timer timer = Timer.builder(name).description(description).tags(tags).register(registry);
-        meters.add(timer);
-        return timer;
+        Timer timer = add(name, () -> Timer.builder(name).description(description).tags(tags).register(registry));
+        return timer != null ? timer
+                : new NoopTimer(new Meter.Id(name, tags, null, description, Meter.Type.TIMER));
+    }
+
+    /**
+     * Registers one meter and keeps it for {@link #removeAll()}. Never throws: a registry whose
+     * {@code onMeterAdded} listener (or a filter) fails is logged, and the owner runs without that meter.
+     * Micrometer adds a meter before it calls the listeners, so a meter left behind by a failed
+     * registration is removed again at once: nothing would ever remove it later.
+     *
+     * @return the meter, or {@code null} if its registration failed
+     */
+    private <M extends Meter> M add(String name, Supplier<M> registration) {
+        try {
+            M m = registration.get();
+            meters.add(m);
+            return m;
+        } catch (RuntimeException e) {
+            LOG.warn("registering meter " + name + " " + tags + " failed; it is left out", e);
+            try {
+                for (Meter left : registry.find(name).tags(tags).meters()) {
+                    registry.remove(left);
+                }
+            } catch (RuntimeException again) {
+                LOG.warn("removing the half-registered meter " + name + " " + tags + " failed", again);
+            }
+            return null;
+        }
     }
 
     /**

@@ -146,6 +146,48 @@ class MicrometerActorMetricsTest {
     }
 
     @Test
+    void aRegistryRefusingSomeMetersLeavesThemOutAndEverythingRunsAndCleansUp() throws Exception {
+        SimpleMeterRegistry refusing = new SimpleMeterRegistry();
+        // refuses every group, pull and ring meter whose name ends in certain words, after Micrometer added it
+        refusing.config().onMeterAdded(m -> {
+            String n = m.getId().getName();
+            if (n.endsWith(".cpu") || n.endsWith(".delay") || n.endsWith(".requests") || n.endsWith(".lag")) {
+                throw new IllegalStateException("an add listener failed (test): " + n);
+            }
+        });
+        ActorScheduler s = ActorScheduler.builder().name("add-fails").threads(2)
+                .metrics(MicrometerActorMetrics.of(refusing)).build();
+        ActorGroup g = s.group("tenant", 1);
+        CountDownLatch ran = new CountDownLatch(1);
+        g.schedule(ran::countDown); // the scheduling delay is recorded on a no-op timer
+        assertTrue(ran.await(10, TimeUnit.SECONDS), "the group runs without its refused meters");
+        assertFalse(refusing.getMeters().isEmpty(), "the other meters are registered");
+        assertTrue(refusing.getMeters().stream().map(m -> m.getId().getName())
+                        .noneMatch(n -> n.endsWith(".cpu") || n.endsWith(".delay")),
+                "a refused meter is not left half-registered: " + refusing.getMeters().size());
+
+        PullConsumer c = PullConsumer.builder(s).build();
+        c.append("s", new byte[] {1});
+        assertEquals(1, c.pullOnce("s", "g", 1).block(Duration.ofSeconds(10)).messages().size(), "a pull pair serves");
+
+        io.reactoractor.ring.RingBuffer<Integer> ring = io.reactoractor.ring.RingBuffer.<Integer>builder(g).size(8).build();
+        java.util.concurrent.atomic.AtomicInteger seen = new java.util.concurrent.atomic.AtomicInteger();
+        ring.consumer("count", (e, seq, eob) -> {
+            seen.incrementAndGet();
+            return null;
+        });
+        ring.start();
+        assertTrue(ring.tryPublish(1));
+        ring.complete();
+        ring.whenTerminated().block(Duration.ofSeconds(10));
+        assertEquals(1, seen.get(), "a ring runs");
+
+        c.dispose();
+        s.disposeGracefully().timeout(Duration.ofSeconds(10)).block();
+        assertEquals(List.of(), refusing.getMeters(), "every meter that was registered is removed");
+    }
+
+    @Test
     void oneBindingServesSeveralSchedulersEachWithItsOwnMeters() {
         ActorMetrics metrics = MicrometerActorMetrics.of(registry);
         ActorScheduler a = ActorScheduler.builder().name("a").threads(1).metrics(metrics).build();
