@@ -173,22 +173,9 @@ final class ConsumerGroupActor extends ActorCell {
             long committed = store.committedOffset(subject, group);
             ledger.startAt(committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject));
         }
-        this.recorder = bindMeters(settings, subject, group, statsSupplier);
-    }
-
-    /**
-     * Registers the pair's meters. A failure there (a meter registry's listener) is logged, and the pair
-     * runs without them: the cell is already registered with its scheduler, so throwing here would leave an
-     * actor nobody can reach or terminate.
-     */
-    private static PullMetrics.GroupRecorder bindMeters(ConsumerGroupSettings settings, String subject,
-            String group, java.util.function.Supplier<GroupStats> stats) {
-        try {
-            return settings.metrics.bindGroup(subject, group, stats);
-        } catch (RuntimeException e) {
-            LOG.warn("pull group " + subject + "/" + group + ": registering its meters failed; it runs without them", e);
-            return PullMetrics.GroupRecorder.NONE;
-        }
+        // never throws (the metrics SPI's contract, io.reactoractor.internal.metrics): the cell is already
+        // registered with its scheduler, so a throw here would leave an actor nobody can reach or terminate
+        this.recorder = settings.metrics.bindGroup(subject, group, statsSupplier);
     }
 
     // ================================================================== any thread
@@ -423,32 +410,22 @@ final class ConsumerGroupActor extends ActorCell {
             engine().cancelTimer(tick);
             armedAt = Long.MAX_VALUE;
         }
-        // the meters go before the registry entry, so a successor's meters are never removed by us
-        try {
-            unbindMeters();
-        } finally {
-            // whatever happened above: once RETIRED refuses posts, the actor must leave the registries, or
-            // every later call for the pair would spin (submit) on a retired actor that never goes away
-            terminate();
-            settings.retired.accept(this);
-        }
+        // the meters go before the registry entry, so a successor's meters are never removed by us; none of
+        // the three throws (a failing meter registry is logged by the binding): once RETIRED refuses posts, the
+        // actor must leave the registries, or every later call for the pair would spin (submit) on it
+        unbindMeters();
+        terminate();
+        settings.retired.accept(this);
         return true;
     }
 
-    /**
-     * Removes the pair's meters, once. A failure there (a meter registry's removal listener) is logged, not
-     * thrown: retirement and termination must complete whatever the registry does.
-     */
+    /** Removes the pair's meters, once (at retirement or termination, whichever comes first). */
     private void unbindMeters() {
         if (metricsUnbound) {
             return;
         }
         metricsUnbound = true;
-        try {
-            settings.metrics.unbindGroup(subject, group);
-        } catch (RuntimeException e) {
-            LOG.warn("pull group " + path() + ": removing its meters failed", e);
-        }
+        settings.metrics.unbindGroup(subject, group);
     }
 
     private void handle(ConsumerGroupCommand c, long now) {

@@ -228,16 +228,7 @@ public final class SchedulerEngine {
         }
         if (neverStarted) {
             terminated.tryEmitEmpty();
-            closeMetrics();
-        }
-    }
-
-    /** Removes the scheduler's meters; a failing meter registry is logged, never thrown at a terminating thread. */
-    private void closeMetrics() {
-        try {
             config.metrics().close();
-        } catch (RuntimeException e) {
-            LOG.warn("[" + config.name() + "] removing the scheduler's meters failed", e);
         }
     }
 
@@ -309,7 +300,7 @@ public final class SchedulerEngine {
         if (liveThreads.decrementAndGet() == 0 && state == TERMINATED) {
             try {
                 drainAbandoned();
-                closeMetrics();
+                config.metrics().close();
             } finally {
                 terminated.tryEmitEmpty(); // whatever failed above, the termination is signalled
             }
@@ -347,13 +338,7 @@ public final class SchedulerEngine {
      */
     public void removeGroup(SchedulingGroup group) {
         if (groups.remove(group.name(), group)) {
-            try {
-                config.metrics().unbindGroup(group);
-            } catch (RuntimeException e) {
-                // a meter registry's removal listener: the group is gone whatever the registry does, and
-                // the caller (ActorGroup.dispose, a pull pair's retirement) must still complete
-                LOG.warn("[" + config.name() + "] removing the meters of group '" + group.name() + "' failed", e);
-            }
+            config.metrics().unbindGroup(group); // never throws (the SPI's contract, see SchedulerMetrics)
         }
     }
 

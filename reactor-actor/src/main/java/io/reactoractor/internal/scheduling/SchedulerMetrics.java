@@ -8,6 +8,9 @@ package io.reactoractor.internal.scheduling;
  * <p>A binding keeps whatever per-group state it needs itself (keyed by the group, dropped in
  * {@link #unbindGroup}): the engine's classes carry no metrics fields.
  *
+ * <p>Binding and unbinding never throw (the contract of {@code io.reactoractor.internal.metrics}): the
+ * engine calls them from group creation, a group's dispose and the last exiting carrier.
+ *
  * <p>Counters and gauges are read from the engine on scrape (function counters/gauges), so the hot
  * path pays nothing for them; only the per-turn scheduling delay is pushed.
  */
