@@ -87,7 +87,7 @@ public class MailboxQueueBenchmark {
     /** Elements one producer may have in the queue at once (2 producers: {@link #CAPACITY} in all). */
     public static final int WINDOW = CAPACITY / 2;
 
-    @Param({"mpscChunked", "mpscArray", "mpscXadd", "concurrentLinked"})
+    @Param({"mpscChunked", "mpscArray", "mpscXadd", "mpscXadd64", "concurrentLinked"})
     public String queue;
 
     /** What a thread does after a failed offer or poll: {@code none} or {@code yield}. */
@@ -257,7 +257,9 @@ public class MailboxQueueBenchmark {
                 case "mpscArray":
                     return new JcArray();
                 case "mpscXadd":
-                    return new JcXadd();
+                    return new JcXadd(CHUNK);
+                case "mpscXadd64":
+                    return new JcXadd(MpscChunkedArrayQueue.DEFAULT_CHUNK_SIZE);
                 case "concurrentLinked":
                     return new Clq();
                 default:
@@ -296,7 +298,11 @@ public class MailboxQueueBenchmark {
     }
 
     static final class JcXadd extends BenchQueue {
-        private final MpscUnboundedXaddArrayQueue<Token> q = new MpscUnboundedXaddArrayQueue<>(CHUNK);
+        private final MpscUnboundedXaddArrayQueue<Token> q;
+
+        JcXadd(int chunkSize) {
+            q = new MpscUnboundedXaddArrayQueue<>(chunkSize);
+        }
 
         @Override
         boolean offer(Token t) {
