@@ -38,11 +38,14 @@ import reactor.core.scheduler.Scheduler;
  *            |                                         | cancelled; queued and one-shot delayed tasks run
  *   CLOSING  | every actor idle (checked each 1 ms     | DISPOSED, the Mono completes
  *            | on the timer; suspended ones excepted)  |
- *   CLOSING  | dispose()                               | DISPOSED, the Mono completes
+ *   CLOSING  | dispose(), or the scheduler terminates   | DISPOSED, the Mono completes
  *   DISPOSED | (entered)                               | the group leaves the scheduler's registries and
  *            |                                         | its meters are removed; its name may be reused
  * </pre>
- * The parent scheduler keeps running. Groups are created, and looked up, by
+ * The parent scheduler keeps running, except for its {@linkplain ActorScheduler#defaultGroup() default
+ * group}: that one is the scheduler's own (the scheduler's {@code schedule} and {@code createWorker} use
+ * it), so disposing it, forcibly or gracefully, disposes the scheduler the same way.
+ * Groups are created, and looked up, by
  * {@link ActorScheduler#group(String, int)}; after disposal that call creates a new group.
  */
 public final class ActorGroup implements Scheduler, Scannable {
@@ -74,6 +77,8 @@ public final class ActorGroup implements Scheduler, Scannable {
     /** Every actor terminated and the group forgotten. */
     private volatile boolean terminated;
     private final reactor.core.publisher.Sinks.Empty<Void> onTerminated = reactor.core.publisher.Sinks.empty();
+    /** While closing gracefully: the subscription that disposes the group if the scheduler terminates first. */
+    private volatile Disposable engineWatch;
 
     ActorGroup(ActorScheduler scheduler, SchedulerEngine engine, SchedulingGroup group) {
         this.scheduler = scheduler;
@@ -231,6 +236,11 @@ public final class ActorGroup implements Scheduler, Scannable {
 
     @Override
     public void dispose() {
+        if (this == scheduler.defaultGroup()) {
+            // the default group is the scheduler's own (its schedule and createWorker go here): without it
+            // the scheduler would reject everything while not disposed
+            scheduler.dispose();
+        }
         disposed = true;
         synchronized (lanes) {
             for (ActorWorker lane : lanes) {
@@ -246,6 +256,10 @@ public final class ActorGroup implements Scheduler, Scannable {
         terminated = true;
         scheduler.forget(this);
         onTerminated.tryEmitEmpty();
+        Disposable watch = engineWatch;
+        if (watch != null) {
+            watch.dispose();
+        }
     }
 
     /**
@@ -259,11 +273,23 @@ public final class ActorGroup implements Scheduler, Scannable {
      */
     @Override
     public Mono<Void> disposeGracefully() {
+        if (this == scheduler.defaultGroup()) {
+            // see dispose(): the default group closes with its scheduler
+            return scheduler.disposeGracefully().then(Mono.fromRunnable(this::dispose));
+        }
         return Mono.defer(() -> {
             if (!disposed) {
                 disposed = true;
                 forEachWorker(ActorWorker::cancelPeriodic);
                 new QuiescenceCheck().arm();
+                // a scheduler disposed meanwhile drops the check from its timer: the group is then
+                // disposed with it, so this Mono completes (as a forced dispose completes Reactor's).
+                // dispose() cancels this watch, so a long-lived scheduler keeps none per closed group
+                Disposable watch = engine.onTerminated().subscribe(null, e -> dispose(), this::dispose);
+                engineWatch = watch;
+                if (terminated) {
+                    watch.dispose(); // disposed before the watch was stored
+                }
             }
             return onTerminated.asMono();
         });

@@ -64,6 +64,10 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
     public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
+        if (delay <= 0L) {
+            // as Reactor's workers submit it: in FIFO order with the immediate tasks
+            return schedule(task);
+        }
         return scheduleTimed(task, delay, -1L, unit);
     }
 
@@ -71,8 +75,11 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
     public Disposable schedulePeriodically(Runnable task, long initialDelay, long period, TimeUnit unit) {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
-        return scheduleTimed(task, initialDelay, Math.max(0L, unit.toNanos(period)), unit);
+        return scheduleTimed(task, initialDelay, Math.min(Math.max(0L, unit.toNanos(period)), MAX_NANOS), unit);
     }
+
+    /** Longest delay or period: far beyond any run, and deadline + period cannot overflow. */
+    private static final long MAX_NANOS = Long.MAX_VALUE / 4;
 
     private Disposable scheduleTimed(Runnable task, long delay, long periodNanos, TimeUnit unit) {
         if (!engine.isAccepting() || cell.isTerminated() || !group.isAccepting()) {
@@ -82,13 +89,20 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
         if (!cell.timed.add(t)) {
             throw engine.reject();
         }
-        long deadline = System.nanoTime() + Math.min(unit.toNanos(Math.max(0L, delay)), Long.MAX_VALUE / 4);
-        if (!t.arm(deadline)) {
+        long now = System.nanoTime();
+        if (delay <= 0L) {
+            // the first run of a periodic task is due now: into the mailbox at once, like an immediate task
+            if (!t.deliverNow(now)) {
+                throw engine.reject();
+            }
+        } else if (!t.arm(now + Math.min(unit.toNanos(delay), MAX_NANOS))) {
             t.dispose();
             throw engine.reject();
         }
-        if (cell.isTerminated()) {
-            // disposed while arming: the drain may have run before our add; make sure it is cancelled
+        if (cell.isTerminated() || (periodNanos >= 0 && !group.isAccepting())) {
+            // disposed while arming: the drain may have run before our add; make sure it is cancelled. A
+            // graceful shutdown of the group that began meanwhile cancels periodic tasks: its cancelPeriodic
+            // may have run before our add
             t.dispose();
         }
         return t;

@@ -17,17 +17,26 @@ import reactor.core.Disposable;
  *   WAITING  | timer fires                    | QUEUED (offered to the mailbox, actor signalled)
  *   QUEUED   | the actor runs it              | RUNNING
  *   RUNNING  | one-shot ends                  | DONE
- *   RUNNING  | periodic ends                  | WAITING (re-armed at previous deadline + period,
- *            |                                |  or QUEUED again at once for period 0)
- *   RUNNING  | task throws (periodic)         | DONE (like ScheduledExecutorService: no further runs)
+ *   RUNNING  | periodic ends, or a fixed-rate | WAITING (re-armed at previous deadline + period,
+ *            |  run throws                    |  or QUEUED again at once for period 0)
+ *   RUNNING  | task throws (one-shot, or a    | DONE
+ *            |  period-0 task)                |
  *   any but  | dispose / worker terminated /  | CANCELLED (timer entry removed; a queued copy is
- *   DONE     | graceful shutdown (periodic)   |  skipped; a running one finishes, not re-armed)
+ *   DONE     | graceful shutdown (periodic)   |  skipped; a running one finishes, not re-armed;
+ *            |                                |  a periodic one queued when the scheduler's
+ *            |                                |  graceful shutdown began is skipped too)
  * </pre>
  * A dispose racing the re-arm (RUNNING → WAITING, then arming) is settled by re-reading the state
  * after arming: see {@code rearm()}. {@link #isDisposed()} is also true as soon as the worker is
  * disposed, before the worker's drain reaches the task.
  * Fixed-rate periods: a late run does not shift later deadlines (as
  * {@code ScheduledExecutorService.scheduleAtFixedRate}); runs never overlap.
+ *
+ * <p>Errors, as in Reactor's own workers: the error goes to {@code Schedulers.handleError} (the
+ * carrier's {@link io.reactoractor.internal.scheduling.Turn Turn} reports it), and a fixed-rate task
+ * keeps its schedule (Reactor's {@code PeriodicWorkerTask} catches the error, so its
+ * {@code scheduleAtFixedRate} goes on), while a period-0 task stops (Reactor's
+ * {@code InstantPeriodicWorkerTask} re-submits itself only after a run that returned).
  */
 final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
 
@@ -52,6 +61,12 @@ final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
     private final long periodNanos; // < 0: one-shot; 0: re-run at once; > 0: fixed rate
     private final TimedTasks tracker; // may be null
     private volatile int state;
+    /**
+     * The deadline of the run in progress (fixed rate: the next one is this plus the period). Written
+     * before the task is armed or delivered and then only by the run that reads it; the timer's lock
+     * and the mailbox order those accesses.
+     */
+    private long due;
 
     TimedTask(Runnable task, WorkerCell cell, long periodNanos, TimedTasks tracker) {
         this.task = task;
@@ -66,7 +81,23 @@ final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
 
     /** Arms the first run. @return {@code false} if the timer refused (scheduler stopped) */
     boolean arm(long deadline) {
+        due = deadline;
         return engine().scheduleTimer(this, deadline);
+    }
+
+    /**
+     * Delivers the first run at once (an initial delay of zero or less, as Reactor submits it instead
+     * of scheduling it): FIFO with the worker's immediate tasks, no trip through the timer thread.
+     *
+     * @param now the deadline the fixed-rate schedule counts from
+     * @return {@code false} if the worker was terminated (the task is then cancelled)
+     */
+    boolean deliverNow(long now) {
+        due = now;
+        if (!STATE.compareAndSet(this, WAITING, QUEUED)) {
+            return state != CANCELLED; // disposed meanwhile: nothing to deliver
+        }
+        return deliver();
     }
 
     @Override
@@ -76,11 +107,13 @@ final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
         }
     }
 
-    private void deliver() {
+    private boolean deliver() {
         if (!cell.offer(this)) {
             // the worker was terminated in the meantime: the drain or we cancel it
             finish(CANCELLED);
+            return false;
         }
+        return true;
     }
 
     /** @return whether this task repeats */
@@ -100,6 +133,12 @@ final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
 
     @Override
     public void run() {
+        if (periodNanos >= 0 && !engine().isAccepting()) {
+            // a graceful shutdown cancels periodic tasks; it disarmed the waiting ones, this one was
+            // already due in the mailbox (a ScheduledExecutorService's shutdown cancels it as well)
+            dispose();
+            return;
+        }
         if (!STATE.compareAndSet(this, QUEUED, RUNNING)) {
             return;
         }
@@ -108,7 +147,9 @@ final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
             task.run();
             ok = true;
         } finally {
-            if (!ok || periodNanos < 0) {
+            // a fixed-rate task goes on after an error (see the class doc); the error itself propagates
+            // to the turn, which reports it
+            if (periodNanos < 0 || (!ok && periodNanos == 0)) {
                 finish(DONE);
             } else {
                 rearm();
@@ -128,7 +169,8 @@ final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
             return;
         }
         if (STATE.compareAndSet(this, RUNNING, WAITING)) {
-            if (!engine().scheduleTimer(this, deadline() + periodNanos)) {
+            due += periodNanos;
+            if (!engine().scheduleTimer(this, due)) {
                 finish(DONE);
             } else if (state == CANCELLED) {
                 // dispose() ran between the CAS above and the arming: it saw WAITING and cancelled a

@@ -11,7 +11,9 @@ import reactor.core.Disposable;
  * <pre>
  *   PENDING  --run-->     RUNNING --> DONE
  *   PENDING  --dispose--> CANCELLED          (it will be skipped when its turn comes)
- *   RUNNING/DONE --dispose--> unchanged      (a running task is not interrupted)
+ *   RUNNING  --dispose--> CANCELLED          (disposed at once, as Reactor's WorkerTask; the run is
+ *                                             not interrupted and ends in CANCELLED, not DONE)
+ *   DONE     --dispose--> unchanged
  * </pre>
  */
 final class WorkerTask implements MailboxTask, Disposable {
@@ -48,7 +50,7 @@ final class WorkerTask implements MailboxTask, Disposable {
         try {
             task.run();
         } finally {
-            STATE.setRelease(this, DONE);
+            STATE.compareAndSet(this, RUNNING, DONE); // CANCELLED if disposed while running: it stays
         }
     }
 
@@ -64,7 +66,13 @@ final class WorkerTask implements MailboxTask, Disposable {
 
     @Override
     public void dispose() {
-        STATE.compareAndSet(this, PENDING, CANCELLED);
+        int s = state;
+        if (s == PENDING || s == RUNNING) {
+            // a lost race means it just started (PENDING -> RUNNING: retry once) or ended (DONE)
+            if (!STATE.compareAndSet(this, s, CANCELLED) && s == PENDING) {
+                STATE.compareAndSet(this, RUNNING, CANCELLED);
+            }
+        }
     }
 
     /**

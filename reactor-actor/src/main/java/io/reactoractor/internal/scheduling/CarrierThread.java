@@ -101,6 +101,7 @@ final class CarrierThread extends Thread implements NonBlocking {
         this.compensating = compensating;
         this.index = index;
         setDaemon(true);
+        setUncaughtExceptionHandler(TaskErrors.UNCAUGHT); // as Reactor's thread factories do
     }
 
     /** @return this carrier's slot in its pool */

@@ -49,6 +49,19 @@ final class TaskErrors {
         }
     }
 
+    /**
+     * The uncaught-exception handler of the scheduler's threads (carriers and timer), Reactor's
+     * ({@code Schedulers.defaultUncaughtException}, which Reactor's thread factories install): a task's
+     * error that {@code Schedulers.handleError} hands to the thread's handler is logged through Reactor's
+     * {@code Schedulers} logger, not printed to {@code System.err} by the thread group.
+     */
+    static final Thread.UncaughtExceptionHandler UNCAUGHT = (thread, error) -> {
+        ThreadGroup g = thread.getThreadGroup();
+        // looked up per error (rare), so a logger factory installed later (Loggers.useCustomLoggers) applies
+        Loggers.getLogger(Schedulers.class).error("Scheduler worker in group " + (g == null ? "(terminated)" : g.getName())
+                + " failed with an uncaught exception", error);
+    };
+
     /** @return whether failures reach {@code Schedulers.onHandleError} hooks (false on the module path) */
     static boolean reachesReactorHooks() {
         return HANDLE_ERROR != null;

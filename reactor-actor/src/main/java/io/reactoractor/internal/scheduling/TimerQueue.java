@@ -42,6 +42,7 @@ final class TimerQueue implements Runnable {
     void start(String name) {
         Thread t = new Thread(this, name);
         t.setDaemon(true);
+        t.setUncaughtExceptionHandler(TaskErrors.UNCAUGHT);
         thread = t;
         engine.threadStarting();
         t.start();
