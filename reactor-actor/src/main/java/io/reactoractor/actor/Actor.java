@@ -91,6 +91,7 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
      * @param <I>       inbound type
      * @param <O>       outbound type
      * @return a builder
+     * @throws NullPointerException     if {@code scheduler} is {@code null}
      * @throws IllegalArgumentException if {@code scheduler} is not an actor scheduler or group
      */
     public static <I, O> Builder<I, O> builder(Scheduler scheduler) {
@@ -112,6 +113,7 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
     }
 
     static ActorGroup groupOf(Scheduler scheduler) {
+        java.util.Objects.requireNonNull(scheduler, "scheduler");
         if (scheduler instanceof ActorScheduler s) {
             return s.defaultGroup();
         }

@@ -41,6 +41,7 @@ public final class ActorOperators {
      * @param scheduler an {@code ActorScheduler} or one of its groups
      * @param <T>       the element type
      * @return a function for {@code Flux.transform}
+     * @throws NullPointerException     if {@code scheduler} is {@code null}
      * @throws IllegalArgumentException if {@code scheduler} is not an actor scheduler or group
      */
     public static <T> Function<Flux<T>, Publisher<T>> publishOn(Scheduler scheduler) {
@@ -56,6 +57,7 @@ public final class ActorOperators {
      * @param prefetch  the queue size and first request, at least 1
      * @param <T>       the element type
      * @return a function for {@code Flux.transform}
+     * @throws NullPointerException     if {@code scheduler} is {@code null}
      * @throws IllegalArgumentException if {@code scheduler} is not an actor scheduler or group, or
      *                                  {@code prefetch < 1}
      */

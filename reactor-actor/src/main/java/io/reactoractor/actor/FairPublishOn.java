@@ -15,8 +15,10 @@ import org.reactivestreams.Subscription;
 import reactor.core.CorePublisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
+import reactor.core.Fuseable;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.annotation.Nullable;
 import reactor.util.concurrent.Queues;
 import reactor.util.context.Context;
@@ -32,10 +34,24 @@ import reactor.util.context.Context;
  *   <li>elements queued before an upstream error are all delivered (as demand allows), then the
  *       error;</li>
  *   <li>on cancellation every element still queued, and any element arriving afterwards, goes to the
- *       subscriber context's discard hook ({@code doOnDiscard});</li>
- *   <li>{@code request(n <= 0)} cancels upstream and signals {@code onError(IllegalArgumentException)}
- *       (rule 3.9).</li>
+ *       subscriber context's discard hook ({@code doOnDiscard}): on the cancelling thread when the
+ *       actor is idle, as Reactor's {@code cancel()} clears its queue when no drain runs, else at the end
+ *       of the turn in progress;</li>
+ *   <li>a group or scheduler that is disposed (or closing) when the operator is subscribed signals
+ *       {@code onSubscribe} then {@code onError(RejectedExecutionException)} and cancels upstream, as
+ *       Reactor's {@code publishOn} does on a disposed scheduler;</li>
+ *   <li>{@link reactor.core.scheduler.Schedulers#onScheduleHook Schedulers.onScheduleHook} decorates
+ *       each drain (each turn of the actor), as Reactor decorates each scheduling of its drain.</li>
  * </ul>
+ * One deliberate difference: {@code request(n <= 0)} cancels upstream and signals
+ * {@code onError(IllegalArgumentException)} (rule 3.9), where Reactor's operators only log it and
+ * ignore the call.
+ * <p>Fusion, as Reactor's: a source that offers synchronous fusion across a thread barrier
+ * ({@code Flux.range}, {@code fromArray}, {@code fromIterable}, {@code fromStream}, {@code generate};
+ * not through operators such as {@code map} or {@code doOnNext}, which refuse it) is never requested:
+ * the drain polls it, on the actor's turn, one element per unit of downstream demand, and on
+ * cancellation the rest of the source goes to the discard hook. Asynchronous fusion is not requested
+ * (such a source emits through {@code onNext} as usual), and the operator offers no fusion downstream.</p>
  * The difference is the drain: Reactor drains the queue in one task that does not return while
  * elements keep arriving; here the drain loop is the turn of an actor ({@link Drain}), which asks
  * {@link Turn#shouldContinue()} before every element, so a hot stream yields at the preemption point
@@ -117,6 +133,15 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
         private final int prefetch;
         private final int limit;
         private final Queue<T> queue;
+        /**
+         * A synchronously fused upstream ({@code Fuseable.SYNC}), polled by the drain instead of
+         * {@link #queue} and never requested; {@code null} otherwise. Written in {@code onSubscribe} before
+         * the downstream can request, so every turn sees it; read only by the actor (its drain and the
+         * holder of its {@code SCHEDULED} bit), never by another thread: a fused source is not thread-safe.
+         */
+        private Fuseable.QueueSubscription<T> syncSource;
+        /** Whether {@link #syncSource} is set; volatile for {@link #hasWork()} on other threads. */
+        private volatile boolean sync;
         private final AtomicLong requested = new AtomicLong();
 
         private Subscription s;
@@ -154,7 +179,26 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
         public void onSubscribe(Subscription s) {
             if (Operators.validate(this.s, s)) {
                 this.s = s;
+                if (s instanceof Fuseable.QueueSubscription<?> && !group.isDisposed()) {
+                    @SuppressWarnings("unchecked")
+                    Fuseable.QueueSubscription<T> qs = (Fuseable.QueueSubscription<T>) s;
+                    // as Reactor's publishOn, though asking for SYNC only: the source's side effects
+                    // move to the actor's thread, so sources behind a per-element operator refuse
+                    if (qs.requestFusion(Fuseable.SYNC | Fuseable.THREAD_BARRIER) == Fuseable.SYNC) {
+                        syncSource = qs;
+                        sync = true;
+                        DONE.setVolatile(this, true); // the source holds everything it will emit
+                        actual.onSubscribe(this);
+                        return; // nothing to request: the drain polls as demand allows
+                    }
+                }
                 actual.onSubscribe(this);
+                if (group.isDisposed()) {
+                    // as Reactor's publishOn on a disposed scheduler: its worker rejects the first drain.
+                    // The drain of a terminated actor cancels upstream and signals the rejection
+                    terminate();
+                    return;
+                }
                 s.request(prefetch == Integer.MAX_VALUE ? Long.MAX_VALUE : prefetch);
             }
         }
@@ -230,21 +274,31 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
             if (up != null) {
                 up.cancel();
             }
-            signal();
+            // terminating drains the queue (drainTerminated: discard, no signal) on this thread when the
+            // actor is idle, as Reactor's cancel() clears its queue when no drain runs; else the running
+            // turn sees 'cancelled' and its carrier drains at the turn's end
+            terminate();
         }
 
         // ---------------------------------------------------------------- the actor
 
         @Override
         protected boolean hasWork() {
+            boolean fused = sync;
             if (isTerminated()) {
-                return !queue.isEmpty();
+                // a fused source's rest is discarded by the drain of the terminated actor, once
+                return fused ? !finished : !queue.isEmpty();
             }
             if (finished) {
                 return false;
             }
             if (cancelled || badRequest != null) {
                 return true;
+            }
+            if (fused) {
+                // this may run on any thread: the source is not asked, demand means a poll to do (which
+                // finds an element or the end)
+                return requested.get() != produced;
             }
             boolean empty = queue.isEmpty();
             if (done && empty) {
@@ -258,6 +312,27 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
             if (finished) {
                 return;
             }
+            Runnable hooked = Schedulers.onSchedule(drainLoop);
+            this.turn = turn;
+            try {
+                if (hooked == drainLoop) {
+                    drain(turn); // no hook: no indirection
+                } else {
+                    hooked.run(); // decorated as Reactor decorates each scheduling of its drain
+                }
+            } finally {
+                this.turn = null;
+            }
+        }
+
+        /** The turn in progress (actor-confined), read by {@link #drainLoop}. */
+        private Turn turn;
+        /** The drain as one {@code Runnable} per turn, for {@code Schedulers.onScheduleHook}. */
+        private final Runnable drainLoop = () -> drain(this.turn);
+
+        private void drain(Turn turn) {
+            Fuseable.QueueSubscription<T> fused = syncSource;
+            Queue<T> q = fused != null ? fused : queue;
             for (;;) {
                 if (cancelled) {
                     finish(null, false);
@@ -270,7 +345,7 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
                     return;
                 }
                 if (requested.get() == produced) {
-                    if (done && queue.isEmpty()) {
+                    if (done && q.isEmpty()) {
                         finish(error, true);
                     }
                     return; // no demand: hasWork() is false until request(n) signals
@@ -279,7 +354,20 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
                     return; // quota or preemption: re-queued, since hasWork() is true
                 }
                 boolean d = done;
-                T v = queue.poll();
+                T v;
+                if (fused != null) {
+                    try {
+                        v = fused.poll();
+                    } catch (Throwable ex) {
+                        // as Reactor's: the source failed; cancel it, signal the error, discard nothing
+                        finished = true;
+                        actual.onError(Operators.onOperatorError(s, ex, actual.currentContext()));
+                        terminate();
+                        return;
+                    }
+                } else {
+                    v = queue.poll();
+                }
                 if (v == null) {
                     if (d) {
                         finish(error, true);
@@ -289,7 +377,7 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
                 current = v;
                 turn.run(this);
                 produced++;
-                if (limit != Integer.MAX_VALUE && ++sinceReplenish == limit) {
+                if (fused == null && limit != Integer.MAX_VALUE && ++sinceReplenish == limit) {
                     sinceReplenish = 0;
                     s.request(limit);
                 }
@@ -306,7 +394,7 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
 
         private void finish(@Nullable Throwable e, boolean signal) {
             finished = true;
-            Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
+            discardRest();
             if (signal) {
                 if (e != null) {
                     actual.onError(e);
@@ -327,11 +415,28 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
                 if (up != null) {
                     up.cancel();
                 }
-                Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
+                discardRest();
                 if (!cancelled) {
                     actual.onError(Operators.onRejectedExecution(engine().reject(), actual.currentContext()));
                 }
                 return;
+            }
+            Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
+        }
+
+        /**
+         * Clears what is left to the discard hook: the queue, and a fused source's remaining elements
+         * (polled, as Reactor's publishOn clears its fused queue); only by the actor.
+         */
+        private void discardRest() {
+            Fuseable.QueueSubscription<T> fused = syncSource;
+            if (fused != null) {
+                try {
+                    Operators.onDiscardQueueWithClear(fused, actual.currentContext(), null);
+                } catch (Throwable ex) {
+                    Exceptions.throwIfJvmFatal(ex);
+                    Operators.onErrorDropped(ex, actual.currentContext()); // a failing source while clearing
+                }
             }
             Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
         }
@@ -351,16 +456,18 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
                 return prefetch;
             }
             if (key == Attr.BUFFERED) {
-                return queue.size();
+                Fuseable.QueueSubscription<T> fused = syncSource;
+                return fused != null ? fused.size() : queue.size();
             }
             if (key == Attr.REQUESTED_FROM_DOWNSTREAM) {
-                return requested.get() - produced;
+                long r = requested.get();
+                return r == Long.MAX_VALUE ? r : r - produced; // outstanding demand, unbounded stays so
             }
             if (key == Attr.CANCELLED) {
                 return cancelled;
             }
             if (key == Attr.TERMINATED) {
-                return done && queue.isEmpty();
+                return done; // upstream terminated, as Reactor's publishOn reports it
             }
             if (key == Attr.ERROR) {
                 return error;

@@ -1,0 +1,172 @@
+package io.reactoractor.actor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reactoractor.ActorGroup;
+import io.reactoractor.ActorScheduler;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Scannable;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+/**
+ * {@link ActorOperators#publishOn} at the edges of a subscription's life, where Reactor's
+ * {@code publishOn} is the reference: cancelling discards the queued elements, a disposed group or scheduler rejects
+ * the subscription with {@code onError(RejectedExecutionException)}, and
+ * {@code Schedulers.onScheduleHook} decorates the drain.
+ */
+class PublishOnLifecycleTest {
+
+    private final ActorScheduler actors = ActorScheduler.builder().name("publish-on-lifecycle").threads(2).build();
+
+    @AfterEach
+    void tearDown() {
+        Schedulers.resetOnScheduleHook("publish-on-lifecycle-test");
+        assertTrue(ActorTestSupport.disposeBounded(actors));
+    }
+
+    private static List<Integer> oneTo(int n) {
+        return IntStream.rangeClosed(1, n).boxed().collect(Collectors.toList());
+    }
+
+    @Test
+    void cancellingAFusedSourceDiscardsItsRestAsReactorDoes() throws InterruptedException {
+        // deterministic for a fused source only: the drain polls it, so what is left at the cancel is
+        // exactly what was not delivered (an ordinary publisher races its own emission with the cancel)
+        for (var op : List.<java.util.function.Function<Flux<Integer>, org.reactivestreams.Publisher<Integer>>>of(
+                f -> f.publishOn(Schedulers.single()), ActorOperators.publishOn(actors))) {
+            List<Integer> discarded = new CopyOnWriteArrayList<>();
+            StepVerifier.create(Flux.from(Flux.range(1, 10).transform(op)).doOnDiscard(Integer.class, discarded::add), 3)
+                    .expectNext(1, 2, 3)
+                    .thenCancel()
+                    .verify(Duration.ofSeconds(10));
+            // the cancel came from inside onNext(3): the drain discards once that onNext returns
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (discarded.size() < 7 && System.nanoTime() < until) {
+                Thread.sleep(1);
+            }
+            Thread.sleep(5);
+            assertEquals(List.of(4, 5, 6, 7, 8, 9, 10), discarded, "discarded after cancel, " + op);
+        }
+    }
+
+    @Test
+    void aFusableSourceIsPolledOnTheSchedulerNotOnTheSubscribingThread() throws InterruptedException {
+        for (var op : List.<java.util.function.Function<Flux<Integer>, org.reactivestreams.Publisher<Integer>>>of(
+                f -> f.publishOn(Schedulers.single()), ActorOperators.publishOn(actors, 4))) {
+            List<String> nextOn = new CopyOnWriteArrayList<>();
+            Iterable<Integer> recording = () -> new java.util.Iterator<>() {
+                int i;
+
+                @Override
+                public boolean hasNext() {
+                    return i < 10;
+                }
+
+                @Override
+                public Integer next() {
+                    nextOn.add(Thread.currentThread().getName());
+                    return ++i;
+                }
+            };
+            StepVerifier.create(Flux.fromIterable(recording).transform(op), 0)
+                    .expectSubscription()
+                    .thenRequest(2)
+                    .expectNext(1, 2)
+                    .thenRequest(100)
+                    .expectNextCount(8)
+                    .verifyComplete();
+            assertEquals(10, nextOn.size(), nextOn::toString);
+            String me = Thread.currentThread().getName();
+            // FluxIterable reads the first element when subscribed (to know whether it is empty)
+            assertTrue(nextOn.subList(1, 10).stream().noneMatch(me::equals), "polled on the scheduler: " + nextOn);
+        }
+    }
+
+    @Test
+    void aFusedSourceCompletesAndIsDiscardedOnCancel() {
+        StepVerifier.create(Flux.range(1, 1000).transform(ActorOperators.publishOn(actors, 16)))
+                .expectNextCount(1000)
+                .verifyComplete();
+        StepVerifier.create(Flux.fromIterable(oneTo(5)).transform(ActorOperators.publishOn(actors)), 0)
+                .expectSubscription()
+                .thenRequest(2)
+                .expectNext(1, 2)
+                .thenRequest(10)
+                .expectNext(3, 4, 5)
+                .verifyComplete();
+    }
+
+    @Test
+    void aFusedSourceThatThrowsSignalsTheErrorAndIsCancelled() {
+        AtomicInteger cancelled = new AtomicInteger();
+        Flux<Integer> failing = Flux.<Integer>generate(sink -> {
+            throw new IllegalStateException("generator failed");
+        });
+        StepVerifier.create(failing.transform(ActorOperators.publishOn(actors)))
+                .verifyErrorMessage("generator failed");
+    }
+
+    @Test
+    void aDisposedGroupRejectsTheSubscriptionAndCancelsUpstream() {
+        ActorGroup g = actors.group("gone", 1);
+        g.dispose();
+        AtomicInteger cancelled = new AtomicInteger();
+        StepVerifier.create(Flux.range(1, 3).doOnCancel(cancelled::incrementAndGet)
+                        .transform(ActorOperators.publishOn(g)))
+                .expectSubscription()
+                .verifyError(RejectedExecutionException.class);
+        assertEquals(1, cancelled.get(), "upstream cancelled");
+    }
+
+    @Test
+    void aSchedulerClosingGracefullyRejectsTheSubscription() {
+        ActorScheduler closing = ActorScheduler.builder().name("publish-on-closing").threads(1).build();
+        closing.disposeGracefully().block(Duration.ofSeconds(10));
+        StepVerifier.create(Flux.just(1).transform(ActorOperators.publishOn(closing)))
+                .verifyError(RejectedExecutionException.class);
+    }
+
+    @Test
+    void theOnScheduleHookDecoratesTheDrain() {
+        List<String> threads = new CopyOnWriteArrayList<>();
+        Schedulers.onScheduleHook("publish-on-lifecycle-test", r -> () -> {
+            threads.add(Thread.currentThread().getName());
+            r.run();
+        });
+        StepVerifier.create(Flux.range(1, 5).transform(ActorOperators.publishOn(actors)))
+                .expectNext(1, 2, 3, 4, 5)
+                .verifyComplete();
+        assertTrue(!threads.isEmpty(), "the hook's decorated drain ran");
+        assertTrue(threads.stream().allMatch(t -> t.startsWith("publish-on-lifecycle")), threads::toString);
+    }
+
+    @Test
+    void aNullSchedulerIsANullPointerException() {
+        assertThrows(NullPointerException.class, () -> ActorOperators.publishOn(null));
+        assertThrows(NullPointerException.class, () -> ActorOperators.publishOn(null, 8));
+    }
+
+    @Test
+    void scannableReportsUpstreamTerminationAndUnboundedDemandAsReactorDoes() {
+        java.util.concurrent.atomic.AtomicReference<Object> sub = new java.util.concurrent.atomic.AtomicReference<>();
+        StepVerifier.create(Flux.range(1, 3).transform(ActorOperators.publishOn(actors)), Long.MAX_VALUE)
+                .consumeSubscriptionWith(sub::set)
+                .expectNextCount(3)
+                .verifyComplete();
+        Scannable sc = Scannable.from(sub.get());
+        assertEquals(Boolean.TRUE, sc.scan(Scannable.Attr.TERMINATED), "upstream completed");
+        assertEquals(Long.MAX_VALUE, sc.scan(Scannable.Attr.REQUESTED_FROM_DOWNSTREAM), "unbounded stays unbounded");
+    }
+}
