@@ -18,7 +18,9 @@ import reactor.core.scheduler.Schedulers;
  *       <td>an {@code ActorScheduler} named after the thread factory's prefix ({@code "parallel"} for
  *       {@code parallel()}) with {@code n} carrier threads</td></tr>
  *   <tr><td>{@code Schedulers.single()}, {@code newSingle(name)}</td>
- *       <td>an {@code ActorScheduler} with one carrier thread</td></tr>
+ *       <td>an {@code ActorScheduler} with one carrier thread and no compensating thread: as on
+ *       Reactor's single thread, no two of its tasks ever run at once (a hogging task holds it; the
+ *       hog is still detected and logged)</td></tr>
  *   <tr><td>{@code Schedulers.boundedElastic()}, {@code newBoundedElastic(..)} and the
  *       thread-per-task variant</td>
  *       <td>Reactor's own scheduler, unchanged: blocking work must not land on the
@@ -70,16 +72,21 @@ public final class ActorSchedulers {
 
         @Override
         public Scheduler newParallel(int parallelism, ThreadFactory threadFactory) {
-            return build(parallelism, threadFactory);
+            return build(parallelism, threadFactory, false);
         }
 
         @Override
         public Scheduler newSingle(ThreadFactory threadFactory) {
-            return build(1, threadFactory);
+            // Reactor's single scheduler serialises all its tasks on one thread, and callers rely on it
+            // for mutual exclusion: a compensating thread started for a hog would break that
+            return build(1, threadFactory, true);
         }
 
-        private ActorScheduler build(int threads, ThreadFactory threadFactory) {
+        private ActorScheduler build(int threads, ThreadFactory threadFactory, boolean single) {
             ActorScheduler.Builder builder = ActorScheduler.builder().threads(threads);
+            if (single) {
+                builder.maxCompensatingThreads(0);
+            }
             String prefix = prefixOf(threadFactory);
             if (prefix != null) {
                 builder.name(prefix);

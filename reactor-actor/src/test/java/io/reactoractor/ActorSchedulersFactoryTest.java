@@ -56,6 +56,34 @@ class ActorSchedulersFactoryTest {
     }
 
     @Test
+    void aSingleSchedulerNeverRunsTwoTasksAtOnceEvenBehindAHog() throws InterruptedException {
+        // a low hog threshold: without the single scheduler's rule a compensating thread would start
+        Schedulers.setFactory(ActorSchedulers.factory(b -> b.hogThreshold(Duration.ofMillis(20))));
+        Scheduler one = Schedulers.newSingle("serial");
+        try {
+            java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(2);
+            Runnable hog = () -> {
+                most.accumulateAndGet(running.incrementAndGet(), Math::max);
+                try {
+                    Thread.sleep(200); // ten hog thresholds
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                running.decrementAndGet();
+                done.countDown();
+            };
+            one.createWorker().schedule(hog);
+            one.createWorker().schedule(hog);
+            assertTrue(done.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(1, most.get(), "tasks of a single scheduler ran at the same time");
+        } finally {
+            one.dispose();
+        }
+    }
+
+    @Test
     void boundedElasticStaysReactorsSoBlockingWorkNeverLandsOnCarriers() {
         Schedulers.setFactory(ActorSchedulers.factory());
         Thread elastic = threadOf(Schedulers.boundedElastic());
