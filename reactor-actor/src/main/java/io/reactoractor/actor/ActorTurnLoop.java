@@ -40,8 +40,8 @@ import reactor.util.context.Context;
  * <pre>
  *   state                          | event (thread)                                | next state / action
  *   -------------------------------+-----------------------------------------------+------------------------------------------
- *   live (done=false)              | complete() (any); last inbound port completes | completeRequested=true; wake()
- *                                  | (its upstream's)                              |
+ *   live (done=false)              | complete() (any); last inbound port completes | completeRequested=true; upstreams cancelled
+ *                                  | (its upstream's)                              | (InboundCredits.stopUpstreams); wake()
  *   live                           | upstream onError or overflow (upstream's);    | pendingError: null-&gt;t by CAS; wake()
  *                                  | request(n &lt;= 0) (downstream's); behaviour    |
  *                                  | error under stop, or retries exhausted (actor)|
@@ -220,6 +220,7 @@ final class ActorTurnLoop<I, O> {
     /** Completion requested ({@link Actor#complete()} or every inbound port completed). */
     void requestComplete() {
         completeRequested = true;
+        credits.stopUpstreams(); // no more input: what is in the mailbox is drained, then onComplete
         wake();
     }
 
@@ -371,6 +372,11 @@ final class ActorTurnLoop<I, O> {
                     PROCESSED.setOpaque(this, processedMessages + 1);
                 }
             } catch (Throwable t) {
+                if (Exceptions.isJvmFatal(t)) {
+                    // never an endless retry of the same message: the actor fails with it whatever its
+                    // policy, then the error goes on to the carrier, which reports it and survives
+                    fail(t);
+                }
                 Exceptions.throwIfJvmFatal(t);
                 consumed = onBehaviourError(msg, t);
             } finally {
@@ -408,7 +414,7 @@ final class ActorTurnLoop<I, O> {
         switch (policy.kind()) {
             case SKIP:
                 countSkipped();
-                Operators.onDiscard(msg, Context.empty());
+                Operators.onDiscard(msg, out.discardContext());
                 return true;
             case RETRY:
                 attempt++;
@@ -419,6 +425,7 @@ final class ActorTurnLoop<I, O> {
                 attempt = 0;
                 if (policy.skipWhenExhausted()) {
                     countSkipped();
+                    Operators.onDiscard(msg, out.discardContext());
                     return true;
                 }
                 fail(t);
@@ -505,8 +512,9 @@ final class ActorTurnLoop<I, O> {
                 ActorTurnLoop.this.terminate(rejected, true);
             }
             I m;
+            Context discard = out.discardContext();
             while ((m = mailbox.poll()) != null) {
-                Operators.onDiscard(m, Context.empty());
+                Operators.onDiscard(m, discard);
             }
             MpscChunkedArrayQueue<Runnable> ctl = control;
             while (ctl != null && ctl.poll() != null) {

@@ -59,6 +59,8 @@ final class InboundCredits<I> {
     private final ArrayDeque<PendingSend<I>> pendingSends = new ArrayDeque<>();
     private int openPorts;
     private boolean anyPortAttached;
+    /** Set by {@link #stopUpstreams()} under the monitor: no port is attached any more. */
+    private boolean inputStopped;
     /**
      * {@code pendingSends.size() + openPorts}, written under the monitor after each change, read without
      * it by {@link #distribute()}'s fast path (see there).
@@ -144,6 +146,10 @@ final class InboundCredits<I> {
 
     void attach(InboundPort<I> port) {
         synchronized (this) {
+            if (inputStopped) {
+                port.cancelUpstream(); // completion was requested: no new input (see stopUpstreams)
+                return;
+            }
             ports.add(port);
             openPorts++;
             anyPortAttached = true;
@@ -245,6 +251,37 @@ final class InboundCredits<I> {
                 granted.get(i).request(grants.get(i));
             }
         }
+    }
+
+    /**
+     * Completion was requested ({@link Actor#complete()}): the actor takes no more input from upstreams.
+     * Each is cancelled and its unused demand returned, and a port subscribing later is cancelled at
+     * once; the messages already in the mailbox, and waiting sends, are still delivered. Without this an
+     * upstream that keeps up with the actor kept the mailbox from ever draining, so the actor never
+     * completed.
+     */
+    void stopUpstreams() {
+        List<InboundPort<I>> toCancel;
+        synchronized (this) {
+            if (inputStopped) {
+                return;
+            }
+            inputStopped = true;
+            toCancel = new ArrayList<>(ports);
+            for (InboundPort<I> p : ports) {
+                mailbox.addCredits(p.outstanding.getAndSet(0));
+            }
+            ports.clear();
+            openPorts = 0;
+            updateClaimants();
+        }
+        for (InboundPort<I> p : toCancel) {
+            p.cancelUpstream();
+        }
+        if (!primary.closed) {
+            primary.cancelUpstream(); // also one that has not subscribed yet: it is cancelled when it does
+        }
+        distribute(); // the freed credits may serve waiting sends
     }
 
     /**

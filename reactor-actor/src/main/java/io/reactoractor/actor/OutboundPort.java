@@ -8,7 +8,9 @@ import java.util.Objects;
 import io.reactoractor.internal.TerminatedSubscriber;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
 
 /**
  * The actor's unicast downstream side: the subscriber slot, the downstream's demand, the results the
@@ -53,6 +55,12 @@ final class OutboundPort<O> implements Subscription {
     @SuppressWarnings("unused") // through SUBSCRIBER_SLOT
     private volatile Subscriber<? super O> subscriberSlot;
     volatile Subscriber<? super O> downstream;
+    /**
+     * The subscriber's Reactor context (its {@code doOnDiscard} hook), kept past termination when the
+     * subscriber itself is forgotten (rule 3.13): messages the actor drops are discarded through it.
+     * Written before the subscriber is published to the actor ({@code downstream}, volatile).
+     */
+    private volatile Context discardContext = Context.empty();
     /** Through {@link #REQUESTED}: volatile reads, CAS updates ({@link #request}). */
     private volatile long requested;
 
@@ -80,9 +88,17 @@ final class OutboundPort<O> implements Subscription {
                     + " allows only a single Subscriber (unicast); use share() or publish() to multicast"));
             return;
         }
+        if (s instanceof CoreSubscriber<?> cs) {
+            discardContext = cs.currentContext();
+        }
         s.onSubscribe(this);
         downstream = s;
         loop.wake();
+    }
+
+    /** @return the context whose discard hook receives the messages the actor drops (any thread) */
+    Context discardContext() {
+        return discardContext;
     }
 
     /** @return whether the downstream asked for more than was emitted (actor thread) */

@@ -1,0 +1,126 @@
+package io.reactoractor.actor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reactoractor.ActorScheduler;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+
+/**
+ * How an actor ends in the cases the ordinary paths do not cover: a JVM-fatal error in the behaviour
+ * fails the actor (never an endless retry of its message), {@link Actor#complete()} cancels upstreams
+ * that would otherwise keep the mailbox full forever, and the messages an actor drops reach the
+ * subscriber's {@code doOnDiscard} hook.
+ */
+class ActorTerminationEdgesTest {
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("actor-termination-edges").threads(2).build();
+
+    @AfterEach
+    void tearDown() {
+        assertTrue(ActorTestSupport.disposeBounded(scheduler));
+    }
+
+    @Test
+    void aJvmFatalErrorInTheBehaviourFailsTheActorWhateverItsPolicy() {
+        for (ErrorPolicy policy : List.of(ErrorPolicy.stop(), ErrorPolicy.skip(),
+                ErrorPolicy.retry(3, Duration.ofMillis(1)))) {
+            AtomicInteger calls = new AtomicInteger();
+            Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).capacity(8).errorPolicy(policy)
+                    .behaviour((m, ctx) -> {
+                        calls.incrementAndGet();
+                        throw new ExceptionInInitializerError("fatal in the behaviour");
+                    }).build();
+            a.tell(1);
+            a.tell(2);
+            StepVerifier.create(Flux.from(a))
+                    .expectErrorSatisfies(e -> assertTrue(e instanceof ExceptionInInitializerError, e.toString()))
+                    .verify(Duration.ofSeconds(10));
+            assertEquals(1, calls.get(), policy + ": the message was not retried after a fatal error");
+        }
+    }
+
+    @Test
+    void completeCancelsAnUpstreamThatKeepsUpSoTheActorCompletes() throws InterruptedException {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 16);
+        CountDownLatch upstreamCancelled = new CountDownLatch(1);
+        AtomicInteger next = new AtomicInteger();
+        Flux.<Integer>generate(sink -> sink.next(next.incrementAndGet()))
+                .doOnCancel(upstreamCancelled::countDown)
+                .subscribe(a);
+        AtomicInteger received = new AtomicInteger();
+        CountDownLatch completed = new CountDownLatch(1);
+        Flux.from(a).subscribe(v -> received.incrementAndGet(), e -> { }, completed::countDown);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (received.get() < 1_000 && System.nanoTime() < until) {
+            Thread.sleep(1);
+        }
+        a.complete();
+        assertTrue(upstreamCancelled.await(10, TimeUnit.SECONDS), "complete() cancels the upstream");
+        assertTrue(completed.await(10, TimeUnit.SECONDS), "then the mailbox drains and the actor completes");
+    }
+
+    @Test
+    void aSubscriberAttachingAfterCompleteIsCancelled() throws InterruptedException {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 16);
+        a.tell(1);
+        a.complete();
+        CountDownLatch cancelled = new CountDownLatch(1);
+        Flux.just(2, 3).doOnCancel(cancelled::countDown).subscribe(a.newSubscriber());
+        assertTrue(cancelled.await(10, TimeUnit.SECONDS), "no new input after complete()");
+        StepVerifier.create(Flux.from(a)).expectNext(1).verifyComplete();
+    }
+
+    @Test
+    void messagesLeftInTheMailboxReachTheSubscribersDiscardHook() throws InterruptedException {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+        for (int i = 1; i <= 4; i++) {
+            assertTrue(a.tell(i));
+        }
+        List<Integer> discarded = new CopyOnWriteArrayList<>();
+        BaseSubscriber<Integer> none = new BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                // no demand: the messages stay in the mailbox
+            }
+        };
+        Flux.from(a).doOnDiscard(Integer.class, discarded::add).subscribe(none);
+        none.cancel();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (discarded.size() < 4 && System.nanoTime() < until) {
+            Thread.sleep(1);
+        }
+        assertEquals(List.of(1, 2, 3, 4), discarded);
+    }
+
+    @Test
+    void aMessageTheSkipPolicyDropsReachesTheDiscardHook() {
+        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).capacity(8).errorPolicy(ErrorPolicy.skip())
+                .behaviour((m, ctx) -> {
+                    if (m == 2) {
+                        throw new IllegalStateException("two");
+                    }
+                    ctx.emit(m);
+                    return true;
+                }).build();
+        a.tell(1);
+        a.tell(2);
+        a.tell(3);
+        a.complete();
+        List<Integer> discarded = new CopyOnWriteArrayList<>();
+        StepVerifier.create(Flux.from(a).doOnDiscard(Integer.class, discarded::add))
+                .expectNext(1, 3)
+                .verifyComplete();
+        assertEquals(List.of(2), discarded);
+    }
+}
