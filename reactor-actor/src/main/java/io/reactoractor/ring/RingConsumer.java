@@ -14,8 +14,10 @@ import io.reactoractor.internal.TerminatedSubscriber;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
 
 /**
  * One consumer of a {@link RingBuffer}: a sequence, a {@link RingHandler}, a place in the ring's
@@ -392,6 +394,8 @@ public final class RingConsumer<T, R> implements Publisher<R> {
         long emittedNow = 0;
         long skippedNow = 0;
         Throwable failed = null;
+        Throwable fatal = null;
+        Throwable subscriberFailed = null;
         long backoffNanos = -1;
         c.beginBatch();
         long t0 = System.nanoTime();
@@ -402,7 +406,13 @@ public final class RingConsumer<T, R> implements Publisher<R> {
                 try {
                     r = handler.onEvent(event, next, next == end);
                 } catch (Throwable t) {
-                    Exceptions.throwIfJvmFatal(t);
+                    if (Exceptions.isJvmFatal(t)) {
+                        // never an endless retry: the ring fails with it (whatever the policy), the
+                        // bookkeeping below stays consistent, then the carrier gets it and reports it
+                        fatal = t;
+                        failed = t;
+                        break;
+                    }
                     if (policy.retries() && attempt < policy.maxRetries()) {
                         attempt++;
                         backoffNanos = policy.backoffNanos(attempt);
@@ -421,7 +431,15 @@ public final class RingConsumer<T, R> implements Publisher<R> {
                 }
                 if (r != null && d != null) {
                     emittedNow++;
-                    d.onNext(r);
+                    try {
+                        d.onNext(r);
+                    } catch (Throwable t) {
+                        // rule 2.13 broken by the subscriber: its subscription counts as cancelled, the
+                        // event as handled (the handler ran; running it again would repeat its effects)
+                        subscriberFailed = t;
+                        next++;
+                        break;
+                    }
                 }
             }
         } finally {
@@ -447,8 +465,16 @@ public final class RingConsumer<T, R> implements Publisher<R> {
             }
             ring.consumerAdvanced();
         }
+        if (subscriberFailed != null) {
+            cancelled = true; // the turn's loop removes this consumer, as for a cancel
+            Operators.onErrorDropped(subscriberFailed,
+                    d instanceof CoreSubscriber<?> cs ? cs.currentContext() : Context.empty());
+            Exceptions.throwIfJvmFatal(subscriberFailed);
+            return false;
+        }
         if (failed != null) {
             ring.fail(failed); // the loop then terminates this consumer with onError(failed)
+            Exceptions.throwIfJvmFatal(fatal); // after the bookkeeping: the carrier reports it
             return false;
         }
         if (backoffNanos >= 0) {
