@@ -34,9 +34,24 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             AtomicLongFieldUpdater.newUpdater(ConsumerSubscription.class, "requested");
     private final AtomicInteger wip = new AtomicInteger();
     private volatile boolean pullInFlight;
+    /** {@link #answer} is running (on the group actor's thread); see {@link #badRequest}. */
+    private volatile boolean delivering;
     private volatile ConsumerGroupCommand.Pull current;
     private volatile boolean cancelled;
-    private volatile boolean done;
+    /** Set once, by CAS, by the one terminal signal delivered downstream. */
+    private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    /**
+     * A {@code request(n <= 0)}: its error waits until no answer is being delivered (rule 1.3: never
+     * {@code onError} while the actor's thread is in {@code onNext}). The requester writes this and
+     * {@code cancelled}, then reads {@link #delivering}; {@link #answer} writes {@code delivering = true},
+     * reads {@code cancelled} before each {@code onNext}, and at its end writes {@code delivering = false}
+     * and reads this. All volatile: either the requester sees an answer in progress (which then delivers
+     * the error when it ends) or the answer sees the cancel before any {@code onNext}. The {@code done}
+     * CAS lets exactly one of them signal. A pull still waiting in the group is dropped when cancelled,
+     * never answered, so it does not count.
+     */
+    private final java.util.concurrent.atomic.AtomicReference<Throwable> badRequest =
+            new java.util.concurrent.atomic.AtomicReference<>();
     private final java.util.concurrent.atomic.AtomicBoolean detached = new java.util.concurrent.atomic.AtomicBoolean();
 
     ConsumerSubscription(ConsumerGroupActor actor, CoreSubscriber<? super Delivery> actual, ConsumerOptions options,
@@ -53,8 +68,10 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             return; // rule 3.6: a NOP once cancelled
         }
         if (n <= 0) {
-            cancel();
-            error(new IllegalArgumentException("§3.9 violated: positive request amount required but it was " + n));
+            badRequest.compareAndSet(null,
+                    new IllegalArgumentException("§3.9 violated: positive request amount required but it was " + n));
+            cancel(); // no further pull; an answer in flight delivers nothing more (it checks 'cancelled')
+            deliverBadRequestIfIdle();
             return;
         }
         Operators.addCap(REQUESTED, this, n);
@@ -89,7 +106,7 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         int missed = 1;
         for (;;) {
             long r = requested;
-            if (!cancelled && !done && !pullInFlight && r > 0) {
+            if (!cancelled && !done.get() && !pullInFlight && r > 0) {
                 pullInFlight = true;
                 int max = (int) Math.min(r, options.batchSize());
                 ConsumerGroupCommand.Pull p = new ConsumerGroupCommand.Pull(max, options.pollTimeout().toNanos(), consumerId, false, this);
@@ -105,11 +122,12 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
 
     @Override
     public void answer(PullResult result, int[] attempts) {
+        delivering = true;
         current = null;
         long[] handled = options.ackMode() == AckMode.AFTER_ON_NEXT ? new long[result.messages().size()] : null;
         int nHandled = 0;
         for (int i = 0; i < result.messages().size(); i++) {
-            if (cancelled || done) {
+            if (cancelled || done.get()) {
                 // not delivered: the release that follows the cancel redelivers it
                 break;
             }
@@ -125,6 +143,7 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
                 ackHandled(handled, nHandled);
                 cancel();
                 error(t);
+                delivering = false;
                 return;
             }
             if (handled != null && d.markSettled()) {
@@ -133,7 +152,17 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         }
         ackHandled(handled, nHandled);
         pullInFlight = false;
+        delivering = false;
+        deliverBadRequestIfIdle();
         drain();
+    }
+
+    /** Signals a pending bad request's error unless an answer is being delivered (see {@link #badRequest}). */
+    private void deliverBadRequestIfIdle() {
+        Throwable e = badRequest.get();
+        if (e != null && !delivering) {
+            error(e);
+        }
     }
 
     /** One ack command for the whole batch handled by {@code onNext}, not one per message. */
@@ -149,15 +178,18 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         pullInFlight = false;
         if (!cancelled) {
             error(error);
+        } else {
+            deliverBadRequestIfIdle();
         }
     }
 
     private void error(Throwable t) {
-        if (done) {
-            Operators.onErrorDropped(t, actual.currentContext());
+        if (!done.compareAndSet(false, true)) {
+            if (t != badRequest.get()) {
+                Operators.onErrorDropped(t, actual.currentContext());
+            }
             return;
         }
-        done = true;
         detach();
         actual.onError(t);
     }

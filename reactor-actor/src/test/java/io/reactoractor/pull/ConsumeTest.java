@@ -52,6 +52,79 @@ class ConsumeTest {
     }
 
     @Test
+    void aBadRequestDuringOnNextIsSignalledAfterItAndOnlyOnce() throws Exception {
+        consumer.append("s", b("a"));
+        consumer.append("s", b("b"));
+        java.util.concurrent.CountDownLatch inOnNext = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch errored = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean inside = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger errors = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.List<String> violations = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<org.reactivestreams.Subscription> sub =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        consumer.consume("s", "g").subscribe(new reactor.core.CoreSubscriber<Delivery>() {
+            @Override
+            public void onSubscribe(org.reactivestreams.Subscription s) {
+                sub.set(s);
+                s.request(1);
+            }
+
+            @Override
+            public void onNext(Delivery d) {
+                inside.set(true);
+                inOnNext.countDown();
+                try {
+                    release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                inside.set(false);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                if (inside.get()) {
+                    violations.add("onError while onNext runs (rule 1.3)");
+                }
+                if (!(t instanceof IllegalArgumentException)) {
+                    violations.add("not the rule 3.9 error: " + t);
+                }
+                errors.incrementAndGet();
+                errored.countDown();
+            }
+
+            @Override
+            public void onComplete() {
+                violations.add("onComplete");
+            }
+        });
+        assertTrue(inOnNext.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        Thread other = new Thread(() -> sub.get().request(-1));
+        other.start();
+        other.join(5_000);
+        Thread.sleep(50);
+        assertEquals(0, errors.get(), "the error waits for the onNext in progress");
+        release.countDown();
+        assertTrue(errored.await(10, java.util.concurrent.TimeUnit.SECONDS), "then it is signalled");
+        Thread.sleep(20);
+        assertEquals(1, errors.get(), "exactly once");
+        assertEquals(java.util.List.of(), violations);
+    }
+
+    @Test
+    void aBadRequestWhileALongPollWaitsIsSignalledAtOnce() {
+        java.util.concurrent.atomic.AtomicReference<org.reactivestreams.Subscription> sub =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        StepVerifier.create(consumer.consume("empty", "g"), 1)
+                .consumeSubscriptionWith(sub::set)
+                .expectNoEvent(Duration.ofMillis(50)) // a pull waits in the group: nothing to deliver
+                .then(() -> sub.get().request(-1)) // StepVerifier's own thenRequest refuses n <= 0
+                .expectError(IllegalArgumentException.class)
+                .verify(Duration.ofSeconds(5));
+    }
+
+    @Test
     void noDemandNoPull() throws Exception {
         consumer.append("s", b("x"));
         BaseSubscriber<Delivery> idle = new BaseSubscriber<>() {
