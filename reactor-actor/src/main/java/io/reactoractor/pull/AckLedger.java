@@ -156,7 +156,7 @@ final class AckLedger {
                 settle(f);
                 break;
             case RETRY_FOREVER:
-                requeue(f, now + policy.backoff().toNanos());
+                requeue(f, now + PullConsumer.saturatedNanos(policy.backoff()));
                 break;
             case RETRY_THEN_DEAD_LETTER:
             default:
@@ -169,7 +169,7 @@ final class AckLedger {
                     counters.deadLettered.increment();
                     settle(f);
                 } else {
-                    requeue(f, now + policy.backoff().toNanos());
+                    requeue(f, now + PullConsumer.saturatedNanos(policy.backoff()));
                 }
                 break;
         }

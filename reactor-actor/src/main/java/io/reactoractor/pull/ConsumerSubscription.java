@@ -109,7 +109,8 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             if (!cancelled && !done.get() && !pullInFlight && r > 0) {
                 pullInFlight = true;
                 int max = (int) Math.min(r, options.batchSize());
-                ConsumerGroupCommand.Pull p = new ConsumerGroupCommand.Pull(max, options.pollTimeout().toNanos(), consumerId, false, this);
+                ConsumerGroupCommand.Pull p = new ConsumerGroupCommand.Pull(max,
+                        PullConsumer.saturatedNanos(options.pollTimeout()), consumerId, false, this);
                 current = p;
                 actor.post(p);
             }

@@ -126,7 +126,7 @@ public final class PullConsumer implements Disposable {
         this.scheduler = b.scheduler;
         this.store = b.asyncStore != null ? null : b.store != null ? b.store : InMemoryMessageStore.create();
         this.asyncStore = b.asyncStore != null ? b.asyncStore : AsyncMessageStore.of(store);
-        this.ackTimeoutNanos = b.ackTimeout.toNanos();
+        this.ackTimeoutNanos = saturatedNanos(b.ackTimeout);
         this.maxWaitingPulls = b.maxWaitingPulls;
         this.maxMessagesPerPull = b.maxMessagesPerPull;
         this.maxBytesPerPull = b.maxBytesPerPull;
@@ -731,11 +731,16 @@ public final class PullConsumer implements Disposable {
         }
     }
 
-    private static long saturatedNanos(Duration d) {
+    /**
+     * A duration in nanoseconds, capped at {@code Long.MAX_VALUE / 4} (about 73 years): "forever", yet
+     * still safe to add to {@code System.nanoTime()} and to compare, where a longer one overflowed into
+     * the past (a pull answered {@code TIMED_OUT} at once) or threw {@code ArithmeticException}.
+     */
+    static long saturatedNanos(Duration d) {
         try {
-            return d.toNanos();
+            return Math.min(d.toNanos(), Long.MAX_VALUE / 4);
         } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 4; // "forever", still safe to add to System.nanoTime()
+            return Long.MAX_VALUE / 4;
         }
     }
 
