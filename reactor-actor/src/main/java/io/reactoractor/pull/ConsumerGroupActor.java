@@ -445,6 +445,10 @@ final class ConsumerGroupActor extends ActorCell {
                 return;
             }
             if (waiting.size() >= maxWaitingPulls) {
+                // cancelled long polls are otherwise swept by the next serve only: they must not hold slots
+                waiting.dropCancelled();
+            }
+            if (waiting.size() >= maxWaitingPulls) {
                 p.fail(new IllegalStateException("pull group " + subject + "/" + group + " has "
                         + waiting.size() + " waiting pulls, the maximum (maxWaitingPulls)"));
                 return;

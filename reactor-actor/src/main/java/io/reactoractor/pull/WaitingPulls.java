@@ -87,6 +87,19 @@ final class WaitingPulls {
         return want;
     }
 
+    /**
+     * Drops the pulls their callers cancelled (they are never answered), then publishes.
+     *
+     * @return whether any was dropped
+     */
+    boolean dropCancelled() {
+        boolean dropped = queue.removeIf(p -> p.cancelled);
+        if (dropped) {
+            publish();
+        }
+        return dropped;
+    }
+
     /** Answers every waiting pull with {@code error} and empties the queue. */
     void failAll(Throwable error) {
         if (queue.isEmpty()) {

@@ -380,4 +380,20 @@ class PullBoundsTest {
         assertFalse(shared.isDisposed(), "the other consumer's actor still runs in it");
         assertEquals(PullResult.Status.EMPTY, two.pullOnce("b", "shared", 1).block(WAIT).status());
     }
+
+    @Test
+    void aCancelledLongPollGivesUpItsWaitingSlot() throws Exception {
+        PullConsumer one = PullConsumer.builder(scheduler).maxWaitingPulls(1).build();
+        try {
+            reactor.core.Disposable first = one.pull("quiet", "g", 1, Duration.ofSeconds(60)).subscribe();
+            // the first pull waits in the group; cancelled, it must not keep the only slot
+            await(() -> one.stats("quiet", "g").waitingPulls() == 1, "the first pull waits");
+            first.dispose();
+            PullResult second = one.pull("quiet", "g", 1, Duration.ofMillis(200)).block(Duration.ofSeconds(10));
+            org.junit.jupiter.api.Assertions.assertEquals(PullResult.Status.TIMED_OUT, second.status(),
+                    "the second pull waited in the freed slot and timed out (not refused)");
+        } finally {
+            one.dispose();
+        }
+    }
 }
