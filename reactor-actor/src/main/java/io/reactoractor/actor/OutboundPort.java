@@ -61,6 +61,8 @@ final class OutboundPort<O> implements Subscription {
      * Written before the subscriber is published to the actor ({@code downstream}, volatile).
      */
     private volatile Context discardContext = Context.empty();
+    /** Whether a subscriber ever attached (written before it is published, like {@link #discardContext}). */
+    private volatile boolean hadSubscriber;
     /** Through {@link #REQUESTED}: volatile reads, CAS updates ({@link #request}). */
     private volatile long requested;
 
@@ -78,7 +80,9 @@ final class OutboundPort<O> implements Subscription {
     void subscribe(Subscriber<? super O> s) {
         Objects.requireNonNull(s, "subscriber");
         if (!SUBSCRIBER_SLOT.compareAndSet(this, null, s)) {
-            if (subscriberSlot == TerminatedSubscriber.instance()) {
+            if (subscriberSlot == TerminatedSubscriber.instance() && !hadSubscriber) {
+                // terminated before anyone subscribed (its scheduler was disposed): the first subscriber
+                // learns why; a later one is a second subscriber of a unicast publisher (below)
                 Throwable e = loop.pendingError;
                 Operators.error(s, e != null ? e : new IllegalStateException("Actor " + loop.path()
                         + " is terminated and allows only a single Subscriber (unicast)"));
@@ -88,6 +92,7 @@ final class OutboundPort<O> implements Subscription {
                     + " allows only a single Subscriber (unicast); use share() or publish() to multicast"));
             return;
         }
+        hadSubscriber = true;
         if (s instanceof CoreSubscriber<?> cs) {
             discardContext = cs.currentContext();
         }
@@ -156,10 +161,12 @@ final class OutboundPort<O> implements Subscription {
 
     @Override
     public void request(long n) {
-        if (loop.cancelled) {
-            // rule 3.6: a NOP once cancelled. Checked here, not only by the actor: the turn reads
-            // 'cancelled' before it reads the demand, so a cancel() and then a request() made while a turn
-            // runs could otherwise let that turn see the old flag and the new demand, and emit after cancel
+        if (loop.cancelled || loop.done) {
+            // rule 3.6: a NOP once cancelled, and after a terminal signal, which counts as a cancellation
+            // (rule 2.4; a late request(0) must not record an error that a scan would then report).
+            // Checked here, not only by the actor: the turn reads 'cancelled' before it reads the demand,
+            // so a cancel() and then a request() made while a turn runs could otherwise let that turn see
+            // the old flag and the new demand, and emit after cancel
             return;
         }
         if (n <= 0) {
@@ -179,6 +186,9 @@ final class OutboundPort<O> implements Subscription {
 
     @Override
     public void cancel() {
+        if (loop.done) {
+            return; // already terminated: nothing to cancel (Attr.CANCELLED stays false after a completion)
+        }
         loop.cancel();
     }
 }

@@ -123,4 +123,38 @@ class ActorTerminationEdgesTest {
                 .verifyComplete();
         assertEquals(List.of(2), discarded);
     }
+
+    @Test
+    void afterCompletionTheSubscriptionIsInertAndASecondSubscriberIsRejected() {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 4);
+        a.tell(1);
+        a.complete();
+        java.util.concurrent.atomic.AtomicReference<org.reactivestreams.Subscription> sub =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        StepVerifier.create(Flux.from(a))
+                .consumeSubscriptionWith(sub::set)
+                .expectNext(1)
+                .verifyComplete();
+        // rule 2.4 / 3.6: after onComplete the subscription counts as cancelled, request and cancel are NOPs
+        sub.get().request(0);
+        sub.get().cancel();
+        reactor.core.Scannable sc = reactor.core.Scannable.from(a);
+        assertEquals(null, sc.scan(reactor.core.Scannable.Attr.ERROR), "a late request(0) records no error");
+        assertEquals(Boolean.FALSE, sc.scan(reactor.core.Scannable.Attr.CANCELLED), "completed, not cancelled");
+        StepVerifier.create(Flux.from(a))
+                .expectError(IllegalStateException.class)
+                .verify(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void afterAFailureASecondSubscriberIsRejectedAsForAnyUnicastPublisher() {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 4);
+        a.onSubscribe(reactor.core.publisher.Operators.emptySubscription());
+        a.onError(new IllegalArgumentException("upstream failed"));
+        StepVerifier.create(Flux.from(a)).expectError(IllegalArgumentException.class).verify(Duration.ofSeconds(10));
+        StepVerifier.create(Flux.from(a))
+                .expectErrorSatisfies(e -> assertTrue(e instanceof IllegalStateException
+                        && e.getMessage().contains("single Subscriber"), e.toString()))
+                .verify(Duration.ofSeconds(10));
+    }
 }
