@@ -22,11 +22,12 @@ final class ActorTimers {
      * Suspends the actor now and resumes it after {@code delay}; if the scheduler no longer takes
      * timers, the suspension is undone at once.
      */
-    static Disposable resumeAfter(ActorTurnLoop<?, ?> loop, Duration delay) {
+    static ResumeTimer resumeAfter(ActorTurnLoop<?, ?> loop, Duration delay) {
         Objects.requireNonNull(delay, "delay");
         loop.cell.suspend();
         ResumeTimer t = new ResumeTimer(loop);
         if (!loop.engine.scheduleTimer(t, dueAt(delay))) {
+            t.settled.set(true); // settled here: a later resumeNow() or dispose() must not resume again
             loop.cell.resume();
         }
         return t;
@@ -53,7 +54,7 @@ final class ActorTimers {
      * disposing first hands it to the user, so {@link Actor#resume()} lifts it (as documented on
      * {@link ActorContext#resumeAfter}).
      */
-    private static final class ResumeTimer extends TimerEntry implements Disposable {
+    static final class ResumeTimer extends TimerEntry implements Disposable {
         private final ActorTurnLoop<?, ?> loop;
         private final AtomicBoolean settled = new AtomicBoolean();
 
@@ -64,6 +65,14 @@ final class ActorTimers {
         @Override
         protected void fire() {
             if (settled.compareAndSet(false, true)) {
+                loop.cell.resume();
+            }
+        }
+
+        /** Lifts the suspension now instead of when due (a retry's back-off cut short); once, as fire(). */
+        void resumeNow() {
+            if (settled.compareAndSet(false, true)) {
+                loop.engine.cancelTimer(this);
                 loop.cell.resume();
             }
         }

@@ -63,6 +63,7 @@ import reactor.util.context.Context;
  *   live                           | resumeAfter(d), retry back-off (actor)        | cell.suspend(), timer armed (ActorTimers)
  *   back-off                       | timer fires (timer) / disposed first (any)    | cell.resume() / the unit becomes a user
  *                                  |                                               | suspension (userSuspensions+1)
+ *   retry back-off                 | cancel() or a failure (any)                   | cut short: cell.resume() now (retryBackoff)
  *   live                           | scheduler disposed: drainTerminated (holder   | pendingError: null-&gt;rejection; terminate
  *                                  | of SCHEDULED)                                 | with onError(rejection)
  *   done                           | anything                                      | flags ignored; new ports cancelled, tell()
@@ -214,7 +215,24 @@ final class ActorTurnLoop<I, O> {
      */
     void fail(Throwable t) {
         PENDING_ERROR.compareAndSet(this, null, t);
+        endRetryBackoff();
         wake();
+    }
+
+    /**
+     * The back-off of a retrying message, cut short when the actor is cancelled or fails meanwhile (it
+     * would otherwise hold the terminal signal for up to the back-off's 30 s cap). No lost early end:
+     * {@link #cancel()} and {@link #fail} write their flag, then read this; the turn that arms a back-off
+     * writes this, then reads the flags. All volatile, so at least one side sees the other's write; the
+     * timer's own once-only settle makes a second early end harmless.
+     */
+    private volatile ActorTimers.ResumeTimer retryBackoff;
+
+    private void endRetryBackoff() {
+        ActorTimers.ResumeTimer t = retryBackoff;
+        if (t != null) {
+            t.resumeNow();
+        }
     }
 
     /** Completion requested ({@link Actor#complete()} or every inbound port completed). */
@@ -227,6 +245,7 @@ final class ActorTurnLoop<I, O> {
     /** The downstream cancelled. */
     void cancel() {
         cancelled = true;
+        endRetryBackoff();
         wake();
     }
 
@@ -419,7 +438,11 @@ final class ActorTurnLoop<I, O> {
             case RETRY:
                 attempt++;
                 if (attempt <= policy.maxRetries()) {
-                    context.resumeAfter(policy.backoff(attempt));
+                    ActorTimers.ResumeTimer backoff = ActorTimers.resumeAfter(this, policy.backoff(attempt));
+                    retryBackoff = backoff;
+                    if (cancelled || pendingError != null) {
+                        backoff.resumeNow(); // a cancel or failure before the store above: see retryBackoff
+                    }
                     return false;
                 }
                 attempt = 0;

@@ -157,4 +157,48 @@ class ActorTerminationEdgesTest {
                         && e.getMessage().contains("single Subscriber"), e.toString()))
                 .verify(Duration.ofSeconds(10));
     }
+
+    @Test
+    void cancellingDuringARetryBackOffCancelsTheUpstreamAtOnce() throws InterruptedException {
+        CountDownLatch failedOnce = new CountDownLatch(1);
+        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).capacity(8)
+                .errorPolicy(ErrorPolicy.retry(5, Duration.ofMinutes(10))) // capped at 30 s
+                .behaviour((m, ctx) -> {
+                    failedOnce.countDown();
+                    throw new IllegalStateException("always");
+                }).build();
+        CountDownLatch upstreamCancelled = new CountDownLatch(1);
+        Flux.just(1).concatWith(Flux.never()).doOnCancel(upstreamCancelled::countDown).subscribe(a);
+        reactor.core.Disposable d = Flux.from(a).subscribe(v -> { }, e -> { });
+        assertTrue(failedOnce.await(10, TimeUnit.SECONDS));
+        long t0 = System.nanoTime();
+        d.dispose();
+        assertTrue(upstreamCancelled.await(20, TimeUnit.SECONDS), "the cancel is not held by the back-off");
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(20));
+    }
+
+    @Test
+    void anUpstreamErrorDuringARetryBackOffIsSignalledAtOnce() throws InterruptedException {
+        CountDownLatch failedOnce = new CountDownLatch(1);
+        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).capacity(8)
+                .errorPolicy(ErrorPolicy.retry(5, Duration.ofMinutes(10)))
+                .behaviour((m, ctx) -> {
+                    failedOnce.countDown();
+                    throw new IllegalStateException("always");
+                }).build();
+        reactor.core.publisher.Sinks.Many<Integer> up = reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
+        up.asFlux().subscribe(a);
+        StepVerifier.create(Flux.from(a))
+                .then(() -> up.tryEmitNext(1))
+                .then(() -> {
+                    try {
+                        failedOnce.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    up.tryEmitError(new IllegalArgumentException("upstream failed"));
+                })
+                .expectError(IllegalArgumentException.class)
+                .verify(Duration.ofSeconds(20));
+    }
 }
