@@ -395,7 +395,8 @@ public final class PullConsumer implements Disposable {
 
     /**
      * A consumer of the group: {@code request(n)} becomes pulls of up to {@code min(n, batchSize)}
-     * messages, one at a time; no demand, no pull. Each subscription is a distinct consumer of the
+     * messages, one at a time; no demand, no pull. A {@code batchSize} above the consumer's
+     * {@link Builder#maxMessagesPerPull maxMessagesPerPull} is capped at it, as every pull is. Each subscription is a distinct consumer of the
      * group; cancelling it redelivers its unacknowledged messages. {@code onNext} runs on the group
      * actor's thread: move heavy work elsewhere ({@code publishOn}, or {@link AckMode#EXPLICIT} with
      * asynchronous handling).
@@ -412,6 +413,8 @@ public final class PullConsumer implements Disposable {
             throw new IllegalArgumentException("options must not be null");
         }
         FailurePolicy policy = options.failurePolicy() != null ? options.failurePolicy() : failurePolicy;
+        ConsumerOptions capped = options.batchSize() <= maxMessagesPerPull ? options
+                : new ConsumerOptions(options.ackMode(), options.failurePolicy(), maxMessagesPerPull, options.pollTimeout());
         return new Flux<>() {
             @Override
             public void subscribe(CoreSubscriber<? super Delivery> actual) {
@@ -425,7 +428,7 @@ public final class PullConsumer implements Disposable {
                     Operators.error(actual, e);
                     return;
                 }
-                actual.onSubscribe(new ConsumerSubscription(actor, actual, options, policy));
+                actual.onSubscribe(new ConsumerSubscription(actor, actual, capped, policy));
             }
         };
     }

@@ -125,6 +125,25 @@ class ConsumeTest {
     }
 
     @Test
+    void aBatchSizeAboveMaxMessagesPerPullIsCappedAtIt() {
+        PullConsumer small = PullConsumer.builder(scheduler).maxMessagesPerPull(10).build();
+        try {
+            for (int i = 0; i < 35; i++) {
+                small.append("s", b("m" + i));
+            }
+            ConsumerOptions big = ConsumerOptions.builder().batchSize(1_000).build();
+            StepVerifier.create(small.consume("s", "g", big), 35)
+                    .expectNextCount(35)
+                    .thenCancel()
+                    .verify(Duration.ofSeconds(10));
+            GroupStats st = small.stats("s", "g");
+            assertTrue(st.pulls() >= 4, "35 messages in pulls of at most 10: " + st.pulls() + " pulls");
+        } finally {
+            small.dispose();
+        }
+    }
+
+    @Test
     void noDemandNoPull() throws Exception {
         consumer.append("s", b("x"));
         BaseSubscriber<Delivery> idle = new BaseSubscriber<>() {
