@@ -34,14 +34,15 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             AtomicLongFieldUpdater.newUpdater(ConsumerSubscription.class, "requested");
     private final AtomicInteger wip = new AtomicInteger();
     private volatile boolean pullInFlight;
-    /** {@link #answer} is running (on the group actor's thread); see {@link #badRequest}. */
+    /** {@link #answer} is running (on the group actor's thread); see {@link #pendingError}. */
     private volatile boolean delivering;
     private volatile ConsumerGroupCommand.Pull current;
     private volatile boolean cancelled;
     /** Set once, by CAS, by the one terminal signal delivered downstream. */
     private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
     /**
-     * A {@code request(n <= 0)}: its error waits until no answer is being delivered (rule 1.3: never
+     * A {@code request(n <= 0)}, or the consumer's disposal: its error waits until no answer is being
+     * delivered (rule 1.3: never
      * {@code onError} while the actor's thread is in {@code onNext}). The requester writes this and
      * {@code cancelled}, then reads {@link #delivering}; {@link #answer} writes {@code delivering = true},
      * reads {@code cancelled} before each {@code onNext}, and at its end writes {@code delivering = false}
@@ -50,12 +51,16 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
      * CAS lets exactly one of them signal. A pull still waiting in the group is dropped when cancelled,
      * never answered, so it does not count.
      */
-    private final java.util.concurrent.atomic.AtomicReference<Throwable> badRequest =
+    private final java.util.concurrent.atomic.AtomicReference<Throwable> pendingError =
             new java.util.concurrent.atomic.AtomicReference<>();
     private final java.util.concurrent.atomic.AtomicBoolean detached = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /** Told once when this consumer ends (cancelled or errored): the pull consumer's registry of live ones. */
+    private final java.util.function.Consumer<ConsumerSubscription> onEnd;
+
     ConsumerSubscription(ConsumerGroupActor actor, CoreSubscriber<? super Delivery> actual, ConsumerOptions options,
-            FailurePolicy policy) {
+            FailurePolicy policy, java.util.function.Consumer<ConsumerSubscription> onEnd) {
+        this.onEnd = onEnd;
         this.actor = actor;
         this.actual = actual;
         this.options = options;
@@ -68,10 +73,10 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             return; // rule 3.6: a NOP once cancelled
         }
         if (n <= 0) {
-            badRequest.compareAndSet(null,
+            pendingError.compareAndSet(null,
                     new IllegalArgumentException("§3.9 violated: positive request amount required but it was " + n));
             cancel(); // no further pull; an answer in flight delivers nothing more (it checks 'cancelled')
-            deliverBadRequestIfIdle();
+            deliverPendingErrorIfIdle();
             return;
         }
         Operators.addCap(REQUESTED, this, n);
@@ -92,10 +97,25 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         detach();
     }
 
+    /**
+     * The pull consumer was disposed: the stream errors with {@code error}, also when no pull is in
+     * flight (a waiting or answered pull errors by itself), after an answer in progress (rule 1.3).
+     */
+    void consumerDisposed(Throwable error) {
+        pendingError.compareAndSet(null, error);
+        cancelled = true; // no further pull or onNext; the group's actor is gone, so no release is posted
+        ConsumerGroupCommand.Pull p = current;
+        if (p != null) {
+            p.cancelled = true;
+        }
+        deliverPendingErrorIfIdle();
+    }
+
     /** Lets the group's actor retire when idle once no consumer is attached (at most once). */
     private void detach() {
         if (detached.compareAndSet(false, true)) {
             actor.detach();
+            onEnd.accept(this);
         }
     }
 
@@ -154,13 +174,13 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         ackHandled(handled, nHandled);
         pullInFlight = false;
         delivering = false;
-        deliverBadRequestIfIdle();
+        deliverPendingErrorIfIdle();
         drain();
     }
 
-    /** Signals a pending bad request's error unless an answer is being delivered (see {@link #badRequest}). */
-    private void deliverBadRequestIfIdle() {
-        Throwable e = badRequest.get();
+    /** Signals a pending bad request's error unless an answer is being delivered (see {@link #pendingError}). */
+    private void deliverPendingErrorIfIdle() {
+        Throwable e = pendingError.get();
         if (e != null && !delivering) {
             error(e);
         }
@@ -180,13 +200,13 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         if (!cancelled) {
             error(error);
         } else {
-            deliverBadRequestIfIdle();
+            deliverPendingErrorIfIdle();
         }
     }
 
     private void error(Throwable t) {
         if (!done.compareAndSet(false, true)) {
-            if (t != badRequest.get()) {
+            if (t != pendingError.get()) {
                 Operators.onErrorDropped(t, actual.currentContext());
             }
             return;

@@ -121,6 +121,12 @@ public final class PullConsumer implements Disposable {
     private final java.util.concurrent.atomic.LongAdder retired = new java.util.concurrent.atomic.LongAdder();
     private final Disposable appendListener;
     private volatile boolean disposed;
+    /**
+     * The {@link #consume} subscriptions still live (each leaves when cancelled or errored), so that
+     * {@link #dispose()} reaches those with no pull in flight. Bounded by the application's own
+     * subscriptions.
+     */
+    private final java.util.Set<ConsumerSubscription> liveConsumers = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private PullConsumer(Builder b) {
         this.scheduler = b.scheduler;
@@ -428,7 +434,13 @@ public final class PullConsumer implements Disposable {
                     Operators.error(actual, e);
                     return;
                 }
-                actual.onSubscribe(new ConsumerSubscription(actor, actual, capped, policy));
+                ConsumerSubscription sub = new ConsumerSubscription(actor, actual, capped, policy, liveConsumers::remove);
+                liveConsumers.add(sub);
+                actual.onSubscribe(sub);
+                if (disposed) {
+                    // disposed while subscribing: dispose() may have walked the registry before the add
+                    sub.consumerDisposed(disposedError());
+                }
             }
         };
     }
@@ -563,6 +575,15 @@ public final class PullConsumer implements Disposable {
             a.terminate();
             leave(a, false);
         }
+        // consumers with no pull in flight would otherwise learn of it only at their next request
+        IllegalStateException gone = disposedError();
+        for (ConsumerSubscription c : liveConsumers) {
+            c.consumerDisposed(gone);
+        }
+    }
+
+    private static IllegalStateException disposedError() {
+        return new IllegalStateException("pull consumer disposed: consumers no longer receive messages");
     }
 
     @Override

@@ -144,6 +144,21 @@ class ConsumeTest {
     }
 
     @Test
+    void disposingTheConsumerErrorsAStreamWithNoPullInFlight() {
+        PullConsumer own = PullConsumer.builder(scheduler).build();
+        own.append("s", b("only"));
+        StepVerifier.create(own.consume("s", "g"), 1)
+                .expectNextCount(1) // its demand is used up: no pull in flight now
+                .then(own::dispose)
+                .expectErrorSatisfies(e -> assertTrue(e instanceof IllegalStateException
+                        && e.getMessage().contains("disposed"), e.toString()))
+                .verify(Duration.ofSeconds(10));
+        StepVerifier.create(own.consume("s", "g"))
+                .expectError()
+                .verify(Duration.ofSeconds(10));
+    }
+
+    @Test
     void noDemandNoPull() throws Exception {
         consumer.append("s", b("x"));
         BaseSubscriber<Delivery> idle = new BaseSubscriber<>() {
