@@ -12,7 +12,7 @@ import reactor.core.Disposable;
  *   PENDING  --run-->     RUNNING --> DONE
  *   PENDING  --dispose--> CANCELLED          (it will be skipped when its turn comes)
  *   RUNNING  --dispose--> CANCELLED          (disposed at once, as Reactor's WorkerTask; the run is
- *                                             not interrupted and ends in CANCELLED, not DONE)
+ *                                             not interrupted, and its end stores DONE)
  *   DONE     --dispose--> unchanged
  * </pre>
  */
@@ -50,7 +50,9 @@ final class WorkerTask implements MailboxTask, Disposable {
         try {
             task.run();
         } finally {
-            STATE.compareAndSet(this, RUNNING, DONE); // CANCELLED if disposed while running: it stays
+            // release, not a CAS (this is every task's path): a dispose() that moved RUNNING to CANCELLED
+            // meanwhile is overwritten with DONE, which isDisposed() reports the same way
+            STATE.setRelease(this, DONE);
         }
     }
 
