@@ -250,10 +250,11 @@ final class AckLedger {
     void commitIfAdvanced() {
         long committed = pending.isEmpty() ? nextOffset : Math.min(pending.firstKey(), nextOffset);
         if (committed > committedOffset) {
-            committedOffset = committed;
             if (store != null) {
-                store.commit(subject, group, committed);
+                store.commit(subject, group, committed); // first: a commit that throws is retried next time
+                committedOffset = committed;
             } else {
+                committedOffset = committed;
                 remote.committedMoved();
             }
         }

@@ -380,8 +380,16 @@ final class ConsumerGroupActor extends ActorCell {
         // its own (answers run downstream code), so it stops at the quota like any message loop
         now = System.nanoTime();
         ledger.sweepAckTimeouts(now);
-        serve(turn, now);
-        ledger.commitIfAdvanced();
+        try {
+            serve(turn, now);
+            ledger.commitIfAdvanced();
+        } catch (RuntimeException e) {
+            // a synchronous store that throws (reading, or committing): the waiting pulls get the error,
+            // so the actor is left with no work instead of running into the same failure turn after turn
+            LOG.error("pull group " + path() + ": the message store failed", e);
+            waiting.failAll(new MessageStoreException("pull group " + subject + "/" + group
+                    + ": the message store failed", e));
+        }
         if (remote != null) {
             remote.issueCalls(now, ledger.committedOffset());
         }

@@ -1,0 +1,115 @@
+package io.reactoractor.pull;
+
+import static io.reactoractor.pull.PullConsumerTest.b;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reactoractor.ActorScheduler;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+
+/**
+ * A synchronous {@link MessageStore} that throws: the waiting pulls get a {@link MessageStoreException}
+ * and the group's actor is left idle (it ran into the same failure turn after turn), a failed commit is
+ * retried, and the pair serves again once the store recovers.
+ */
+class FailingSyncStoreTest {
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("failing-sync-store").threads(2).build();
+
+    @AfterEach
+    void tearDown() {
+        scheduler.dispose();
+    }
+
+    /** Delegates to an in-memory store; reads and commits throw while {@code failing} is set. */
+    static final class FlakyStore implements MessageStore {
+        final MessageStore inner = InMemoryMessageStore.create();
+        final AtomicBoolean failing = new AtomicBoolean();
+        final AtomicInteger reads = new AtomicInteger();
+
+        @Override
+        public long append(String subject, byte[] payload) {
+            return inner.append(subject, payload);
+        }
+
+        @Override
+        public void ensureSubject(String subject) {
+            inner.ensureSubject(subject);
+        }
+
+        @Override
+        public Set<String> subjects() {
+            return inner.subjects();
+        }
+
+        @Override
+        public List<Message> read(String subject, long fromOffset, int maxMessages) {
+            reads.incrementAndGet();
+            if (failing.get()) {
+                throw new IllegalStateException("disk on fire");
+            }
+            return inner.read(subject, fromOffset, maxMessages);
+        }
+
+        @Override
+        public long startOffset(String subject) {
+            return inner.startOffset(subject);
+        }
+
+        @Override
+        public long endOffset(String subject) {
+            return inner.endOffset(subject);
+        }
+
+        @Override
+        public long committedOffset(String subject, String group) {
+            return inner.committedOffset(subject, group);
+        }
+
+        @Override
+        public void commit(String subject, String group, long offset) {
+            if (failing.get()) {
+                throw new IllegalStateException("disk on fire");
+            }
+            inner.commit(subject, group, offset);
+        }
+
+        @Override
+        public Disposable addAppendListener(AppendListener listener) {
+            return inner.addAppendListener(listener);
+        }
+    }
+
+    @Test
+    void aThrowingReadFailsTheWaitingPullsAndTheActorDoesNotLoop() throws InterruptedException {
+        FlakyStore store = new FlakyStore();
+        PullConsumer consumer = PullConsumer.builder(scheduler).store(store).build();
+        try {
+            store.append("s", b("m"));
+            store.failing.set(true);
+            Throwable error = null;
+            try {
+                consumer.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+            } catch (RuntimeException e) {
+                error = e;
+            }
+            assertTrue(error instanceof MessageStoreException, "the pull failed with the store's error: " + error);
+            int readsAfter = store.reads.get();
+            Thread.sleep(200);
+            assertTrue(store.reads.get() - readsAfter <= 1, "no turn after turn against the failing store: "
+                    + (store.reads.get() - readsAfter) + " more reads");
+            store.failing.set(false);
+            PullResult r = consumer.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+            assertEquals(PullResult.Status.MESSAGES, r.status(), "served again once the store recovered");
+        } finally {
+            consumer.dispose();
+        }
+    }
+}
