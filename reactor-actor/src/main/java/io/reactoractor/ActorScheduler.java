@@ -262,6 +262,13 @@ public final class ActorScheduler implements Scheduler, Scannable {
         return sum[0];
     }
 
+    /**
+     * Reactor's {@link Scannable} attributes: {@code NAME} ({@link #toString()}), {@code TERMINATED} and
+     * {@code CANCELLED} (disposed), {@code CAPACITY} (the threads: tasks that can run at once, as Reactor's
+     * {@code parallel()}). {@code BUFFERED} differs from Reactor's {@code parallel()}, which reports its
+     * worker count there: here it is the work waiting in the actors' mailboxes (immediate tasks and
+     * messages; delayed tasks not yet due are not counted), an approximate sum while producers are active.
+     */
     @Override
     public Object scanUnsafe(Attr key) {
         if (key == Attr.NAME) {
