@@ -9,7 +9,7 @@ public enum AckMode {
     AFTER_ON_NEXT,
     /**
      * When the application calls {@link Delivery#ack()} (or {@link Delivery#nack(Throwable)}); e.g.
-     * {@code consume(..).concatMap(d -> handle(d.message()).then(d.ack()))}. Unacknowledged messages are
+     * {@code consume(..).concatMap(d -> handle(d.message()).doOnSuccess(x -> d.ack()))}. Unacknowledged messages are
      * redelivered when the consumer is cancelled or after the consumer's ack timeout.
      */
     EXPLICIT

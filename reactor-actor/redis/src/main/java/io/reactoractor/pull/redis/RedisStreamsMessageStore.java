@@ -287,7 +287,9 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      *
      * <p>The first fetch of a caller ({@code fromOffset < 0}) first reads this consumer's own pending
      * entries ({@code XREADGROUP ... 0}): what a previous run under the same {@link Builder#consumerName}
-     * took and did not acknowledge comes back at once, not after the ack timeout. Two consumers (two
+     * took and did not acknowledge comes back at once, not after the ack timeout, up to that fetch's
+     * count (what the waiting pulls ask for); any rest comes back through {@code XAUTOCLAIM} once the ack
+     * timeout passed. Two consumers (two
      * {@code PullConsumer}s) sharing one store in one process would then see each other's in-flight
      * messages again: give each its own store.
      */
@@ -443,15 +445,25 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     /** Closes the connections (and the client, unless it was given to the builder). */
     @Override
     public void dispose() {
-        if (disposed) {
-            return;
+        synchronized (this) {
+            // once, also under concurrent calls
+            if (disposed) {
+                return;
+            }
+            disposed = true;
         }
-        disposed = true;
         listeners.clear();
-        pubSub.close();
-        connection.close();
-        if (ownsClient) {
-            client.shutdown();
+        // each step whatever the previous one threw: a failing close must not leak the other connection
+        try {
+            pubSub.close();
+        } finally {
+            try {
+                connection.close();
+            } finally {
+                if (ownsClient) {
+                    client.shutdown();
+                }
+            }
         }
     }
 
@@ -627,7 +639,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
          * @param client a client to connect with instead of {@link #uri}: its options are left as they
          *               are (this store sets fail-fast, auto-reconnect and the command timeout only on a
          *               client of its own) and it is not shut down by {@link #dispose()}; it must speak
-         *               RESP3 (Lettuce's default, Redis 6 or later): with RESP2 Lettuce 7.2 returned only
+         *               RESP3 (Lettuce's default; the store needs Redis 6.2 or later for {@code XAUTOCLAIM}): with RESP2 Lettuce 7.2 returned only
          *               the first entry of an {@code XREADGROUP} reply
          * @return this
          * @throws IllegalArgumentException if it is {@code null}
