@@ -29,6 +29,7 @@ public final class ActorBlockHoundIntegration implements BlockHoundIntegration {
 
     private static final String CARRIER_POOL = "io.reactoractor.internal.scheduling.CarrierPool";
     private static final String TIMER_QUEUE = "io.reactoractor.internal.scheduling.TimerQueue";
+    private static final String PULL_CONSUMER = "io.reactoractor.pull.PullConsumer";
 
     /** Instantiated by {@link java.util.ServiceLoader}. */
     public ActorBlockHoundIntegration() {
@@ -37,6 +38,9 @@ public final class ActorBlockHoundIntegration implements BlockHoundIntegration {
     @Override
     public void applyTo(BlockHound.Builder builder) {
         builder.allowBlockingCallsInside(CARRIER_POOL, "idle");
+        // a pull or ack spins (Thread.onSpinWait) for the few instructions a retiring pair needs to leave
+        // the consumer's map; it may run on a carrier or an event loop
+        builder.allowBlockingCallsInside(PULL_CONSUMER, "retiring");
         for (String method : new String[] {"schedule", "cancel", "removeNotAwaited", "owesNothing", "size",
                 "shutdown"}) {
             builder.allowBlockingCallsInside(TIMER_QUEUE, method);

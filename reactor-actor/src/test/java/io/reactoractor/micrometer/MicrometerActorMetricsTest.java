@@ -107,6 +107,30 @@ class MicrometerActorMetricsTest {
     }
 
     @Test
+    void aGroupCreatedAfterTheSchedulerTerminatedLeavesNoMeters() {
+        scheduler.dispose();
+        await(() -> registry.getMeters().isEmpty(), "a terminated scheduler removes its meters: " + names());
+        scheduler.group("late", 1);
+        assertEquals(List.of(), meters("late"), "nothing would ever remove them");
+        assertTrue(registry.getMeters().isEmpty(), () -> "no meter left: " + names());
+    }
+
+    @Test
+    void theCompletedCounterCountsEachTaskOnceAfterTermination() throws Exception {
+        int n = 100;
+        java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(n);
+        for (int i = 0; i < n; i++) {
+            scheduler.schedule(ran::countDown);
+        }
+        assertTrue(ran.await(30, java.util.concurrent.TimeUnit.SECONDS));
+        // the count is bumped after each task and read racily: wait until the last one shows
+        await(() -> scheduler.stats().tasksRun() >= n, "counted while running");
+        long before = scheduler.stats().tasksRun();
+        scheduler.disposeGracefully().block(java.time.Duration.ofSeconds(30));
+        assertEquals(before, scheduler.stats().tasksRun(), "each exited carrier counted once, not also in its slot");
+    }
+
+    @Test
     void aGroupIsDisposedAndTerminatesWhenRemovingItsMetersFails() {
         SimpleMeterRegistry failing = new SimpleMeterRegistry();
         failing.config().onMeterRemoved(m -> {

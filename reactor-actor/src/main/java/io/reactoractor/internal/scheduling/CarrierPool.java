@@ -241,25 +241,27 @@ final class CarrierPool {
         }
     }
 
+    /**
+     * A compensating carrier retires: it is no longer counted as a compensator, but it keeps its slot
+     * until its thread exits ({@link #exited}), so the engine's counter sums see its tasks either in its
+     * slot or among the exited carriers', never in neither (a counter that drops looks like a reset).
+     */
     private void release(CarrierThread c) {
-        for (int i = threads; i < slots.length(); i++) {
-            if (slots.get(i) == c) {
-                slots.compareAndSet(i, c, null);
-                return;
-            }
-        }
+        c.released = true;
     }
 
-    /** Called when a carrier exits for good; a compensating one frees its slot if still held. */
+    /**
+     * Called when a carrier exits for good, after the engine added its counters to the exited sums and
+     * under the lock those sums' readers take: frees its slot (a permanent carrier's too, so a carrier is
+     * never summed twice), and stops counting a compensating one that exited without retiring (shutdown).
+     */
     void exited(CarrierThread c) {
-        if (c.compensating()) {
-            for (int i = threads; i < slots.length(); i++) {
-                if (slots.get(i) == c) {
-                    if (slots.compareAndSet(i, c, null)) {
-                        compensators.decrementAndGet();
-                    }
-                    return;
+        for (int i = 0; i < slots.length(); i++) {
+            if (slots.get(i) == c) {
+                if (slots.compareAndSet(i, c, null) && c.compensating() && !c.released) {
+                    compensators.decrementAndGet();
                 }
+                return;
             }
         }
     }

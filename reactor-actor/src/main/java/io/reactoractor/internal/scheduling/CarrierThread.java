@@ -92,6 +92,9 @@ final class CarrierThread extends Thread implements NonBlocking {
      */
     private long tasksRun;
 
+    /** A compensating carrier that decided to retire ({@link CarrierPool#shouldRetire}); carrier-confined. */
+    boolean released;
+
     /** This carrier's slot in the pool (0..threads-1 for permanent carriers); a stable hint for lanes. */
     private final int index;
 

@@ -228,7 +228,7 @@ public final class SchedulerEngine {
         }
         if (neverStarted) {
             terminated.tryEmitEmpty();
-            config.metrics().close();
+            closeMetrics();
         }
     }
 
@@ -284,11 +284,15 @@ public final class SchedulerEngine {
     }
 
     void carrierExited(CarrierThread c) {
-        exitedCarrierTasks.add(c.tasksRun());
-        exitedCarrierChains.add(c.chainedTurns);
-        exitedCarrierTurns.add(c.turns);
-        exitedCarrierPreemptions.add(c.preemptions);
-        pool.exited(c);
+        synchronized (exitedCarrierTasks) {
+            // moved from the carrier's slot to the exited sums in one step for the readers (carrierSum):
+            // counted once, and never missing (a monotonic counter that drops reads as a reset)
+            exitedCarrierTasks.add(c.tasksRun());
+            exitedCarrierChains.add(c.chainedTurns);
+            exitedCarrierTurns.add(c.turns);
+            exitedCarrierPreemptions.add(c.preemptions);
+            pool.exited(c);
+        }
         threadExited();
     }
 
@@ -300,7 +304,7 @@ public final class SchedulerEngine {
         if (liveThreads.decrementAndGet() == 0 && state == TERMINATED) {
             try {
                 drainAbandoned();
-                config.metrics().close();
+                closeMetrics();
             } finally {
                 terminated.tryEmitEmpty(); // whatever failed above, the termination is signalled
             }
@@ -320,7 +324,12 @@ public final class SchedulerEngine {
     public SchedulingGroup group(String name, int weight) {
         SchedulingGroup g = groups.computeIfAbsent(name, n -> {
             SchedulingGroup created = new SchedulingGroup(n, weight);
-            config.metrics().bindGroup(this, created);
+            synchronized (metricsLock) {
+                if (!metricsClosed) {
+                    // a group created once the scheduler terminated gets no meters: nothing would remove them
+                    config.metrics().bindGroup(this, created);
+                }
+            }
             return created;
         });
         if (g.weight() != weight) {
@@ -328,6 +337,21 @@ public final class SchedulerEngine {
                     + g.weight() + ", cannot use weight " + weight);
         }
         return g;
+    }
+
+    /** Guards {@link #metricsClosed} against a group binding its meters while the scheduler's close removes them. */
+    private final Object metricsLock = new Object();
+    private boolean metricsClosed;
+
+    /** Removes the scheduler's meters (at termination); groups created afterwards bind none. */
+    private void closeMetrics() {
+        synchronized (metricsLock) {
+            if (metricsClosed) {
+                return;
+            }
+            metricsClosed = true;
+        }
+        config.metrics().close();
     }
 
     /**
@@ -620,16 +644,16 @@ public final class SchedulerEngine {
 
     /** A carrier-confined counter summed over the live carriers (racy reads) plus the exited ones'. */
     private long carrierSum(LongAdder exited, java.util.function.ToLongFunction<CarrierThread> counter) {
-        long[] sum = {exited.sum()};
-        pool.forEach(c -> sum[0] += counter.applyAsLong(c));
-        return sum[0];
+        synchronized (exitedCarrierTasks) { // see carrierExited; rare (statistics, meters)
+            long[] sum = {exited.sum()};
+            pool.forEach(c -> sum[0] += counter.applyAsLong(c));
+            return sum[0];
+        }
     }
 
     /** @return tasks run so far (approximate while running) */
     public long tasksRun() {
-        long[] sum = {exitedCarrierTasks.sum()};
-        pool.forEach(c -> sum[0] += c.tasksRun());
-        return sum[0];
+        return carrierSum(exitedCarrierTasks, CarrierThread::tasksRun);
     }
 
     /** @return the names of the live threads of this engine (carriers) */
