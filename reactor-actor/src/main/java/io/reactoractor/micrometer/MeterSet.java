@@ -76,11 +76,26 @@ final class MeterSet {
      * Micrometer adds a meter before it calls the listeners, so a meter left behind by a failed
      * registration is removed again at once: nothing would ever remove it later.
      *
-     * @return the meter, or {@code null} if its registration failed
+     * @return the meter, or {@code null} if its registration failed or another owner holds that id
      */
     private <M extends Meter> M add(String name, Supplier<M> registration) {
+        java.util.Set<Meter> before;
+        try {
+            before = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            before.addAll(registry.find(name).meters());
+        } catch (RuntimeException e) {
+            before = java.util.Set.of();
+        }
         try {
             M m = registration.get();
+            if (before.contains(m)) {
+                // Micrometer handed back a meter another owner registered under the same id (two schedulers
+                // of one name on one registry, two pull consumers serving one pair): it stays that owner's,
+                // read from that owner's source, and this set must not remove it when this owner goes away
+                LOG.warn("meter " + name + " " + tags + " is already registered by another owner (same name"
+                        + " and tags); this one is left out");
+                return null;
+            }
             meters.add(m);
             return m;
         } catch (RuntimeException e) {

@@ -70,7 +70,10 @@ import io.reactoractor.ActorMetrics;
  * included.
  *
  * <p>The handle returned by {@link #of(MeterRegistry)} can be given to several schedulers; each registers
- * its own meters (tag {@code scheduler}).
+ * its own meters (tag {@code scheduler}). Meters are told apart by their name and tags, so give the
+ * schedulers of one registry distinct names: the first owner of an id keeps it, and a later one with the
+ * same name and tags (a second scheduler named alike, a second pull consumer serving the same pair) gets
+ * none of those meters, with a warning, and never removes the first one's.
  *
  * <p>Meters hold no strong reference to the scheduler: function meters read it on scrape, and the
  * scheduler removes its meters when it terminates.

@@ -107,6 +107,22 @@ class MicrometerActorMetricsTest {
     }
 
     @Test
+    void aSecondSchedulerOfTheSameNameNeitherTakesNorRemovesTheFirstOnesMeters() throws Exception {
+        ActorScheduler twin = ActorScheduler.builder().name("metered").threads(1)
+                .metrics(MicrometerActorMetrics.of(registry)).build();
+        java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(5);
+        for (int i = 0; i < 5; i++) {
+            scheduler.schedule(ran::countDown);
+        }
+        assertTrue(ran.await(30, java.util.concurrent.TimeUnit.SECONDS));
+        twin.disposeGracefully().block(java.time.Duration.ofSeconds(30));
+        io.micrometer.core.instrument.FunctionCounter completed = registry.find("reactor.actor.completed")
+                .tag("scheduler", "metered").functionCounter();
+        assertTrue(completed != null, "the first scheduler's meter outlives the twin: " + names());
+        await(() -> completed.count() >= 5, "and it reads the first scheduler, not the twin");
+    }
+
+    @Test
     void aGroupCreatedAfterTheSchedulerTerminatedLeavesNoMeters() {
         scheduler.dispose();
         await(() -> registry.getMeters().isEmpty(), "a terminated scheduler removes its meters: " + names());
