@@ -47,8 +47,9 @@ import reactor.util.context.Context;
  * {@code onError(IllegalArgumentException)} (rule 3.9), where Reactor's operators only log it and
  * ignore the call.
  * <p>Fusion, as Reactor's: a source that offers synchronous fusion across a thread barrier
- * ({@code Flux.range}, {@code fromArray}, {@code fromIterable}, {@code fromStream}, {@code generate};
- * not through operators such as {@code map} or {@code doOnNext}, which refuse it) is never requested:
+ * ({@code Flux.range}, {@code fromArray}, {@code fromIterable}, {@code fromStream}; not
+ * {@code generate}, nor through operators such as {@code map} or {@code doOnNext}, which refuse it
+ * because their user code would move to another thread) is never requested:
  * the drain polls it, on the actor's turn, one element per unit of downstream demand, and on
  * cancellation the rest of the source goes to the discard hook. Asynchronous fusion is not requested
  * (such a source emits through {@code onNext} as usual), and the operator offers no fusion downstream.</p>
