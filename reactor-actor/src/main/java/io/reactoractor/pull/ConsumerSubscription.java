@@ -147,9 +147,12 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         current = null;
         long[] handled = options.ackMode() == AckMode.AFTER_ON_NEXT ? new long[result.messages().size()] : null;
         int nHandled = 0;
+        boolean undelivered = false;
         for (int i = 0; i < result.messages().size(); i++) {
             if (cancelled || done.get()) {
-                // not delivered: the release that follows the cancel redelivers it
+                // not delivered: released below, since a pull posted while the cancel ran may have been
+                // served after the cancel's own release
+                undelivered = true;
                 break;
             }
             Delivery d = new Delivery(result.messages().get(i), attempts[i], actor, policy);
@@ -172,6 +175,9 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             }
         }
         ackHandled(handled, nHandled);
+        if (undelivered) {
+            actor.post(new ConsumerGroupCommand.Release(consumerId)); // redelivered now, not after the ack timeout
+        }
         pullInFlight = false;
         delivering = false;
         deliverPendingErrorIfIdle();
@@ -198,6 +204,7 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         current = null;
         pullInFlight = false;
         if (!cancelled) {
+            cancel(); // as a cancel: this consumer's unacknowledged messages are redelivered now
             error(error);
         } else {
             deliverPendingErrorIfIdle();

@@ -112,4 +112,28 @@ class FailingSyncStoreTest {
             consumer.dispose();
         }
     }
+
+    @Test
+    void aConsumerFailedByTheStoreReleasesItsUnacknowledgedMessagesAtOnce() {
+        FlakyStore store = new FlakyStore();
+        // a long ack timeout: a message that comes back soon was released, not timed out
+        PullConsumer consumer = PullConsumer.builder(scheduler).store(store).ackTimeout(Duration.ofMinutes(10)).build();
+        try {
+            store.append("s", b("first"));
+            ConsumerOptions explicit = ConsumerOptions.builder().ackMode(AckMode.EXPLICIT).build();
+            reactor.test.StepVerifier.create(consumer.consume("s", "g", explicit), 1)
+                    .expectNextCount(1) // delivered, never acknowledged
+                    .then(() -> store.failing.set(true))
+                    .then(() -> store.append("s", b("second")))
+                    .thenRequest(1)
+                    .expectError(MessageStoreException.class)
+                    .verify(Duration.ofSeconds(10));
+            store.failing.set(false);
+            PullResult again = consumer.pull("s", "g", 2, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+            assertEquals(PullResult.Status.MESSAGES, again.status());
+            assertEquals(0L, again.messages().get(0).offset(), "the failed consumer's message came back at once");
+        } finally {
+            consumer.dispose();
+        }
+    }
 }
