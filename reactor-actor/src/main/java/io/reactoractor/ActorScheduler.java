@@ -36,7 +36,16 @@ import reactor.core.scheduler.Scheduler;
  * <p>What no scheduler can do: the JVM cannot preempt a running task. A task that blocks, or a
  * {@code publishOn} drain loop that never returns while items keep arriving, holds its thread; the
  * scheduler detects such hogs, logs them and starts compensating threads so other actors keep
- * running.
+ * running. Nor does it interrupt a running task when that task, its worker or the scheduler is
+ * disposed (Reactor's own schedulers do, through {@code Future.cancel(true)}): a carrier thread is
+ * shared by many actors, and an interrupt meant for one task must not reach the next actor's. A
+ * disposed running task reports {@code isDisposed()} at once and runs to its end.
+ *
+ * <p>Behaviour Reactor's own schedulers define beyond the {@code Scheduler} interface is kept: a
+ * task's error goes to {@code Schedulers.handleError} (the carrier's uncaught-exception handler logs it
+ * through Reactor's {@code Schedulers} logger, then the {@code onHandleError} hooks); a fixed-rate task
+ * keeps its schedule after an error, a period-0 task stops; a delay or initial delay of zero or less
+ * runs the task in FIFO order with the worker's immediate tasks; {@code init()} after a disposal throws.
  *
  * <pre>{@code
  * ActorScheduler scheduler = ActorScheduler.builder()
