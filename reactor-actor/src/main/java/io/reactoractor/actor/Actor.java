@@ -210,27 +210,34 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
     /**
      * Offers a message without waiting.
      *
+     * <p>After {@link #complete()} the actor takes no new message ({@code false}, as a completed sink
+     * refuses emissions). A message told while {@code complete()} is being called from another thread
+     * is either processed or, if the actor completed first, handed to the subscriber's discard hook
+     * ({@code doOnDiscard}): never silently lost.
+     *
      * @param message the message, not {@code null}
-     * @return {@code false} if the mailbox is full (counted) or the actor terminated
+     * @return {@code false} if the mailbox is full (counted), completion was requested or the actor
+     *         terminated
      */
     public boolean tell(I message) {
         Objects.requireNonNull(message, "message");
-        if (isTerminated()) {
+        if (isTerminated() || loop.isCompleteRequested()) {
             return false;
         }
         if (!credits.tryAcquire()) {
             loop.engine.countMailboxFull();
             return false;
         }
-        loop.enqueue(message);
-        return true;
+        // false: the actor terminated meanwhile, so its drain discards the message (discard hook)
+        return loop.enqueue(message);
     }
 
     /**
      * Sends a message, waiting (without blocking a thread) for mailbox space.
      *
      * @param message the message, not {@code null}
-     * @return completes when the message was accepted; errors if the actor terminated first
+     * @return completes when the message was accepted; errors ({@code IllegalStateException}) if the
+     *         actor terminated first or {@link #complete()} was called before the send
      */
     public Mono<Void> send(I message) {
         Objects.requireNonNull(message, "message");

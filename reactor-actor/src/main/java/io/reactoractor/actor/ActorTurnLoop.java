@@ -201,11 +201,20 @@ final class ActorTurnLoop<I, O> {
         cell.signal();
     }
 
-    /** Adds a message for which a credit was taken and schedules the actor. */
-    void enqueue(I message) {
+    /**
+     * Adds a message for which a credit was taken and schedules the actor.
+     *
+     * @return {@code false} if the actor was terminated meanwhile: the message is then discarded with the
+     *         rest of the mailbox
+     */
+    boolean enqueue(I message) {
         mailbox.offer(message);
-        // false when terminated meanwhile: the message is then discarded with the rest of the mailbox
-        cell.signal();
+        return cell.signal();
+    }
+
+    /** @return whether completion was requested ({@link Actor#complete()} or every upstream completed) */
+    boolean isCompleteRequested() {
+        return completeRequested;
     }
 
     /**

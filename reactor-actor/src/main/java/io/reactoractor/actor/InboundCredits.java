@@ -110,13 +110,17 @@ final class InboundCredits<I> {
     /** {@link Actor#send}: enqueues at once if a credit is free, else waits in {@code pendingSends}. */
     Mono<Void> send(I message) {
         return Mono.create(sink -> {
-            if (loop.isTerminated()) {
-                sink.error(new IllegalStateException("actor " + loop.path() + " is terminated"));
+            if (loop.isTerminated() || loop.isCompleteRequested()) {
+                sink.error(new IllegalStateException("actor " + loop.path()
+                        + (loop.isTerminated() ? " is terminated" : " is completing: it takes no new message")));
                 return;
             }
             if (tryAcquire()) {
-                loop.enqueue(message);
-                sink.success();
+                if (loop.enqueue(message)) {
+                    sink.success();
+                } else {
+                    sink.error(new IllegalStateException("actor " + loop.path() + " is terminated"));
+                }
                 return;
             }
             PendingSend<I> p = new PendingSend<>(message, sink);

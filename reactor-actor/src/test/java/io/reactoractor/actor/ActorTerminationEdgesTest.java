@@ -201,4 +201,14 @@ class ActorTerminationEdgesTest {
                 .expectError(IllegalArgumentException.class)
                 .verify(Duration.ofSeconds(20));
     }
+
+    @Test
+    void afterCompleteTellAndSendAreRefusedAndWhatWasTakenIsDelivered() {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+        assertTrue(a.tell(1));
+        a.complete();
+        org.junit.jupiter.api.Assertions.assertFalse(a.tell(2), "a completing actor takes no new message");
+        StepVerifier.create(a.send(3)).expectError(IllegalStateException.class).verify(Duration.ofSeconds(10));
+        StepVerifier.create(Flux.from(a)).expectNext(1).verifyComplete();
+    }
 }
