@@ -51,14 +51,16 @@ import reactor.util.context.ContextView;
  *       messages still in the mailbox discarded. The first failure wins; later ones are dropped.</li>
  *   <li>Downstream cancellation: the actor stops and cancels its upstreams.</li>
  *   <li>{@code request(n <= 0)}: {@code onError(IllegalArgumentException)} (rule 3.9).</li>
+ *   <li>{@link #dispose()}: at once, with or without a subscriber, suspended or not:
+ *       {@code onError(CancellationException)}, upstreams cancelled, the mailbox discarded.</li>
  * </ul>
  * Terminal signals are delivered on the actor's turn; a user-suspended actor delivers them when
- * resumed.
+ * resumed (but for {@code dispose()}).
  *
  * @param <I> inbound message type
  * @param <O> outbound result type
  */
-public final class Actor<I, O> implements Processor<I, O>, Scannable {
+public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.core.Disposable {
 
     // The public front. The parts, each package-private in this package:
     //   ActorTurnLoop   lifecycle (the state table), mailboxes, the cell, the turn, backpressure suspension
@@ -248,6 +250,26 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable {
     public void complete() {
         loop.requestComplete();
     }
+
+    /**
+     * Terminates the actor now, with or without a subscriber (as Reactor's {@code FluxProcessor.dispose()}):
+     * its upstreams are cancelled, waiting {@link #send}s fail, the messages still in its mailbox go to the
+     * subscriber's discard hook, and the downstream gets {@code onError(CancellationException)} (a
+     * subscriber that comes later gets it on subscription). A message being processed finishes first.
+     * It releases an actor that never got a subscriber, which {@link #complete()} does not (completion
+     * waits for one). Idempotent; a failure already pending is delivered instead.
+     */
+    @Override
+    public void dispose() {
+        loop.dispose();
+    }
+
+    /** @return whether the actor terminated (disposed, completed, failed or cancelled) */
+    @Override
+    public boolean isDisposed() {
+        return isTerminated();
+    }
+
 
     // ================================================================== Processor (primary inbound port)
 

@@ -251,6 +251,16 @@ final class ActorTurnLoop<I, O> {
         wake();
     }
 
+    /**
+     * {@link Actor#dispose()}: fails with a {@code CancellationException} (unless a failure is already
+     * pending) and terminates now, subscriber or not; the drain of the terminated cell delivers it.
+     */
+    void dispose() {
+        PENDING_ERROR.compareAndSet(this, null, new java.util.concurrent.CancellationException("Disposed"));
+        endRetryBackoff();
+        cell.terminate();
+    }
+
     /** The downstream cancelled. */
     void cancel() {
         cancelled = true;
@@ -538,10 +548,10 @@ final class ActorTurnLoop<I, O> {
         @Override
         protected void drainTerminated() {
             if (!done) {
-                // the scheduler was disposed under a live actor: tell downstream instead of hanging
-                Throwable rejected = engine.reject();
-                PENDING_ERROR.compareAndSet(ActorTurnLoop.this, null, rejected);
-                ActorTurnLoop.this.terminate(rejected, true);
+                // disposed (Actor.dispose: its CancellationException is pending), or the scheduler was
+                // disposed under a live actor (then the rejection): tell downstream instead of hanging
+                PENDING_ERROR.compareAndSet(ActorTurnLoop.this, null, engine.reject());
+                ActorTurnLoop.this.terminate(pendingError, true);
             }
             I m;
             Context discard = out.discardContext();

@@ -211,4 +211,44 @@ class ActorTerminationEdgesTest {
         StepVerifier.create(a.send(3)).expectError(IllegalStateException.class).verify(Duration.ofSeconds(10));
         StepVerifier.create(Flux.from(a)).expectNext(1).verifyComplete();
     }
+
+    @Test
+    void disposeReleasesAnActorThatNeverGotASubscriber() {
+        int before = scheduler.stats().actors();
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+        a.tell(1);
+        a.tell(2);
+        assertEquals(before + 1, scheduler.stats().actors());
+        a.dispose();
+        assertTrue(a.isDisposed());
+        assertEquals(before, scheduler.stats().actors(), "released at once: it was idle");
+        org.junit.jupiter.api.Assertions.assertFalse(a.tell(3));
+        StepVerifier.create(Flux.from(a))
+                .expectError(java.util.concurrent.CancellationException.class)
+                .verify(Duration.ofSeconds(10));
+        a.dispose(); // idempotent
+    }
+
+    @Test
+    void disposeUnderASubscriberSignalsCancellationCancelsUpstreamAndDiscardsTheMailbox()
+            throws InterruptedException {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+        CountDownLatch upstreamCancelled = new CountDownLatch(1);
+        Flux.<Integer>never().doOnCancel(upstreamCancelled::countDown).subscribe(a.newSubscriber());
+        for (int i = 1; i <= 3; i++) {
+            a.tell(i);
+        }
+        List<Integer> discarded = new CopyOnWriteArrayList<>();
+        StepVerifier.create(Flux.from(a).doOnDiscard(Integer.class, discarded::add), 0)
+                .expectSubscription()
+                .then(a::dispose)
+                .expectError(java.util.concurrent.CancellationException.class)
+                .verify(Duration.ofSeconds(10));
+        assertTrue(upstreamCancelled.await(10, TimeUnit.SECONDS), "upstreams cancelled");
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (discarded.size() < 3 && System.nanoTime() < until) {
+            Thread.sleep(1);
+        }
+        assertEquals(List.of(1, 2, 3), discarded);
+    }
 }
