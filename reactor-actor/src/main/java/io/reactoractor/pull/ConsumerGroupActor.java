@@ -546,11 +546,15 @@ final class ConsumerGroupActor extends ActorCell {
             answerAsTask(turn, p, PullResult.Status.MESSAGES, messages, attempts);
             answered++;
         }
-        if (!waiting.isEmpty() && !hasData(now) && (remote == null || !remote.fetching())) {
-            // pull-once requests never wait (but for an outstanding fetch): nothing to give them now means EMPTY now
+        if (!waiting.isEmpty()) {
+            // pull-once requests never wait, but for a store fetch already under way (it may bring what they
+            // ask for), and for that at most PULL_ONCE_FETCH_WAIT_NANOS: a hung store must not hold them
+            // (each one is in the timer's earliest deadline, WaitingPulls.publish)
+            boolean nothingNow = !hasData(now) && (remote == null || !remote.fetching());
             for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
                 Pull p = it.next();
-                if (p.timeoutNanos == 0) {
+                if (p.timeoutNanos == 0
+                        && (nothingNow || now - p.createdNanos >= WaitingPulls.PULL_ONCE_FETCH_WAIT_NANOS)) {
                     it.remove();
                     answerAsTask(turn, p, PullResult.Status.EMPTY, List.of(), null);
                 }

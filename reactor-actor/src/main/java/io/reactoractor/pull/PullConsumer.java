@@ -264,7 +264,8 @@ public final class PullConsumer implements Disposable {
     }
 
     /**
-     * Pull-once: whatever is available now, without waiting.
+     * Pull-once: whatever is available now, without waiting; with an {@link AsyncMessageStore}, a fetch
+     * already under way (which may bring what it asks for) is waited for at most 100 ms.
      *
      * @param subject     the subject
      * @param group       the consumer group

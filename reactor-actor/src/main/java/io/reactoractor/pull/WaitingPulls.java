@@ -13,6 +13,12 @@ import io.reactoractor.pull.ConsumerGroupCommand.Pull;
  */
 final class WaitingPulls {
 
+    /**
+     * The longest a pull-once waits for a store fetch already under way (then it is answered
+     * {@code EMPTY}): a fetch normally answers in a round trip, a hung store only at its command timeout.
+     */
+    static final long PULL_ONCE_FETCH_WAIT_NANOS = 100_000_000L;
+
     private final ArrayDeque<Pull> queue = new ArrayDeque<>();
     private volatile int count;
     private volatile long earliestDeadline = Long.MAX_VALUE;
@@ -70,9 +76,11 @@ final class WaitingPulls {
         long earliest = Long.MAX_VALUE;
         for (Pull p : queue) {
             if (p.timeoutNanos > 0) {
-                // a pull-once left here has data waiting for it (hasData), not a deadline: counting its
-                // creation time as a passed deadline would keep the actor spinning once the data is gone
                 earliest = Math.min(earliest, p.deadline);
+            } else {
+                // a pull-once waits for an outstanding fetch at most this long: then serve() answers it EMPTY
+                // whatever else holds (so a passed deadline cannot keep the actor spinning)
+                earliest = Math.min(earliest, p.createdNanos + PULL_ONCE_FETCH_WAIT_NANOS);
             }
         }
         earliestDeadline = earliest;

@@ -120,4 +120,21 @@ class AsyncStorePipelineTest {
     private static List<Long> offsets(PullResult r) {
         return r.messages().stream().map(Message::offset).toList();
     }
+
+    @Test
+    void aPullOnceWaitsForAHungFetchOnlyBriefly() {
+        PipelinedAsyncStore store = new PipelinedAsyncStore();
+        store.hold = true; // every fetch stays unanswered: a hung store
+        PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).build();
+        try {
+            long t0 = System.nanoTime();
+            PullResult r = c.pullOnce("s", "g", 1).block(Duration.ofSeconds(10));
+            long tookMs = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(PullResult.Status.EMPTY, r.status(), "answered, not held by the fetch");
+            assertTrue(tookMs < 5_000, "well before a store's command timeout: " + tookMs + " ms");
+        } finally {
+            store.held.forEach(h -> h.answer().tryEmitValue(List.of()));
+            c.dispose();
+        }
+    }
 }
