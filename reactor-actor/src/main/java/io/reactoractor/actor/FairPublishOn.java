@@ -385,12 +385,22 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
             }
         }
 
-        /** Delivers one element as a task of the turn (quota, hog detection, error accounting). */
+        /**
+         * Delivers one element as a task of the turn (quota, hog detection, error accounting). A
+         * downstream {@code onNext} that throws broke rule 2.13: its subscription counts as cancelled (no
+         * further signal; upstream cancelled, the queue discarded), and the error goes on to the turn,
+         * which reports it through {@code Schedulers.handleError} (Reactor's drain lets it escape too).
+         */
         @Override
         public void run() {
             T v = current;
             current = null;
-            actual.onNext(v);
+            try {
+                actual.onNext(v);
+            } catch (Throwable t) {
+                cancel();
+                throw Exceptions.propagate(t);
+            }
         }
 
         private void finish(@Nullable Throwable e, boolean signal) {

@@ -169,4 +169,50 @@ class PublishOnLifecycleTest {
         assertEquals(Boolean.TRUE, sc.scan(Scannable.Attr.TERMINATED), "upstream completed");
         assertEquals(Long.MAX_VALUE, sc.scan(Scannable.Attr.REQUESTED_FROM_DOWNSTREAM), "unbounded stays unbounded");
     }
+
+    @Test
+    void aDownstreamOnNextThatThrowsEndsTheStreamAndCancelsUpstream() throws InterruptedException {
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        Schedulers.onHandleError("publish-on-lifecycle-test", (t, e) -> reported.add(e));
+        try {
+            List<Integer> seen = new CopyOnWriteArrayList<>();
+            java.util.concurrent.CountDownLatch cancelled = new java.util.concurrent.CountDownLatch(1);
+            Flux.range(1, 100).hide().doOnCancel(cancelled::countDown)
+                    .transform(ActorOperators.publishOn(actors))
+                    .subscribe(new org.reactivestreams.Subscriber<Integer>() {
+                        @Override
+                        public void onSubscribe(org.reactivestreams.Subscription sub) {
+                            sub.request(Long.MAX_VALUE);
+                        }
+
+                        @Override
+                        public void onNext(Integer v) {
+                            seen.add(v);
+                            if (v == 2) {
+                                throw new IllegalStateException("rule 2.13 broken by the subscriber");
+                            }
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            seen.add(-1);
+                        }
+
+                        @Override
+                        public void onComplete() {
+                            seen.add(-2);
+                        }
+                    });
+            assertTrue(cancelled.await(10, java.util.concurrent.TimeUnit.SECONDS), "upstream cancelled");
+            Thread.sleep(50);
+            assertEquals(List.of(1, 2), seen, "no signal after the throwing onNext");
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (reported.isEmpty() && System.nanoTime() < until) {
+                Thread.sleep(1);
+            }
+            assertTrue(reported.stream().anyMatch(e -> e instanceof IllegalStateException), reported::toString);
+        } finally {
+            Schedulers.resetOnHandleError("publish-on-lifecycle-test");
+        }
+    }
 }
