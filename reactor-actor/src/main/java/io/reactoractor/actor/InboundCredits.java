@@ -265,26 +265,14 @@ final class InboundCredits<I> {
      * completed.
      */
     void stopUpstreams() {
-        List<InboundPort<I>> toCancel;
+        List<InboundPort<I>> detached;
         synchronized (this) {
             if (inputStopped) {
                 return;
             }
-            inputStopped = true;
-            toCancel = new ArrayList<>(ports);
-            for (InboundPort<I> p : ports) {
-                mailbox.addCredits(p.outstanding.getAndSet(0));
-            }
-            ports.clear();
-            openPorts = 0;
-            updateClaimants();
+            detached = detachPortsLocked();
         }
-        for (InboundPort<I> p : toCancel) {
-            p.cancelUpstream();
-        }
-        if (!primary.closed) {
-            primary.cancelUpstream(); // also one that has not subscribed yet: it is cancelled when it does
-        }
+        cancel(detached);
         distribute(); // the freed credits may serve waiting sends
     }
 
@@ -293,23 +281,46 @@ final class InboundCredits<I> {
      * with {@code error}, or with "terminated" when it ended without one.
      */
     void close(Throwable error) {
-        List<InboundPort<I>> toCancel;
+        List<InboundPort<I>> detached;
         List<PendingSend<I>> toFail;
         synchronized (this) {
-            toCancel = new ArrayList<>(ports);
-            ports.clear();
-            openPorts = 0;
+            detached = detachPortsLocked();
             toFail = new ArrayList<>(pendingSends);
             pendingSends.clear();
             updateClaimants();
         }
-        for (InboundPort<I> p : toCancel) {
-            p.cancelUpstream();
-        }
-        primary.cancelUpstream();
+        cancel(detached);
         IllegalStateException gone = new IllegalStateException("actor " + loop.path() + " is terminated");
         for (PendingSend<I> p : toFail) {
             p.sink.error(error != null ? error : gone);
+        }
+    }
+
+    /**
+     * Monitor held: no more input (a port attaching later is cancelled, see {@link #attach}); every port
+     * leaves, its unused demand returned to the free credits.
+     *
+     * @return the ports that left, to cancel outside the monitor
+     */
+    private List<InboundPort<I>> detachPortsLocked() {
+        inputStopped = true;
+        List<InboundPort<I>> detached = new ArrayList<>(ports);
+        for (InboundPort<I> p : ports) {
+            mailbox.addCredits(p.outstanding.getAndSet(0));
+        }
+        ports.clear();
+        openPorts = 0;
+        updateClaimants();
+        return detached;
+    }
+
+    /** Cancels the upstreams of {@code detached} and the primary port's (never under the monitor). */
+    private void cancel(List<InboundPort<I>> detached) {
+        for (InboundPort<I> p : detached) {
+            p.cancelUpstream();
+        }
+        if (!primary.closed) {
+            primary.cancelUpstream(); // also one that has not subscribed yet: it is cancelled when it does
         }
     }
 
