@@ -79,16 +79,9 @@ final class MeterSet {
      * @return the meter, or {@code null} if its registration failed or another owner holds that id
      */
     private <M extends Meter> M add(String name, Supplier<M> registration) {
-        java.util.Set<Meter> before;
-        try {
-            before = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-            before.addAll(registry.find(name).meters());
-        } catch (RuntimeException e) {
-            before = java.util.Set.of();
-        }
         try {
             M m = registration.get();
-            if (before.contains(m)) {
+            if (!OWNED.add(m)) {
                 // Micrometer handed back a meter another owner registered under the same id (two schedulers
                 // of one name on one registry, two pull consumers serving one pair): it stays that owner's,
                 // read from that owner's source, and this set must not remove it when this owner goes away
@@ -124,11 +117,21 @@ final class MeterSet {
             } catch (RuntimeException e) {
                 LOG.warn("removing meter " + m.getId() + " failed", e);
             }
+            // after the registry's removal: a new owner of the id registering meanwhile got a new instance
+            OWNED.remove(m);
         }
         meters.clear();
     }
 
     private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(MeterSet.class);
+
+    /**
+     * The meters some set owns, by identity: a registry hands back the instance it already holds for an
+     * id, so finding it here tells a second owner apart without searching the registry (a search walks
+     * every meter: bindings would grow with the registry's size). Each registry has its own instances.
+     */
+    private static final java.util.Set<Meter> OWNED =
+            java.util.Collections.newSetFromMap(java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>()));
 
     @Override
     public String toString() {
