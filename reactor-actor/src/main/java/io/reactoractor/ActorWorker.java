@@ -78,7 +78,11 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
         return scheduleTimed(task, initialDelay, Math.min(Math.max(0L, unit.toNanos(period)), MAX_NANOS), unit);
     }
 
-    /** Longest delay or period: far beyond any run, and deadline + period cannot overflow. */
+    /**
+     * Longest delay or period (about 73 years). The timer orders deadlines by their difference: with
+     * deadlines within a quarter of the {@code long} range of each other that difference never overflows,
+     * where a longer period could make a re-armed task sort before one already due.
+     */
     private static final long MAX_NANOS = Long.MAX_VALUE / 4;
 
     private Disposable scheduleTimed(Runnable task, long delay, long periodNanos, TimeUnit unit) {

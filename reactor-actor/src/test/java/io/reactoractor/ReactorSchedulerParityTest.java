@@ -137,6 +137,8 @@ class ReactorSchedulerParityTest {
         await(later, LONG, "a short delay still fires after the huge periods were re-armed");
         sleepMillis(20);
         assertEquals(2, runs.get(), "no second run");
+        assertFalse(p.isDisposed(), "still armed for its next run (an overflowed deadline ended it)");
+        assertFalse(q.isDisposed(), "still armed for its next run (an overflowed deadline ended it)");
         p.dispose();
         q.dispose();
     }
