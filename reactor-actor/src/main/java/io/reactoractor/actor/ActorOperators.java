@@ -35,8 +35,10 @@ public final class ActorOperators {
      * requested {@value #DEFAULT_PREFETCH} at first, then replenished by Reactor's limit (three quarters
      * of the prefetch) as elements are delivered; elements queued before an upstream error are all
      * delivered before the error; on cancellation the queued elements go to the {@code doOnDiscard}
-     * hook; the downstream Reactor context is visible upstream. Only the drain differs: it is an
-     * actor's turn, which yields between elements at the preemption point or the quota.
+     * hook; the downstream Reactor context is visible upstream; fusion as Reactor's (a synchronously
+     * fusable source is polled, and asynchronous fusion is offered downstream). Only the drain differs:
+     * it is an actor's turn, which yields between elements at the preemption point or the quota, also
+     * when a fused downstream polls the queue on that turn.
      *
      * @param scheduler an {@code ActorScheduler} or one of its groups
      * @param <T>       the element type

@@ -52,7 +52,18 @@ import reactor.util.context.Context;
  * because their user code would move to another thread) is never requested:
  * the drain polls it, on the actor's turn, one element per unit of downstream demand, and on
  * cancellation the rest of the source goes to the discard hook. Asynchronous fusion is not requested
- * (such a source emits through {@code onNext} as usual), and the operator offers no fusion downstream.</p>
+ * (such a source emits through {@code onNext} as usual).
+ * <p>Downstream, the operator offers asynchronous fusion ({@code Fuseable.ASYNC}) as Reactor's
+ * {@code publishOn} does, to an operator that asks for it ({@code concatMap}, {@code flatMap}'s inners,
+ * another {@code publishOn}, {@code StepVerifier.expectFusion()}): the turn then signals
+ * {@code onNext(null)} and the downstream polls the queue itself ({@link Drain#poll()}), as many
+ * elements as its demand allows. Fairness is kept: a poll on the actor's turn is a task boundary, so
+ * it yields ({@code null}, with the next turn signalling again) when the quota is used or a
+ * preemption is due, as the unfused drain does between elements. Two differences follow from that, both
+ * invisible to a correct fused consumer: the terminal signal is sent only once the queue is empty
+ * (Reactor sends it at once and the consumer drains the rest before acting on it), and the queue is
+ * the consumer's to clear ({@code clear()}, which discards): on cancellation the operator discards
+ * only elements that arrive afterwards.</p>
  * The difference is the drain: Reactor drains the queue in one task that does not return while
  * elements keep arriving; here the drain loop is the turn of an actor ({@link Drain}), which asks
  * {@link Turn#shouldContinue()} before every element, so a hot stream yields at the preemption point
@@ -63,12 +74,24 @@ import reactor.util.context.Context;
  * are the single producer of the SPSC queue; the actor, holding its {@code SCHEDULED} bit, is the
  * single consumer, also after termination ({@link ActorCell}'s drain). {@code error} is written before
  * the volatile {@code done}, and the queue offer happens before the cell is signalled, so a turn that
- * reads {@code done == true} sees the error and every element offered before it. {@code requested} only
- * grows ({@link Operators#addCap}); {@code produced} and {@code sinceReplenish} are actor-confined.
+ * reads {@code done == true} sees the error and every element offered before it. When the downstream is
+ * output-fused it is the queue's single consumer instead (its polls are serialised by the fusion
+ * contract); the actor then only signals it and never polls, clears or discards the queue itself.
+ * {@code requested} only grows ({@link Operators#addCap}); {@code produced} and {@code sinceReplenish}
+ * are actor-confined (output-fused: {@code sinceReplenish} is confined to the downstream's polls).
+ * <p>No lost wake-up: an element is offered, then the producer reads the status word (in
+ * {@code signal()}); a turn that ends clears {@code SCHEDULED} (a CAS), then reads the queue
+ * ({@code hasWork()}). That is a store-then-load on each side (a Dekker handshake), and Reactor's queues
+ * offer with a release store, which a later load may pass; so {@code onNext} issues a full fence between
+ * its offer and those reads (Reactor's drain pays the same with its per-element {@code WIP} increment).
+ * Output-fused, the flag {@code needsSignal} adds a second handshake of the same shape: the turn clears
+ * it, fences, then reads the queue; the producer offers, fences, then reads it (and sets it if clear).
+ * Either the turn sees the element, or the producer sees the flag cleared and sets it, and the turn's
+ * end re-reads it after its CAS.
  *
  * @param <T> the element type
  */
-final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
+final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
 
     private static final java.util.concurrent.atomic.AtomicLong SEQ = new java.util.concurrent.atomic.AtomicLong();
 
@@ -116,8 +139,12 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
         return "ActorOperators.publishOn(" + group.scheduler().name() + "/" + group.name() + ", " + prefetch + ")";
     }
 
-    /** The subscriber to the upstream, the subscription of the downstream, and the actor in between. */
-    static final class Drain<T> extends ActorCell implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
+    /**
+     * The subscriber to the upstream, the subscription of the downstream (a queue when it is fused),
+     * and the actor in between.
+     */
+    static final class Drain<T> extends ActorCell
+            implements CoreSubscriber<T>, Fuseable.QueueSubscription<T>, Scannable, Runnable {
 
         private static final VarHandle DONE;
 
@@ -137,8 +164,9 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
         /**
          * A synchronously fused upstream ({@code Fuseable.SYNC}), polled by the drain instead of
          * {@link #queue} and never requested; {@code null} otherwise. Written in {@code onSubscribe} before
-         * the downstream can request, so every turn sees it; read only by the actor (its drain and the
-         * holder of its {@code SCHEDULED} bit), never by another thread: a fused source is not thread-safe.
+         * the downstream can request, so every turn sees it; polled only by the queue's one consumer (the
+         * actor: its drain and the holder of its {@code SCHEDULED} bit; or an output-fused downstream),
+         * never by two threads: a fused source is not thread-safe.
          */
         private Fuseable.QueueSubscription<T> syncSource;
         /** Whether {@link #syncSource} is set; volatile for {@link #hasWork()} on other threads. */
@@ -153,9 +181,33 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
 
         // actor-confined
         private long produced;
+        /** Actor-confined; when output-fused, confined to the downstream's (serialised) polls. */
         private int sinceReplenish;
         private boolean finished;
         private T current;
+
+        // output fusion (ASYNC, asked by the downstream): see the class doc and poll()
+        /** Set by {@link #requestFusion} in the downstream's {@code onSubscribe}, before any request. */
+        private volatile boolean outputFused;
+        /**
+         * Output-fused: the downstream has something to learn (elements, its own demand, the end). Set
+         * before the cell is signalled, cleared by the turn before it signals the downstream, so an
+         * event during that signal leaves it set and the actor runs again.
+         */
+        private volatile boolean needsSignal;
+        /** Output-fused with a {@link #sync} source: a poll found the source's end. */
+        private volatile boolean sourceEnded;
+        /**
+         * The carrier while the turn signals the downstream (a fused poll on that thread is on the turn),
+         * else {@code null}. Written only by the carrier running the actor; a plain read on another thread
+         * can only find another thread or {@code null}, never its own: a thread sees its own writes.
+         */
+        private Thread signalling;
+        /** Whether the current signal polled already (actor-confined, like the signal). */
+        private boolean polledInSignal;
+        /** Whether a poll of the current signal yielded the turn (actor-confined). */
+        private boolean yielded;
+        private final Runnable signalTask = this::signalDownstream;
 
         Drain(CoreSubscriber<? super T> actual, ActorGroup group, int prefetch) {
             super(Internals.engine(group), Internals.schedulingGroup(group),
@@ -210,6 +262,11 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
                 Operators.onNextDropped(t, actual.currentContext());
                 return;
             }
+            if (cancelled && outputFused) {
+                // the fused downstream cleared the queue when it cancelled; nobody polls it any more
+                Operators.onDiscard(t, actual.currentContext());
+                return;
+            }
             if (!queue.offer(t)) {
                 // upstream sent more than requested (rule 1.1): an error, never a silent drop
                 Operators.onDiscard(t, actual.currentContext());
@@ -217,6 +274,10 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
                         Exceptions.BACKPRESSURE_ERROR_QUEUE_FULL), t, actual.currentContext());
                 DONE.setVolatile(this, true);
             }
+            // StoreLoad between the offer (a release store in Reactor's queues) and the reads of
+            // needsSignal and the status word that follow: the Dekker handshake of the class doc
+            VarHandle.fullFence();
+            markSignal();
             if (!signal()) {
                 // the actor is gone (cancelled or its scheduler disposed): signal() drained the queue
                 // through drainTerminated, discarding this element too
@@ -232,6 +293,7 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
             }
             error = t;
             DONE.setVolatile(this, true);
+            markSignal();
             signal();
         }
 
@@ -241,7 +303,15 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
                 return;
             }
             DONE.setVolatile(this, true);
+            markSignal();
             signal();
+        }
+
+        /** Output-fused: the downstream must be signalled again (before {@code signal()}). */
+        private void markSignal() {
+            if (outputFused && !needsSignal) {
+                needsSignal = true;
+            }
         }
 
         // ---------------------------------------------------------------- downstream side
@@ -262,6 +332,7 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
                     }
                 }
             }
+            markSignal(); // fused: the downstream may poll now
             signal();
         }
 
@@ -287,6 +358,9 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
         protected boolean hasWork() {
             boolean fused = sync;
             if (isTerminated()) {
+                if (outputFused) {
+                    return false; // the queue is the fused downstream's to clear
+                }
                 // a fused source's rest is discarded by the drain of the terminated actor, once
                 return fused ? !finished : !queue.isEmpty();
             }
@@ -295,6 +369,9 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
             }
             if (cancelled || badRequest != null) {
                 return true;
+            }
+            if (outputFused) {
+                return needsSignal || ended();
             }
             if (fused) {
                 // this may run on any thread: the source is not asked, demand means a poll to do (which
@@ -332,17 +409,14 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
         private final Runnable drainLoop = () -> drain(this.turn);
 
         private void drain(Turn turn) {
+            if (outputFused) {
+                drainFused(turn);
+                return;
+            }
             Fuseable.QueueSubscription<T> fused = syncSource;
             Queue<T> q = fused != null ? fused : queue;
             for (;;) {
-                if (cancelled) {
-                    finish(null, false);
-                    return;
-                }
-                IllegalArgumentException bad = badRequest;
-                if (bad != null) {
-                    s.cancel();
-                    finish(bad, true);
+                if (stopped()) {
                     return;
                 }
                 if (requested.get() == produced) {
@@ -386,6 +460,171 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
         }
 
         /**
+         * Ends the stream if it was cancelled (silently) or given a bad request (upstream cancelled,
+         * {@code onError}); actor only.
+         *
+         * @return whether it ended
+         */
+        private boolean stopped() {
+            if (cancelled) {
+                finish(null, false);
+                return true;
+            }
+            IllegalArgumentException bad = badRequest;
+            if (bad != null) {
+                s.cancel();
+                finish(bad, true);
+                return true;
+            }
+            return false;
+        }
+
+        /**
+         * The turn of an output-fused operator: signals the downstream, which polls as its demand allows
+         * ({@link #poll()} keeps the turn's boundaries), and sends the terminal signal once everything
+         * was polled.
+         */
+        private void drainFused(Turn turn) {
+            if (stopped()) {
+                return;
+            }
+            needsSignal = false; // before looking: whatever happens from here on sets it again
+            VarHandle.fullFence(); // StoreLoad before reading the queue: the class doc's handshake
+            if (!ended() && (sync || !queue.isEmpty())) {
+                polledInSignal = false;
+                yielded = false;
+                signalling = Thread.currentThread();
+                try {
+                    turn.run(signalTask);
+                } finally {
+                    signalling = null;
+                }
+                if (yielded || finished) {
+                    return; // yielded: needsSignal is set, the next turn signals again
+                }
+            }
+            if (ended() && !cancelled) {
+                finish(error, true);
+            }
+        }
+
+        /**
+         * Output-fused: whether the downstream has polled everything there will be ({@code done} read
+         * before the queue: an element offered before the end is then seen). A {@link #sync} source is
+         * never asked from here: only its one consumer, the downstream, may touch it.
+         */
+        private boolean ended() {
+            if (sync) {
+                return sourceEnded;
+            }
+            return done && queue.isEmpty();
+        }
+
+        /** Output-fused: tells the downstream to poll (a task of the turn, as one element is unfused). */
+        private void signalDownstream() {
+            try {
+                actual.onNext(null);
+            } catch (Throwable t) {
+                cancel(); // rule 2.13, as in run()
+                throw Exceptions.propagate(t);
+            }
+        }
+
+        // ---------------------------------------------------------------- output fusion
+
+        /**
+         * Offers {@code ASYNC} fusion to a downstream that asks for it, as Reactor's {@code publishOn}
+         * (a thread barrier by nature, so {@code THREAD_BARRIER} is no reason to refuse); never
+         * {@code SYNC}.
+         */
+        @Override
+        public int requestFusion(int requestedMode) {
+            if ((requestedMode & Fuseable.ASYNC) != 0) {
+                outputFused = true;
+                return Fuseable.ASYNC;
+            }
+            return Fuseable.NONE;
+        }
+
+        /**
+         * The fused downstream's poll; its calls are serialised by the downstream (the fusion
+         * contract), on the actor's turn during {@code onNext(null)} or on any other thread. On the
+         * turn, each poll after the first ends a task and asks {@link Turn#shouldContinue()}: when the
+         * turn must end it answers {@code null} (the queue is not empty, but the terminal signal is
+         * held back until it is, so the downstream only waits for the next {@code onNext(null)}).
+         * Replenishes upstream by Reactor's limit, as the unfused drain does.
+         */
+        @Override
+        @Nullable
+        public T poll() {
+            if (signalling == Thread.currentThread() && !cancelled) {
+                // not once cancelled: the downstream then polls to clear the queue, which must empty it
+                if (yielded) {
+                    return null;
+                }
+                if (polledInSignal) {
+                    Turn t = turn;
+                    t.endTask();
+                    boolean go = t.shouldContinue();
+                    t.beginTask();
+                    if (!go) {
+                        yielded = true;
+                        needsSignal = true;
+                        return null;
+                    }
+                }
+                polledInSignal = true;
+            }
+            Fuseable.QueueSubscription<T> fused = syncSource;
+            if (fused != null) {
+                T v = fused.poll(); // a throw goes to the downstream, which cancels, as with Reactor's
+                if (v == null && !sourceEnded) {
+                    sourceEnded = true;
+                    signal(); // the end: a turn sends onComplete
+                }
+                return v;
+            }
+            boolean d = done;
+            T v = queue.poll();
+            if (v == null) {
+                if (d) {
+                    signal(); // the end: a turn sends the terminal signal (no-op while the turn runs)
+                }
+                return null;
+            }
+            if (limit != Integer.MAX_VALUE && ++sinceReplenish == limit) {
+                sinceReplenish = 0;
+                s.request(limit);
+            }
+            return v;
+        }
+
+        /**
+         * Whether a poll would find nothing now: also {@code true} on the turn once a poll yielded, as
+         * that poll's {@code null} said (a consumer that loops while {@code !isEmpty()} would spin).
+         */
+        @Override
+        public boolean isEmpty() {
+            if (signalling == Thread.currentThread() && yielded && !cancelled) {
+                return true;
+            }
+            Fuseable.QueueSubscription<T> fused = syncSource;
+            return fused != null ? fused.isEmpty() : queue.isEmpty();
+        }
+
+        @Override
+        public int size() {
+            Fuseable.QueueSubscription<T> fused = syncSource;
+            return fused != null ? fused.size() : queue.size();
+        }
+
+        /** The fused downstream clears the queue (on cancellation): to the discard hook. */
+        @Override
+        public void clear() {
+            discardRest();
+        }
+
+        /**
          * Delivers one element as a task of the turn (quota, hog detection, error accounting). A
          * downstream {@code onNext} that throws broke rule 2.13: its subscription counts as cancelled (no
          * further signal; upstream cancelled, the queue discarded), and the error goes on to the turn,
@@ -405,7 +644,9 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
 
         private void finish(@Nullable Throwable e, boolean signal) {
             finished = true;
-            discardRest();
+            if (!outputFused) {
+                discardRest(); // fused: the downstream clears its queue (class doc)
+            }
             if (signal) {
                 if (e != null) {
                     actual.onError(e);
@@ -426,18 +667,23 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable {
                 if (up != null) {
                     up.cancel();
                 }
-                discardRest();
+                if (!outputFused) {
+                    discardRest(); // fused: the downstream, told of the error, clears its queue
+                }
                 if (!cancelled) {
                     actual.onError(Operators.onRejectedExecution(engine().reject(), actual.currentContext()));
                 }
                 return;
             }
-            Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
+            if (!outputFused) {
+                Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
+            }
         }
 
         /**
          * Clears what is left to the discard hook: the queue, and a fused source's remaining elements
-         * (polled, as Reactor's publishOn clears its fused queue); only by the actor.
+         * (polled, as Reactor's publishOn clears its fused queue); by the actor, or when output-fused by
+         * the downstream ({@link #clear()}), the queue's one consumer either way.
          */
         private void discardRest() {
             Fuseable.QueueSubscription<T> fused = syncSource;

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * Two hot, infinite streams (about 5 µs of busy work per element) and one light stream (a tick every
@@ -63,10 +64,22 @@ class FairPublishOnTest {
 
     /** @return light ticks received within {@code window} while two hot streams run, and their median delay */
     private Light run(boolean fair, Duration window) throws InterruptedException {
+        return run(fair, false, window);
+    }
+
+    /**
+     * As above; with {@code fusedDownstream} each hot stream goes on through {@code concatMap}, which
+     * fuses with the operator (ASYNC) and polls its queue inside the turn's {@code onNext(null)}.
+     */
+    private Light run(boolean fair, boolean fusedDownstream, Duration window) throws InterruptedException {
         AtomicLong heavy = new AtomicLong();
         for (int i = 0; i < 2; i++) {
             Flux<Long> h = fair ? Flux.from(hot().transform(ActorOperators.publishOn(scheduler)))
                     : hot().publishOn(scheduler);
+            if (fusedDownstream) {
+                // with a prefetch: FluxConcatMap, which fuses (the no-prefetch one does not)
+                h = h.concatMap(Mono::just, 32);
+            }
             subscriptions.add(h.subscribe(v -> {
                 busy(5_000);
                 heavy.incrementAndGet();
@@ -91,8 +104,9 @@ class FairPublishOnTest {
         Thread.sleep(window.toMillis());
         long median = median(delays);
         long medianBetween = median(between);
-        System.out.printf("%s publishOn: light ticks in %d ms = %d (median delay %.3f ms, median hot elements in "
+        System.out.printf("%s publishOn%s: light ticks in %d ms = %d (median delay %.3f ms, median hot elements in "
                 + "between %d), heavy elements = %d%n", fair ? "fair (ActorOperators)" : "plain (Reactor)",
+                fusedDownstream ? " + fused concatMap" : "",
                 window.toMillis(), delays.size(), median / 1e6, medianBetween, heavy.get());
         return new Light(delays.size(), median, medianBetween);
     }
@@ -116,6 +130,21 @@ class FairPublishOnTest {
         // elements (5 ms), so the light tick would wait for hundreds of elements of both carriers. Counted
         // in elements, not time, so that a descheduled carrier (a busy CI machine) does not count: the
         // quiet-machine delay (tens of microseconds) is a benchmark figure (FairnessRunner publish-on).
+        assertTrue(light.medianHotElementsBetween() < 300, "light ticks waited for the quota, not the preemption "
+                + "point: " + light);
+    }
+
+    /**
+     * The same with a fused downstream: {@code concatMap} polls the operator's queue itself, inside one
+     * {@code onNext(null)} of the turn, while each poll's replenishment makes the synchronous upstream
+     * refill the queue on the spot. Each poll is a task boundary of the turn, so the hot turn still ends
+     * at the preemption point; without that, one {@code onNext(null)} would never return.
+     */
+    @Test
+    @Timeout(30)
+    void lightStreamIsServedWhileTwoFusedHotStreamsRun() throws Exception {
+        Light light = run(true, true, Duration.ofSeconds(5));
+        assertTrue(light.ticks() >= 20, "light stream starved with the fused fair publishOn: " + light);
         assertTrue(light.medianHotElementsBetween() < 300, "light ticks waited for the quota, not the preemption "
                 + "point: " + light);
     }
