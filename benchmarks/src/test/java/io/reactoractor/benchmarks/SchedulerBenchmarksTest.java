@@ -66,6 +66,23 @@ class SchedulerBenchmarksTest {
     }
 
     @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"actor", "reactor"})
+    @Timeout(60)
+    void publishOnOperator(String operator) throws Exception {
+        assertEquals(List.of("actor", "reactor"), List.of(PublishOnOperatorBenchmark.class.getField("operator")
+                .getAnnotation(Param.class).value()));
+        PublishOnOperatorBenchmark b = new PublishOnOperatorBenchmark();
+        b.operator = operator;
+        b.setUp();
+        try {
+            assertEquals(PublishOnOperatorBenchmark.ITEMS - 1, b.unfused());
+            assertEquals(PublishOnOperatorBenchmark.ITEMS - 1, b.fusedConcatMap());
+        } finally {
+            b.tearDown();
+        }
+    }
+
+    @ParameterizedTest
     @MethodSource("peers")
     @Timeout(60)
     void pipeline(String scheduler) {
