@@ -251,10 +251,11 @@ public final class SavinaRunner {
         if (COUNTERS) {
             double m = w.messages();
             System.out.printf(Locale.ROOT, "[savina]     %s engine per message: run-queue locks %.3f (of which"
-                    + " another carrier's or shared %.3f), wake-ups %.3f, chained turns %.3f, run-next rescues %.4f, turns %.3f, preemptions %.4f%n",
+                    + " another carrier's or shared %.3f), wake-ups %.3f, chained turns %.3f, run-next rescues %.4f, turns %.3f, preemptions %.4f,"
+                    + " clock reads %.3f%n",
                     w.name(), (after[0] - before[0]) / m, (after[4] - before[4]) / m, (after[1] - before[1]) / m,
                     (after[2] - before[2]) / m, (after[3] - before[3]) / m, (after[5] - before[5]) / m,
-                    (after[6] - before[6]) / m);
+                    (after[6] - before[6]) / m, (after[7] - before[7]) / m);
         }
         return t1 - t0;
     }
@@ -264,7 +265,7 @@ public final class SavinaRunner {
 
     /**
      * The engine's [run-queue locks, wake-ups, chained turns, rescues, locks not of the caller's own carrier,
-     * turns, preemptions]
+     * turns, preemptions, clock reads between and after tasks]
      * (racy reads; exact once quiet).
      */
     private static long[] engineCounters(ActorScheduler scheduler) {

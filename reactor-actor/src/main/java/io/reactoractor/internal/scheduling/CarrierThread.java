@@ -85,6 +85,8 @@ final class CarrierThread extends Thread implements NonBlocking {
     /** Turns this carrier began (chained or not) and turns cut by a preemption: carrier-confined counters. */
     long turns;
     long preemptions;
+    /** Clock reads between and after tasks ({@link Turn}, "Clock reads between tasks"): carrier-confined. */
+    long clockReads;
 
     /**
      * Written only by this thread (a plain increment per task: no fence on the hot path); statistics
@@ -188,7 +190,7 @@ final class CarrierThread extends Thread implements NonBlocking {
                         engine.taskFailed(cell, t);
                     }
                 }
-                long end = turn.now();
+                long end = turn.endClock();
                 lastEnd = end;
                 turn.end();
                 turn.lookAtOtherSlots(end);

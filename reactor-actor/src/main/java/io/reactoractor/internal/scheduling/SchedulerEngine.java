@@ -136,6 +136,7 @@ public final class SchedulerEngine {
     private final LongAdder exitedCarrierChains = new LongAdder();
     private final LongAdder exitedCarrierTurns = new LongAdder();
     private final LongAdder exitedCarrierPreemptions = new LongAdder();
+    private final LongAdder exitedCarrierClockReads = new LongAdder();
     private final LongAdder internalErrors = new LongAdder();
     private volatile boolean internalErrorLogged;
     private final AtomicLong quiescentSince = new AtomicLong();
@@ -291,6 +292,7 @@ public final class SchedulerEngine {
             exitedCarrierChains.add(c.chainedTurns);
             exitedCarrierTurns.add(c.turns);
             exitedCarrierPreemptions.add(c.preemptions);
+            exitedCarrierClockReads.add(c.clockReads);
             pool.exited(c);
         }
         threadExited();
@@ -541,12 +543,14 @@ public final class SchedulerEngine {
      * @return {@code [run-queue lock acquisitions, carrier wake-ups, turns chained through a run-next
      *         slot, run-next occupants rescued by another thread, acquisitions of a run-queue lock that is
      *         not the caller's own carrier's (steals, hand-offs from outside; all of them in FIFO order),
-     *         turns begun (chained or not), turns cut by a preemption]} so far
+     *         turns begun (chained or not), turns cut by a preemption, clock reads by the carriers between
+     *         and after tasks]} so far
      */
     public long[] engineCounters() {
         return new long[] {runQueue.lockAcquisitions(), pool.wakeUps(), chainedTurns(), runNext.rescues(),
                 runQueue.remoteLockAcquisitions(), carrierSum(exitedCarrierTurns, c -> c.turns),
-                carrierSum(exitedCarrierPreemptions, c -> c.preemptions)};
+                carrierSum(exitedCarrierPreemptions, c -> c.preemptions),
+                carrierSum(exitedCarrierClockReads, c -> c.clockReads)};
     }
 
     CarrierPool pool() {

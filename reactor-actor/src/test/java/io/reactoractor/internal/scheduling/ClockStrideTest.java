@@ -1,0 +1,98 @@
+package io.reactoractor.internal.scheduling;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.reactoractor.ActorScheduler;
+import io.reactoractor.ActorWorker;
+import io.reactoractor.internal.Internals;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Turn}'s clock reads between tasks (its class doc, "Clock reads between tasks"): a turn of tiny
+ * tasks reads the clock after a fraction of them; a turn of tasks longer than
+ * {@link Turn#TINY_TASK_NANOS} reads it after every one. Counted with the engine's clock-read counter,
+ * never timed: a tiny task that the OS deschedules only makes the turn read more often, which the
+ * bound for tiny tasks leaves room for.
+ */
+class ClockStrideTest {
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("clock-stride").threads(1).build();
+
+    @AfterEach
+    void tearDown() {
+        scheduler.dispose();
+    }
+
+    private long clockReads() {
+        return Internals.engine(scheduler.defaultGroup()).engineCounters()[7];
+    }
+
+    /**
+     * Runs {@code tasks} tasks queued behind a gate on one worker, so they run as long turns, and
+     * returns the clock reads they cost.
+     */
+    private long readsFor(int tasks, Runnable task) throws InterruptedException {
+        ActorWorker w = scheduler.createWorker();
+        CountDownLatch gate = new CountDownLatch(1);
+        CountDownLatch gateRunning = new CountDownLatch(1);
+        w.schedule(() -> {
+            gateRunning.countDown();
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(gateRunning.await(30, TimeUnit.SECONDS));
+        CountDownLatch done = new CountDownLatch(tasks);
+        for (int i = 0; i < tasks; i++) {
+            w.schedule(() -> {
+                task.run();
+                done.countDown();
+            });
+        }
+        long before = clockReads();
+        gate.countDown();
+        assertTrue(done.await(30, TimeUnit.SECONDS), "tasks ran");
+        Thread.sleep(20); // the last turn's end (its reads are counted when its carrier ends it)
+        long reads = clockReads() - before;
+        w.dispose();
+        return reads;
+    }
+
+    /**
+     * Tiny only once compiled: interpreted, the engine's own per-task code takes microseconds, and the
+     * turn rightly reads after each task. So rounds repeat until the JIT has done its work; at most 15.
+     */
+    @Test
+    void tinyTasksReadTheClockAfterAFractionOfThem() throws Exception {
+        int tasks = 10_000;
+        java.util.List<Long> rounds = new java.util.ArrayList<>();
+        for (int round = 0; round < 15; round++) {
+            long reads = readsFor(tasks, () -> { });
+            rounds.add(reads);
+            // with the stride at its maximum of 8 after three reads: about tasks / 8 plus a few per turn;
+            // tasks / 3 leaves room for reads after descheduled tasks (each resets the stride)
+            if (reads <= tasks / 3) {
+                return;
+            }
+        }
+        throw new AssertionError(tasks + " tiny tasks per round cost these clock reads: " + rounds);
+    }
+
+    @Test
+    void tasksLongerThanTinyReadTheClockAfterEachOne() throws Exception {
+        int tasks = 50;
+        long reads = readsFor(tasks, () -> {
+            long end = System.nanoTime() + 20 * Turn.TINY_TASK_NANOS;
+            while (System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+        });
+        assertTrue(reads >= tasks, tasks + " tasks of 20 us cost only " + reads + " clock reads");
+    }
+}
