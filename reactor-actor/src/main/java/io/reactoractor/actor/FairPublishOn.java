@@ -59,11 +59,13 @@ import reactor.util.context.Context;
  * {@code onNext(null)} and the downstream polls the queue itself ({@link Drain#poll()}), as many
  * elements as its demand allows. Fairness is kept: a poll on the actor's turn is a task boundary, so
  * it yields ({@code null}, with the next turn signalling again) when the quota is used or a
- * preemption is due, as the unfused drain does between elements. Two differences follow from that, both
- * invisible to a correct fused consumer: the terminal signal is sent only once the queue is empty
- * (Reactor sends it at once and the consumer drains the rest before acting on it), and the queue is
- * the consumer's to clear ({@code clear()}, which discards): on cancellation the operator discards
- * only elements that arrive afterwards.</p>
+ * preemption is due, as the unfused drain does between elements. Differences from Reactor's fused
+ * {@code publishOn}: the terminal signal is sent only once the queue is empty (Reactor sends it at once
+ * and the consumer drains the rest before acting on it; an error then reaches an immediate-error
+ * consumer after the queued elements, as it does unfused); and the queue is the consumer's to clear on
+ * cancellation ({@code clear()}, which discards), the operator discarding only elements that arrive
+ * afterwards. A synchronously fused source, polled by an output-fused consumer, runs on that
+ * consumer's thread (the operator asked for fusion across a thread barrier, so the source allows it).</p>
  * The difference is the drain: Reactor drains the queue in one task that does not return while
  * elements keep arriving; here the drain loop is the turn of an actor ({@link Drain}), which asks
  * {@link Turn#shouldContinue()} before every element, so a hot stream yields at the preemption point
@@ -147,10 +149,12 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
             implements CoreSubscriber<T>, Fuseable.QueueSubscription<T>, Scannable, Runnable {
 
         private static final VarHandle DONE;
+        private static final VarHandle DISCARD_GUARD;
 
         static {
             try {
                 DONE = MethodHandles.lookup().findVarHandle(Drain.class, "done", boolean.class);
+                DISCARD_GUARD = MethodHandles.lookup().findVarHandle(Drain.class, "discardGuard", int.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -208,6 +212,14 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
         /** Whether a poll of the current signal yielded the turn (actor-confined). */
         private boolean yielded;
         private final Runnable signalTask = this::signalDownstream;
+        /**
+         * Output-fused: serialises {@link #clear()}, which the downstream may call from several threads
+         * at once (Reactor's {@code publishOn} as the consumer clears on cancel, in its drain and on its
+         * worker) and the producer calls for late elements: a missed-call counter, as Reactor guards its
+         * own {@code clear()}.
+         */
+        @SuppressWarnings("unused") // accessed through DISCARD_GUARD
+        private volatile int discardGuard;
 
         Drain(CoreSubscriber<? super T> actual, ActorGroup group, int prefetch) {
             super(Internals.engine(group), Internals.schedulingGroup(group),
@@ -262,8 +274,9 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
                 Operators.onNextDropped(t, actual.currentContext());
                 return;
             }
-            if (cancelled && outputFused) {
-                // the fused downstream cleared the queue when it cancelled; nobody polls it any more
+            if (outputFused && (cancelled || isTerminated())) {
+                // the stream is over (cancelled, or ended by a rejection or a bad request, which cleared
+                // the queue); nobody polls it any more
                 Operators.onDiscard(t, actual.currentContext());
                 return;
             }
@@ -280,8 +293,15 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
             markSignal();
             if (!signal()) {
                 // the actor is gone (cancelled or its scheduler disposed): signal() drained the queue
-                // through drainTerminated, discarding this element too
+                // through drainTerminated, discarding this element too; output-fused, the queue is the
+                // downstream's, which will not poll it again: clear what raced the end
+                if (outputFused) {
+                    clear();
+                }
                 return;
+            }
+            if (outputFused && cancelled) {
+                clear(); // the cancel (and the downstream's clear) raced this offer
             }
         }
 
@@ -473,6 +493,9 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
             IllegalArgumentException bad = badRequest;
             if (bad != null) {
                 s.cancel();
+                if (outputFused) {
+                    clear(); // as Reactor's publishOn clears before a rejection's error (guarded)
+                }
                 finish(bad, true);
                 return true;
             }
@@ -578,25 +601,41 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
             Fuseable.QueueSubscription<T> fused = syncSource;
             if (fused != null) {
                 T v = fused.poll(); // a throw goes to the downstream, which cancels, as with Reactor's
-                if (v == null && !sourceEnded) {
+                // the end is found by the poll that takes the last element, not only by the one after it:
+                // a consumer whose demand ends with the last element makes no further poll
+                if (!sourceEnded && (v == null || syncSourceEmpty(fused))) {
                     sourceEnded = true;
-                    signal(); // the end: a turn sends onComplete
+                    VarHandle.fullFence(); // StoreLoad before signal()'s status read (class doc)
+                    signal(); // a turn sends onComplete (a no-op while the turn runs: it looks after)
                 }
                 return v;
             }
             boolean d = done;
             T v = queue.poll();
-            if (v == null) {
-                if (d) {
-                    signal(); // the end: a turn sends the terminal signal (no-op while the turn runs)
-                }
-                return null;
-            }
-            if (limit != Integer.MAX_VALUE && ++sinceReplenish == limit) {
+            if (v != null && limit != Integer.MAX_VALUE && ++sinceReplenish == limit) {
                 sinceReplenish = 0;
                 s.request(limit);
             }
+            if (v == null || queue.isEmpty()) {
+                // as above: the poll that empties the queue after the end lets a turn send the terminal
+                // signal. StoreLoad between this consumer's release of the queue and signal()'s status
+                // read, against the ending turn's CAS then queue read (class doc)
+                VarHandle.fullFence();
+                if (v == null ? d : done) {
+                    signal();
+                }
+            }
             return v;
+        }
+
+        /** Whether a synchronous source has nothing more (Reactor's sync drain asks the same); a throw: no. */
+        private boolean syncSourceEmpty(Fuseable.QueueSubscription<T> fused) {
+            try {
+                return fused.isEmpty();
+            } catch (Throwable ex) {
+                Exceptions.throwIfJvmFatal(ex);
+                return false; // its next poll throws to the downstream
+            }
         }
 
         /**
@@ -614,14 +653,28 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
 
         @Override
         public int size() {
+            if (signalling == Thread.currentThread() && yielded && !cancelled) {
+                return 0; // as isEmpty()
+            }
             Fuseable.QueueSubscription<T> fused = syncSource;
             return fused != null ? fused.size() : queue.size();
         }
 
-        /** The fused downstream clears the queue (on cancellation): to the discard hook. */
+        /**
+         * The fused downstream clears the queue (on cancellation): to the discard hook. Guarded: calls
+         * from several threads at once run one at a time, and a call during another makes that one
+         * go round again.
+         */
         @Override
         public void clear() {
-            discardRest();
+            if ((int) DISCARD_GUARD.getAndAdd(this, 1) != 0) {
+                return;
+            }
+            int missed = 1;
+            do {
+                discardRest();
+                missed = (int) DISCARD_GUARD.getAndAdd(this, -missed) - missed;
+            } while (missed != 0);
         }
 
         /**
@@ -645,7 +698,7 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
         private void finish(@Nullable Throwable e, boolean signal) {
             finished = true;
             if (!outputFused) {
-                discardRest(); // fused: the downstream clears its queue (class doc)
+                discardRest(); // output-fused: the downstream's queue (a normal end finds it empty)
             }
             if (signal) {
                 if (e != null) {
@@ -668,7 +721,9 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
                     up.cancel();
                 }
                 if (!outputFused) {
-                    discardRest(); // fused: the downstream, told of the error, clears its queue
+                    discardRest();
+                } else if (!cancelled) {
+                    clear(); // as Reactor's publishOn on a rejection: the queue (guarded), then the error
                 }
                 if (!cancelled) {
                     actual.onError(Operators.onRejectedExecution(engine().reject(), actual.currentContext()));
@@ -718,6 +773,9 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
             }
             if (key == Attr.REQUESTED_FROM_DOWNSTREAM) {
                 long r = requested.get();
+                if (outputFused) {
+                    return r; // the fused downstream polls: this operator does not count what it takes
+                }
                 return r == Long.MAX_VALUE ? r : r - produced; // outstanding demand, unbounded stays so
             }
             if (key == Attr.CANCELLED) {

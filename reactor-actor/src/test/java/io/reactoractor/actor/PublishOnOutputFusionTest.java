@@ -87,6 +87,87 @@ class PublishOnOutputFusionTest {
         }
     }
 
+    /**
+     * A fused consumer whose demand ends exactly with the last element makes no further poll: the
+     * terminal signal must come anyway (found by the poll that takes the last element). Sync and async
+     * sources, StepVerifier's consumer on the actor's turn.
+     */
+    @ParameterizedTest(name = "hidden source: {0}")
+    @ValueSource(booleans = {true, false})
+    void theEndReachesAFusedConsumerWhoseDemandEndsWithTheLastElement(boolean hidden) {
+        for (Function<Flux<Integer>, Publisher<Integer>> op : both(16)) {
+            for (int n : new int[] {1, 3, 16, 100}) {
+                Flux<Integer> source = hidden ? Flux.range(1, n).hide() : Flux.range(1, n);
+                StepVerifier.create(Flux.from(source.transform(op)), n)
+                        .expectFusion(Fuseable.ASYNC)
+                        .expectNextSequence(oneTo(n))
+                        .expectComplete()
+                        .verify(Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    /**
+     * The same with a consumer that polls on its own thread (Reactor's {@code publishOn}) and exact
+     * demand: the poll that empties the queue after the end, off the actor's turn, must wake the actor.
+     * Repeated, since which thread sees the end first varies.
+     */
+    @Test
+    @Timeout(120)
+    void theEndReachesAnOffTurnFusedConsumerWithExactDemand() throws InterruptedException {
+        for (int round = 0; round < 300; round++) {
+            int n = 1 + round % 7;
+            java.util.concurrent.CountDownLatch completed = new java.util.concurrent.CountDownLatch(1);
+            AtomicInteger received = new AtomicInteger();
+            Flux.from(Flux.range(0, n).hide().transform(ours(4)))
+                    .publishOn(single, 4)
+                    .subscribe(new reactor.core.publisher.BaseSubscriber<Integer>() {
+                        @Override
+                        protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                            s.request(n);
+                        }
+
+                        @Override
+                        protected void hookOnNext(Integer v) {
+                            received.incrementAndGet();
+                        }
+
+                        @Override
+                        protected void hookOnComplete() {
+                            completed.countDown();
+                        }
+                    });
+            assertTrue(completed.await(30, TimeUnit.SECONDS), "round " + round + ": no onComplete after "
+                    + received.get() + " of " + n);
+            assertEquals(n, received.get());
+        }
+    }
+
+    /**
+     * The scheduler's group is disposed under a fused stream with elements queued: the downstream gets
+     * the rejection, and the queued elements (all the upstream emitted, none was requested) reach the
+     * discard hook, once each, as Reactor's {@code publishOn} clears its queue on a rejection.
+     */
+    @Test
+    @Timeout(60)
+    void aRejectionDiscardsTheQueueOfAFusedStream() throws InterruptedException {
+        io.reactoractor.ActorGroup group = actors.group("doomed", 1);
+        List<Integer> discarded = new CopyOnWriteArrayList<>();
+        StepVerifier.create(Flux.from(Flux.range(0, 100).hide().transform(ActorOperators.publishOn(group, 256)))
+                        .doOnDiscard(Integer.class, discarded::add), 0)
+                .expectFusion(Fuseable.ASYNC)
+                .then(group::dispose)
+                .expectError(java.util.concurrent.RejectedExecutionException.class)
+                .verify(Duration.ofSeconds(30));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (discarded.size() < 100 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        Thread.sleep(20); // a duplicate would show up here
+        assertEquals(100, discarded.size(), "each queued element discarded once: " + discarded);
+        assertEquals(100, new TreeSet<>(discarded).size());
+    }
+
     /** Delay-error, fused: every element queued before the upstream error is polled, then the error. */
     @ParameterizedTest(name = "prefetch {0}")
     @ValueSource(ints = {1, 4, 256})
