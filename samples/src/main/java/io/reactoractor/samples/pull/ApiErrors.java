@@ -7,6 +7,7 @@ import io.netty.handler.timeout.ReadTimeoutException;
 import io.reactoractor.pull.GroupLimitExceededException;
 import io.reactoractor.pull.MessageStoreException;
 import io.reactoractor.pull.StaleDeliveryException;
+import io.reactoractor.pull.SubjectLimitExceededException;
 import reactor.core.publisher.Mono;
 import reactor.netty.channel.AbortedException;
 import io.netty.channel.ChannelException;
@@ -65,6 +66,21 @@ public class ApiErrors {
         HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
         return ResponseEntity.status(status).header(HttpHeaders.RETRY_AFTER, "60")
                 .body(new ErrorBody(status.value(), status.getReasonPhrase(), null, e.getMessage(), "reactor.actor.pull.max-groups"));
+    }
+
+    /**
+     * A new subject while the in-memory store holds {@code reactor.actor.pull.max-subjects} subjects, all
+     * with messages: nothing was created. Not transient (messages are only dropped by retention), so no
+     * {@code Retry-After}.
+     *
+     * @param e the exception
+     * @return 503 with the limit's name
+     */
+    @ExceptionHandler(SubjectLimitExceededException.class)
+    ResponseEntity<ErrorBody> tooManySubjects(SubjectLimitExceededException e) {
+        HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
+        return ResponseEntity.status(status)
+                .body(new ErrorBody(status.value(), status.getReasonPhrase(), null, e.getMessage(), "reactor.actor.pull.max-subjects"));
     }
 
     /**

@@ -97,7 +97,8 @@ public class ReactorActorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean({MessageStore.class, AsyncMessageStore.class})
         InMemoryMessageStore reactorActorMessageStore(ReactorActorProperties properties) {
-            return InMemoryMessageStore.builder().retention(properties.pull().retention()).build();
+            return InMemoryMessageStore.builder().retention(properties.pull().retention())
+                    .maxSubjects(properties.pull().maxSubjects()).build();
         }
 
         @Bean(destroyMethod = "dispose")

@@ -109,6 +109,8 @@ public record ReactorActorProperties(
      * @param idleTimeout        A (subject, group) with no waiting poll, nothing in flight, no consumer and
      *                           no call for this long is removed; its committed offset is kept. 0: never.
      * @param maxGroups          Most (subject, group) pairs live at once.
+     * @param maxSubjects        Most subjects the in-memory store holds; past it, subjects that never held
+     *                           a message are removed, and a new one is refused if none can be.
      */
     public record Pull(
             @DefaultValue("false") boolean enabled,
@@ -118,7 +120,8 @@ public record ReactorActorProperties(
             @DefaultValue("1000") int maxMessagesPerPull,
             @DefaultValue("4MB") DataSize maxBytesPerPull,
             @DefaultValue("5m") Duration idleTimeout,
-            @DefaultValue("10000") int maxGroups) {
+            @DefaultValue("10000") int maxGroups,
+            @DefaultValue("100000") int maxSubjects) {
 
         /**
          * Validates the settings when they are bound: a bad value fails with a message naming its property.
@@ -131,6 +134,7 @@ public record ReactorActorProperties(
          * @param maxBytesPerPull    see {@link #maxBytesPerPull()}
          * @param idleTimeout        see {@link #idleTimeout()}
          * @param maxGroups          see {@link #maxGroups()}
+         * @param maxSubjects        see {@link #maxSubjects()}
          * @throws IllegalArgumentException naming the property of a bad value
          */
         public Pull {
@@ -145,6 +149,7 @@ public record ReactorActorProperties(
                 throw invalid("pull.idle-timeout", "must be >= 0", idleTimeout);
             }
             requireAtLeastOne("pull.max-groups", maxGroups);
+            requireAtLeastOne("pull.max-subjects", maxSubjects);
         }
     }
 

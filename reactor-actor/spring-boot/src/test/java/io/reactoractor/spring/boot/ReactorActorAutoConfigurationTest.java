@@ -60,6 +60,8 @@ class ReactorActorAutoConfigurationTest {
             assertThat(consumer.store()).isSameAs(context.getBean(MessageStore.class));
             assertThat(((InMemoryMessageStore) consumer.store()).retention())
                     .isEqualTo(InMemoryMessageStore.DEFAULT_RETENTION);
+            assertThat(((InMemoryMessageStore) consumer.store()).maxSubjects())
+                    .isEqualTo(InMemoryMessageStore.DEFAULT_MAX_SUBJECTS);
             PullConsumer library = PullConsumer.builder(consumer.scheduler()).build();
             try {
                 assertThat(consumer.ackTimeout()).isEqualTo(library.ackTimeout());
@@ -100,7 +102,8 @@ class ReactorActorAutoConfigurationTest {
                 "reactor.actor.pull.max-messages-per-pull=12",
                 "reactor.actor.pull.max-bytes-per-pull=2KB",
                 "reactor.actor.pull.idle-timeout=0",
-                "reactor.actor.pull.max-groups=13").run(context -> {
+                "reactor.actor.pull.max-groups=13",
+                "reactor.actor.pull.max-subjects=14").run(context -> {
                     ActorScheduler scheduler = context.getBean(ActorScheduler.class);
                     assertThat(scheduler.name()).isEqualTo("tenants");
                     assertThat(Scannable.from(scheduler).name()).isEqualTo("tenants");
@@ -113,6 +116,7 @@ class ReactorActorAutoConfigurationTest {
 
                     PullConsumer consumer = context.getBean(PullConsumer.class);
                     assertThat(((InMemoryMessageStore) consumer.store()).retention()).isEqualTo(50);
+                    assertThat(((InMemoryMessageStore) consumer.store()).maxSubjects()).isEqualTo(14);
                     assertThat(consumer.ackTimeout()).isEqualTo(Duration.ofSeconds(7));
                     assertThat(consumer.maxWaitingPulls()).isEqualTo(11);
                     assertThat(consumer.maxMessagesPerPull()).isEqualTo(12);
@@ -161,6 +165,7 @@ class ReactorActorAutoConfigurationTest {
                 "reactor.actor.max-compensating-threads=-1");
         assertStartUpFails("reactor.actor.shutdown-timeout must be positive", "reactor.actor.shutdown-timeout=-1s");
         assertStartUpFails("reactor.actor.pull.max-groups must be >= 1 but was 0", "reactor.actor.pull.max-groups=0");
+        assertStartUpFails("reactor.actor.pull.max-subjects must be >= 1 but was 0", "reactor.actor.pull.max-subjects=0");
         assertStartUpFails("reactor.actor.pull.ack-timeout must be positive", "reactor.actor.pull.ack-timeout=0s");
         assertStartUpFails("reactor.actor.pull.idle-timeout must be >= 0", "reactor.actor.pull.idle-timeout=-1s");
         assertStartUpFails("reactor.actor.pull.max-bytes-per-pull must be >= 1B",
