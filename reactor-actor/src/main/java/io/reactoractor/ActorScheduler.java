@@ -368,7 +368,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
 
         /**
-         * @param quota the hard bound of a turn, checked between tasks (default 5 ms); positive
+         * @param quota the bound of a turn, checked between tasks (after a run of tasks under 1 µs, up to 3
+         *              more may start before the check) (default 5 ms); positive
          * @return this
          */
         public Builder quota(Duration quota) {

@@ -60,8 +60,12 @@ final class CarrierThread extends Thread implements NonBlocking {
     private volatile long hogStamp;
     /** Hog suspect bookkeeping, touched only by the hog monitor's thread (see {@code HogMonitor#confirmed}). */
     long suspectStamp;
+    long suspectRuns;
     long suspectCpu;
     long suspectWall;
+    /** {@link #tasksRun} when the monitor last saw it change, and the check before that one (monitor only). */
+    long monitorRuns;
+    long monitorRunsSince;
     /** {@link #RUNNING} or {@link #PARKED}; the thread that CASes PARKED→RUNNING owns the wake-up. */
     private volatile int parkState;
 
@@ -240,7 +244,13 @@ final class CarrierThread extends Thread implements NonBlocking {
         TASK_STARTED_AT.setOpaque(this, start == 0 ? 1 : start);
     }
 
-    void taskEnded() {
+    /**
+     * Marks the end of a task.
+     *
+     * @return whether it had been flagged as a hog (then the next task's start must be read fresh:
+     *     {@link Turn}, "Clock reads between tasks")
+     */
+    boolean taskEnded() {
         TASK_STARTED_AT.setOpaque(this, 0L);
         // an idle carrier must not keep the last actor (and what it references: its subscribers)
         // reachable; the hog monitor reads a null cell as '?' (rule 3.13 needs the subscriber collectable)
@@ -248,7 +258,9 @@ final class CarrierThread extends Thread implements NonBlocking {
         tasksRun++;
         if (hogStamp != 0) {
             clearHogStamp();
+            return true;
         }
+        return false;
     }
 
     long taskStartedAt() {

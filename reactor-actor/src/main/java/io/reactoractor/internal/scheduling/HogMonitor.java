@@ -33,6 +33,8 @@ final class HogMonitor {
     private final AtomicInteger hogged = new AtomicInteger();
     private final LongAdder detected = new LongAdder();
     private final Tick tick = new Tick();
+    /** When the previous check ran, 0 before the first (this monitor's thread only). */
+    private long lastCheck;
 
     HogMonitor(SchedulerEngine engine, long thresholdNanos) {
         this.engine = engine;
@@ -65,11 +67,13 @@ final class HogMonitor {
             hook.run();
         }
         long now = System.nanoTime();
+        long previous = lastCheck;
+        lastCheck = now;
         engine.pool().forEach(c -> {
             // an actor woken into a carrier's run-next slot by a task that then ran long: the bound
             // on its wait when every other carrier is parked (RunNext, rescue)
             engine.runNext().rescue(c, now);
-            inspect(c, now);
+            inspect(c, now, previous);
         });
         int h = hogged.get();
         if (h > 0) {
@@ -77,12 +81,27 @@ final class HogMonitor {
         }
     }
 
-    private void inspect(CarrierThread c, long now) {
+    /**
+     * A task's published start may be earlier than it was, and shared by a few consecutive tasks: a
+     * turn reads the clock once per few tiny tasks ({@link Turn}, "Clock reads between tasks"). The
+     * carrier's task count tells those tasks apart, and bounds the age: if the count moved since the
+     * previous check, the task running now started after that check.
+     */
+    private void inspect(CarrierThread c, long now, long previousCheck) {
         long started = c.taskStartedAt();
-        if (started == 0 || now - started < thresholdNanos || c.hogStamp() == started) {
+        if (started == 0) {
             return;
         }
-        if (!confirmed(c, started, now)) {
+        long runs = c.tasksRun();
+        if (runs != c.monitorRuns) {
+            c.monitorRuns = runs;
+            c.monitorRunsSince = previousCheck;
+        }
+        long since = Math.max(started, c.monitorRunsSince);
+        if (now - since < thresholdNanos || c.hogStamp() == started) {
+            return;
+        }
+        if (!confirmed(c, started, runs, now)) {
             return;
         }
         hogged.incrementAndGet();
@@ -99,7 +118,7 @@ final class HogMonitor {
         }
         detected.increment();
         ActorCell cell = c.currentCell();
-        long ms = TimeUnit.NANOSECONDS.toMillis(now - started);
+        long ms = TimeUnit.NANOSECONDS.toMillis(now - since);
         LOG.warn("[{}] actor '{}' has been running one task on thread {} for {} ms (quota {} ms); "
                         + "starting a compensating thread so the other actors keep running",
                 engine.config().name(), cell == null ? "?" : cell.path(), c.getName(), ms,
@@ -124,7 +143,7 @@ final class HogMonitor {
      * thread would not get the CPU either). The suspect is re-examined on the next interval.
      * Only this monitor thread touches the suspect fields, and only on this slow path.
      */
-    private boolean confirmed(CarrierThread c, long started, long now) {
+    private boolean confirmed(CarrierThread c, long started, long runs, long now) {
         Thread.State state = c.getState();
         if (state == Thread.State.BLOCKED || state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) {
             return true;
@@ -136,8 +155,10 @@ final class HogMonitor {
         if (cpu < 0) {
             return true;
         }
-        if (c.suspectStamp != started) {
+        if (c.suspectStamp != started || c.suspectRuns != runs) {
+            // another task (a shared start is told apart by the task count): a new observation window
             c.suspectStamp = started;
+            c.suspectRuns = runs;
             c.suspectCpu = cpu;
             c.suspectWall = now;
             return false;

@@ -15,14 +15,18 @@ package io.reactoractor.internal.scheduling;
  * turn starts reading after every task; when a read finds that the tasks since the previous one took
  * at most {@value #TINY_TASK_NANOS} ns each on average, the number of tasks until the next read
  * doubles, up to {@value #MAX_CLOCK_STRIDE}; any read that finds longer tasks goes back to one.
- * Between reads the turn's clock ({@code now}) stands still, so what it drives lags by at most
- * {@value #MAX_CLOCK_STRIDE} - 1 tasks, and only after tasks that were tiny:
+ * Between reads the turn's clock ({@code now}) stands still. The stride is chosen from tasks that
+ * already ran, while the tasks it leaves unmeasured may take any time; so what the clock drives lags by
+ * up to {@value #MAX_CLOCK_STRIDE} - 1 tasks <em>of any length</em>, after reads that found tiny ones:
  * <ul>
- *   <li>the quota and the preemption check ({@link #shouldContinue()}) see the time at the next read
- *       (a turn whose tiny tasks suddenly turn long may run up to that many tasks past its quota);</li>
- *   <li>a quota overrun is reported for the tasks between two reads together;</li>
- *   <li>the hog monitor sees the start of a task as the last read, earlier than it was: it only
- *       suspects a hog sooner, by microseconds;</li>
+ *   <li>the quota and the preemption check ({@link #shouldContinue()}) see the time at the next read:
+ *       a turn whose tiny tasks are followed by long ones may run up to that many tasks past its quota
+ *       or its preemption point (a turn of tasks over 1 µs reads after each, as before);</li>
+ *   <li>quota overruns are counted per stretch between two reads, when its average task was over the
+ *       quota (then at least one was): a lower bound, never a false count;</li>
+ *   <li>the hog monitor sees a task's start as the last read, earlier than it was, and several tasks
+ *       with the same start; it tells them apart by the carrier's task count, and a task that ends
+ *       flagged as a hog makes the next read immediate ({@code HogMonitor});</li>
  *   <li>the turn's length, which fairness charges, is exact: the carrier takes it from
  *       {@link #endClock()}, which reads the clock if tasks ended since the last read.</li>
  * </ul>
@@ -52,7 +56,7 @@ public final class Turn {
     /** Largest average task length, between two clock reads, that lets the next reads be spread. */
     static final long TINY_TASK_NANOS = 1_000L;
     /** Most tasks between two clock reads within a turn (class doc, "Clock reads between tasks"). */
-    static final int MAX_CLOCK_STRIDE = 8;
+    static final int MAX_CLOCK_STRIDE = 4;
     /** Tasks between two clock reads now: 1, doubling after reads that found tiny tasks. */
     private int clockStride;
     /** Tasks left to end before the next read. */
@@ -148,11 +152,23 @@ public final class Turn {
      */
     long endClock() {
         if (clockStale) {
-            now = System.nanoTime();
+            long end = System.nanoTime();
             carrier.clockReads++;
+            countOverrun(end - taskStart, tasks - tasksAtRead);
+            now = end;
             clockStale = false;
         }
         return now;
+    }
+
+    /**
+     * Counts a quota overrun for a stretch of {@code covered} tasks that took {@code took} in all, if its
+     * average was over the quota (then at least one task was; a lower bound, class doc).
+     */
+    private void countOverrun(long took, int covered) {
+        if (took > quota && took / covered > quota) {
+            engine.quotaOverrun(cell, took / covered);
+        }
     }
 
     /** @return the start of the slice this turn runs in (see {@link #beginChained}) */
@@ -237,22 +253,19 @@ public final class Turn {
      */
     public void endTask() {
         tasks++;
-        carrier.taskEnded();
+        boolean wasHog = carrier.taskEnded();
         // a task that interrupted its own carrier must not leak the flag into the next actor's turn:
         // Thread.interrupted() clears it
         Thread.interrupted();
-        if (--tasksUntilRead > 0) {
+        if (--tasksUntilRead > 0 && !wasHog) {
             clockStale = true;
             return;
         }
         long end = System.nanoTime();
         carrier.clockReads++;
-        // taskStart is the last read, so this covers every task since then
-        long took = end - taskStart;
-        if (took > quota) {
-            engine.quotaOverrun(cell, took);
-        }
         int covered = tasks - tasksAtRead;
+        // taskStart is the last read, so this covers every task since then
+        countOverrun(end - taskStart, covered);
         clockStride = end - now <= covered * TINY_TASK_NANOS ? Math.min(clockStride << 1, MAX_CLOCK_STRIDE) : 1;
         tasksUntilRead = clockStride;
         tasksAtRead = tasks;
