@@ -580,8 +580,7 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
         @Override
         @Nullable
         public T poll() {
-            if (signalling == Thread.currentThread() && !cancelled) {
-                // not once cancelled: the downstream then polls to clear the queue, which must empty it
+            if (onTurn()) {
                 if (yielded) {
                     return null;
                 }
@@ -616,16 +615,25 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
                 sinceReplenish = 0;
                 s.request(limit);
             }
-            if (v == null || queue.isEmpty()) {
-                // as above: the poll that empties the queue after the end lets a turn send the terminal
-                // signal. StoreLoad between this consumer's release of the queue and signal()'s status
-                // read, against the ending turn's CAS then queue read (class doc)
+            // as above: the poll that empties the queue after the end lets a turn send the terminal signal
+            // (before the end, the end's own signal does). Done is read first: the queue is only looked at
+            // once it is set, and the fence only paid when signalling
+            if (v == null ? d : done && queue.isEmpty()) {
+                // StoreLoad between this consumer's release of the queue and signal()'s status read,
+                // against the ending turn's CAS then queue read (class doc)
                 VarHandle.fullFence();
-                if (v == null ? d : done) {
-                    signal();
-                }
+                signal();
             }
             return v;
+        }
+
+        /**
+         * Whether the caller is the downstream polling inside this turn's {@code onNext(null)}, where
+         * polls are task boundaries; not once cancelled: the downstream then polls to clear the queue,
+         * which must empty it.
+         */
+        private boolean onTurn() {
+            return signalling == Thread.currentThread() && !cancelled;
         }
 
         /** Whether a synchronous source has nothing more (Reactor's sync drain asks the same); a throw: no. */
@@ -644,7 +652,7 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
          */
         @Override
         public boolean isEmpty() {
-            if (signalling == Thread.currentThread() && yielded && !cancelled) {
+            if (onTurn() && yielded) {
                 return true;
             }
             Fuseable.QueueSubscription<T> fused = syncSource;
@@ -653,7 +661,7 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
 
         @Override
         public int size() {
-            if (signalling == Thread.currentThread() && yielded && !cancelled) {
+            if (onTurn() && yielded) {
                 return 0; // as isEmpty()
             }
             Fuseable.QueueSubscription<T> fused = syncSource;

@@ -59,12 +59,11 @@ public final class Turn {
     static final int MAX_CLOCK_STRIDE = 4;
     /** Tasks between two clock reads now: 1, doubling after reads that found tiny tasks. */
     private int clockStride;
-    /** Tasks left to end before the next read. */
-    private int tasksUntilRead;
-    /** {@link #tasks} at the last read (or 0 at the turn's start). */
+    /**
+     * {@link #tasks} at the last read (or 0 at the turn's start): {@code tasks - tasksAtRead} tasks
+     * ended since, unmeasured ({@code now} lags while it is not 0).
+     */
     private int tasksAtRead;
-    /** Whether tasks ended since the last read ({@code now} then lags). */
-    private boolean clockStale;
     /**
      * Set once a preemption was decided in this turn: {@link #shouldContinue()} is rate-limited (it
      * consults the run queue at most every {@code preemptCheckInterval}), so without remembering the
@@ -106,9 +105,7 @@ public final class Turn {
         this.preempted = false;
         // every turn starts reading after each task: the last actor's tiny tasks say nothing of this one's
         this.clockStride = 1;
-        this.tasksUntilRead = 1;
         this.tasksAtRead = 0;
-        this.clockStale = false;
     }
 
     /**
@@ -151,12 +148,12 @@ public final class Turn {
      * @return the clock at the end of the turn's last task (or at the turn's start if it ran none)
      */
     long endClock() {
-        if (clockStale) {
+        if (tasks != tasksAtRead) {
             long end = System.nanoTime();
             carrier.clockReads++;
             countOverrun(end - taskStart, tasks - tasksAtRead);
             now = end;
-            clockStale = false;
+            tasksAtRead = tasks;
         }
         return now;
     }
@@ -257,19 +254,16 @@ public final class Turn {
         // a task that interrupted its own carrier must not leak the flag into the next actor's turn:
         // Thread.interrupted() clears it
         Thread.interrupted();
-        if (--tasksUntilRead > 0 && !wasHog) {
-            clockStale = true;
-            return;
+        int covered = tasks - tasksAtRead;
+        if (covered < clockStride && !wasHog) {
+            return; // now lags by these tiny tasks until the next read
         }
         long end = System.nanoTime();
         carrier.clockReads++;
-        int covered = tasks - tasksAtRead;
         // taskStart is the last read, so this covers every task since then
         countOverrun(end - taskStart, covered);
         clockStride = end - now <= covered * TINY_TASK_NANOS ? Math.min(clockStride << 1, MAX_CLOCK_STRIDE) : 1;
-        tasksUntilRead = clockStride;
         tasksAtRead = tasks;
         now = end;
-        clockStale = false;
     }
 }
