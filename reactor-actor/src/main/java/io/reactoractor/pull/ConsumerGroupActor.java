@@ -532,10 +532,19 @@ final class ConsumerGroupActor extends ActorCell {
                 break;
             }
             waiting.pollFirst();
+            RuntimeException commitFailure = null;
             if (p.ackOnDelivery) {
                 // acknowledged when handed out: committed before the answer, so whoever the answer reaches
                 // (an HTTP client reading the group's figures next) sees the offset it settled
-                ledger.commitIfAdvanced();
+                try {
+                    ledger.commitIfAdvanced();
+                } catch (RuntimeException e) {
+                    // the store refused or failed the commit: the messages are taken and settled in the
+                    // ledger, which commits them with a later call, so they are answered all the same (a
+                    // pull left unanswered would hang, and its messages be lost); the failure is then
+                    // reported as any store failure of the turn (runTurn)
+                    commitFailure = e;
+                }
             }
             List<Message> messages = new ArrayList<>(batch.size());
             int[] attempts = new int[batch.size()];
@@ -545,6 +554,9 @@ final class ConsumerGroupActor extends ActorCell {
             }
             answerAsTask(turn, p, PullResult.Status.MESSAGES, messages, attempts);
             answered++;
+            if (commitFailure != null) {
+                throw commitFailure;
+            }
         }
         if (!waiting.isEmpty()) {
             // pull-once requests never wait, but for a store fetch already under way (it may bring what they

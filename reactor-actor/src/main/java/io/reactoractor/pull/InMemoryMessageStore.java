@@ -1,5 +1,6 @@
 package io.reactoractor.pull;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -9,7 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import reactor.core.Disposable;
 
@@ -32,6 +33,20 @@ import reactor.core.Disposable;
  * refused with {@link SubjectLimitExceededException} and nothing is created. A subject that holds
  * messages is never removed: its messages are data, bounded by the retention.
  *
+ * <h2>Bounded committed offsets</h2>
+ * A committed offset is kept per (subject, group), and groups are named by clients too, so their number
+ * is bounded as well: {@link Builder#maxCommittedOffsets maxCommittedOffsets} (default
+ * {@value #DEFAULT_MAX_COMMITTED_OFFSETS}). An offset is <em>used</em> when it is committed and when
+ * {@link #committedOffset} reads it (a group starting). When a commit for a new pair would pass the
+ * bound, the offsets not used for {@link Builder#offsetRetention offsetRetention} (default 7 days, as
+ * Kafka's {@code offsets.retention.minutes}) are removed first; if none is that old, the commit is
+ * refused with {@link OffsetLimitExceededException} and nothing is recorded. A refused commit loses
+ * nothing: the pull consumer keeps the group's progress and commits again with its next
+ * acknowledgement. A removed offset reads as never committed: if its group comes back, it starts again
+ * at the oldest message held and may receive again what it had acknowledged (at least once, never
+ * lost). Offsets are only removed to make room, never by time alone, so a store below the bound keeps
+ * every offset.
+ *
  * <pre>{@code
  * MessageStore store = InMemoryMessageStore.builder().retention(1_000_000).build();
  * }</pre>
@@ -44,31 +59,53 @@ public final class InMemoryMessageStore implements MessageStore {
     /** Default bound on the number of subjects (class doc, "Bounded subjects"). */
     public static final int DEFAULT_MAX_SUBJECTS = 100_000;
 
+    /** Default bound on the number of committed offsets (class doc, "Bounded committed offsets"). */
+    public static final int DEFAULT_MAX_COMMITTED_OFFSETS = 100_000;
+
+    /** Default time an offset must go unused before a full store may remove it: 7 days. */
+    public static final Duration DEFAULT_OFFSET_RETENTION = Duration.ofDays(7);
+
     private final int retention;
     private final int maxSubjects;
+    private final int maxCommittedOffsets;
+    private final long offsetRetentionNanos;
+    private final LongSupplier nanoClock;
+    /**
+     * No offset can have gone unused for the retention before this time ({@code nanoClock}): the oldest
+     * last use the previous sweep left, plus the retention (uses only move later). A full store refuses a
+     * new pair before it without walking every offset. Written under {@code sweepLock}, read without it.
+     */
+    private volatile long nextOffsetExpiry;
+    private final Object sweepLock = new Object();
     /**
      * Subjects that never held a message nor a commit: the ones a full store may remove. Counted so that
      * a store full of subjects with messages refuses a new one at once, without looking at every subject.
      */
     private final AtomicInteger emptySubjects = new AtomicInteger();
     private final ConcurrentHashMap<String, SubjectLog> subjects = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, AtomicLong> committed = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, CommittedOffset> committed = new ConcurrentHashMap<>();
     private final CopyOnWriteArrayList<AppendListener> listeners = new CopyOnWriteArrayList<>();
 
     /** Random per instance: offsets restart at 0 with every new store (a process restart). */
     private final String epoch = java.util.UUID.randomUUID().toString();
 
-    private InMemoryMessageStore(int retention, int maxSubjects) {
-        this.retention = retention;
-        this.maxSubjects = maxSubjects;
+    private InMemoryMessageStore(Builder b) {
+        this.retention = b.retention;
+        this.maxSubjects = b.maxSubjects;
+        this.maxCommittedOffsets = b.maxCommittedOffsets;
+        this.offsetRetentionNanos = b.offsetRetentionNanos;
+        this.nanoClock = b.nanoClock;
+        // every offset is used at or after this moment, so none can expire before a retention from now
+        this.nextOffsetExpiry = nanoClock.getAsLong() + offsetRetentionNanos;
     }
 
     /**
-     * @return a store with the default retention ({@value #DEFAULT_RETENTION} messages per subject) and
-     *     bound on subjects ({@value #DEFAULT_MAX_SUBJECTS})
+     * @return a store with the default retention ({@value #DEFAULT_RETENTION} messages per subject), bound
+     *     on subjects ({@value #DEFAULT_MAX_SUBJECTS}) and on committed offsets
+     *     ({@value #DEFAULT_MAX_COMMITTED_OFFSETS}, unused for 7 days before one may be removed)
      */
     public static InMemoryMessageStore create() {
-        return new InMemoryMessageStore(DEFAULT_RETENTION, DEFAULT_MAX_SUBJECTS);
+        return builder().build();
     }
 
     /** @return a builder */
@@ -84,6 +121,21 @@ public final class InMemoryMessageStore implements MessageStore {
     /** @return how many subjects the store holds at most (class doc, "Bounded subjects") */
     public int maxSubjects() {
         return maxSubjects;
+    }
+
+    /** @return how many committed offsets the store holds at most (class doc, "Bounded committed offsets") */
+    public int maxCommittedOffsets() {
+        return maxCommittedOffsets;
+    }
+
+    /** @return how long an offset goes unused before a full store may remove it */
+    public Duration offsetRetention() {
+        return Duration.ofNanos(offsetRetentionNanos);
+    }
+
+    /** @return how many committed offsets the store holds now */
+    public int committedOffsets() {
+        return committed.size();
     }
 
     /**
@@ -155,17 +207,39 @@ public final class InMemoryMessageStore implements MessageStore {
 
     @Override
     public long committedOffset(String subject, String group) {
-        AtomicLong c = committed.get(key(subject, group));
-        return c == null ? -1 : c.get();
+        CommittedOffset c = committed.get(key(subject, group));
+        return c == null ? -1 : c.read(nanoClock.getAsLong());
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws OffsetLimitExceededException if the (subject, group) pair has no committed offset yet and
+     *     the store holds {@link #maxCommittedOffsets()} offsets, all used within the offset retention
+     */
     @Override
     public void commit(String subject, String group, long offset) {
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(group, "group");
         if (offset < 0) {
             throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
         }
-        committed.computeIfAbsent(key(subject, group), k -> new AtomicLong(-1))
-                .accumulateAndGet(offset, Math::max);
+        String key = key(subject, group);
+        for (;;) {
+            long now = nanoClock.getAsLong();
+            CommittedOffset c = committed.get(key);
+            if (c == null) {
+                makeRoomForOffset(subject, group, now);
+                // creations racing this one may pass the bound, by at most one pair per racing caller
+                c = committed.computeIfAbsent(key, k -> new CommittedOffset(now));
+            }
+            if (c.commit(offset, now)) {
+                break;
+            }
+            // removed by a full store's sweep between our lookup and our commit: record it in a new entry
+            // (the sweep may not have taken it out of the map yet: help it, or we would find it again)
+            committed.remove(key, c);
+        }
         SubjectLog log = subjects.get(subject);
         if (log != null) {
             log.keep(emptySubjects); // a committed offset is state: the subject is never removed now
@@ -181,8 +255,9 @@ public final class InMemoryMessageStore implements MessageStore {
 
     @Override
     public String toString() {
-        return "InMemoryMessageStore[subjects=" + subjects.size() + ", retention=" + retention
-                + ", maxSubjects=" + maxSubjects + "]";
+        return "InMemoryMessageStore[subjects=" + subjects.size() + ", committedOffsets=" + committed.size()
+                + ", retention=" + retention + ", maxSubjects=" + maxSubjects
+                + ", maxCommittedOffsets=" + maxCommittedOffsets + "]";
     }
 
     private SubjectLog log(String subject) {
@@ -220,9 +295,95 @@ public final class InMemoryMessageStore implements MessageStore {
         }
     }
 
+    /**
+     * Before a commit creates a pair: if the store is full, removes the offsets unused for the retention
+     * (class doc, "Bounded committed offsets"), or refuses the commit if none is. The walk over every offset
+     * runs only once one may have expired ({@link #nextOffsetExpiry}), and one caller at a time.
+     */
+    private void makeRoomForOffset(String subject, String group, long now) {
+        if (committed.size() < maxCommittedOffsets) {
+            return;
+        }
+        if (now - nextOffsetExpiry >= 0) {
+            synchronized (sweepLock) {
+                if (committed.size() >= maxCommittedOffsets && now - nextOffsetExpiry >= 0) {
+                    removeExpiredOffsets(now);
+                }
+            }
+        }
+        if (committed.size() >= maxCommittedOffsets) {
+            throw new OffsetLimitExceededException(subject, group, maxCommittedOffsets);
+        }
+    }
+
+    /** Removes the offsets unused for the retention; notes when the next one can expire (sweepLock). */
+    private void removeExpiredOffsets(long now) {
+        long oldestKept = now;
+        for (Map.Entry<String, CommittedOffset> e : committed.entrySet()) {
+            CommittedOffset c = e.getValue();
+            long lastUsed = c.removeIfUnusedSince(now - offsetRetentionNanos);
+            if (lastUsed == CommittedOffset.REMOVED) {
+                committed.remove(e.getKey(), c);
+            } else if (lastUsed - oldestKept < 0) {
+                oldestKept = lastUsed;
+            }
+        }
+        nextOffsetExpiry = oldestKept + offsetRetentionNanos;
+    }
+
     private static String key(String subject, String group) {
         // '\u0000' cannot occur in a valid name, so the key is unambiguous
         return subject + '\u0000' + group;
+    }
+
+    /**
+     * The committed offset of one (subject, group) pair and when it was last used (class doc, "Bounded
+     * committed offsets"). Guarded by its own monitor: a commit and a sweep's removal exclude each other,
+     * so a commit is never recorded into an entry just removed (it sees {@code removed} and retries).
+     */
+    private static final class CommittedOffset {
+        /** Returned by {@link #removeIfUnusedSince} when it removed the entry. */
+        static final long REMOVED = Long.MIN_VALUE;
+
+        /** Read without the monitor by {@link #read}: the committed offset only grows. */
+        private volatile long offset = -1;
+        private long lastUsed;
+        private boolean removed;
+
+        CommittedOffset(long now) {
+            this.lastUsed = now;
+        }
+
+        synchronized long read(long now) {
+            if (!removed) {
+                lastUsed = now;
+            }
+            return offset;
+        }
+
+        /** @return {@code false} if a sweep removed this entry (the caller commits into a new one) */
+        synchronized boolean commit(long newOffset, long now) {
+            if (removed) {
+                return false;
+            }
+            if (newOffset > offset) {
+                offset = newOffset;
+            }
+            lastUsed = now;
+            return true;
+        }
+
+        /**
+         * @return {@link #REMOVED} if unused since {@code cutoff} (then marked removed: the caller removes
+         *     it from the map), else its last use
+         */
+        synchronized long removeIfUnusedSince(long cutoff) {
+            if (lastUsed - cutoff <= 0) {
+                removed = true;
+                return REMOVED;
+            }
+            return lastUsed;
+        }
     }
 
     /**
@@ -317,6 +478,9 @@ public final class InMemoryMessageStore implements MessageStore {
     public static final class Builder {
         private int retention = DEFAULT_RETENTION;
         private int maxSubjects = DEFAULT_MAX_SUBJECTS;
+        private int maxCommittedOffsets = DEFAULT_MAX_COMMITTED_OFFSETS;
+        private long offsetRetentionNanos = DEFAULT_OFFSET_RETENTION.toNanos();
+        private LongSupplier nanoClock = System::nanoTime;
 
         private Builder() {
         }
@@ -350,9 +514,54 @@ public final class InMemoryMessageStore implements MessageStore {
             return this;
         }
 
+        /**
+         * @param maxCommittedOffsets how many committed offsets ((subject, group) pairs) the store holds at
+         *                            most (≥ 1); past it, offsets unused for the {@link #offsetRetention}
+         *                            are removed, and a commit for a new pair is refused with
+         *                            {@link OffsetLimitExceededException} if none can be (class doc,
+         *                            "Bounded committed offsets")
+         * @return this
+         */
+        public Builder maxCommittedOffsets(int maxCommittedOffsets) {
+            if (maxCommittedOffsets < 1) {
+                throw new IllegalArgumentException("maxCommittedOffsets must be >= 1 but was " + maxCommittedOffsets);
+            }
+            this.maxCommittedOffsets = maxCommittedOffsets;
+            return this;
+        }
+
+        /**
+         * @param offsetRetention how long a committed offset goes unused (neither committed nor read) before
+         *                        a full store may remove it; positive, at most 73 years
+         * @return this
+         */
+        public Builder offsetRetention(Duration offsetRetention) {
+            if (offsetRetention == null || offsetRetention.isNegative() || offsetRetention.isZero()) {
+                throw new IllegalArgumentException("offsetRetention must be positive but was " + offsetRetention);
+            }
+            long nanos;
+            try {
+                nanos = offsetRetention.toNanos();
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("offsetRetention is too long: " + offsetRetention, e);
+            }
+            // the sweep compares clock differences: a quarter of the range keeps them from overflowing
+            if (nanos > Long.MAX_VALUE / 4) {
+                throw new IllegalArgumentException("offsetRetention is too long: " + offsetRetention);
+            }
+            this.offsetRetentionNanos = nanos;
+            return this;
+        }
+
+        /** The clock of the offset retention (tests): {@code System.nanoTime()} by default. */
+        Builder nanoClock(LongSupplier nanoClock) {
+            this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+            return this;
+        }
+
         /** @return the store */
         public InMemoryMessageStore build() {
-            return new InMemoryMessageStore(retention, maxSubjects);
+            return new InMemoryMessageStore(this);
         }
     }
 }

@@ -153,7 +153,8 @@ class InMemoryStoreSubjectBoundTest {
         }
     }
 
-    private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
+    /** Whether {@code t} or one of its causes is a {@code type} (also used by {@link InMemoryStoreOffsetBoundTest}). */
+    static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (type.isInstance(c)) {
                 return true;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.reactoractor.pull.GroupLimitExceededException;
 import io.reactoractor.pull.MessageStoreException;
+import io.reactoractor.pull.OffsetLimitExceededException;
 import io.reactoractor.pull.StaleDeliveryException;
 import io.reactoractor.pull.SubjectLimitExceededException;
 import reactor.core.publisher.Mono;
@@ -81,6 +82,23 @@ public class ApiErrors {
         HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
         return ResponseEntity.status(status)
                 .body(new ErrorBody(status.value(), status.getReasonPhrase(), null, e.getMessage(), "reactor.actor.pull.max-subjects"));
+    }
+
+    /**
+     * A commit for a new (subject, group) while the in-memory store holds
+     * {@code reactor.actor.pull.max-committed-offsets} offsets, all used within
+     * {@code reactor.actor.pull.offset-retention}: the acknowledgement is settled in the group (its messages
+     * are not delivered again while the group lives) but not recorded in the store, which a later commit of
+     * the group does once room is made. Also reached as the cause of a poll's {@link MessageStoreException}.
+     *
+     * @param e the exception
+     * @return 503 with the limit's name
+     */
+    @ExceptionHandler(OffsetLimitExceededException.class)
+    ResponseEntity<ErrorBody> tooManyOffsets(OffsetLimitExceededException e) {
+        HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
+        return ResponseEntity.status(status).body(new ErrorBody(status.value(), status.getReasonPhrase(), null,
+                e.getMessage(), "reactor.actor.pull.max-committed-offsets"));
     }
 
     /**
@@ -168,6 +186,11 @@ public class ApiErrors {
      */
     @ExceptionHandler(MessageStoreException.class)
     ResponseEntity<ErrorBody> storeUnavailable(MessageStoreException e) {
+        for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+            if (c instanceof OffsetLimitExceededException limit) {
+                return tooManyOffsets(limit);
+            }
+        }
         return answer(HttpStatus.SERVICE_UNAVAILABLE, null, e.getMessage());
     }
 

@@ -98,7 +98,9 @@ public class ReactorActorAutoConfiguration {
         @ConditionalOnMissingBean({MessageStore.class, AsyncMessageStore.class})
         InMemoryMessageStore reactorActorMessageStore(ReactorActorProperties properties) {
             return InMemoryMessageStore.builder().retention(properties.pull().retention())
-                    .maxSubjects(properties.pull().maxSubjects()).build();
+                    .maxSubjects(properties.pull().maxSubjects())
+                    .maxCommittedOffsets(properties.pull().maxCommittedOffsets())
+                    .offsetRetention(properties.pull().offsetRetention()).build();
         }
 
         @Bean(destroyMethod = "dispose")

@@ -111,6 +111,11 @@ public record ReactorActorProperties(
      * @param maxGroups          Most (subject, group) pairs live at once.
      * @param maxSubjects        Most subjects the in-memory store holds; past it, subjects that never held
      *                           a message are removed, and a new one is refused if none can be.
+     * @param maxCommittedOffsets Most committed offsets ((subject, group) pairs) the in-memory store holds;
+     *                           past it, offsets unused for the offset retention are removed, and a commit
+     *                           for a new pair is refused if none can be.
+     * @param offsetRetention    How long a committed offset of the in-memory store goes unused before a
+     *                           full store may remove it.
      */
     public record Pull(
             @DefaultValue("false") boolean enabled,
@@ -121,7 +126,9 @@ public record ReactorActorProperties(
             @DefaultValue("4MB") DataSize maxBytesPerPull,
             @DefaultValue("5m") Duration idleTimeout,
             @DefaultValue("10000") int maxGroups,
-            @DefaultValue("100000") int maxSubjects) {
+            @DefaultValue("100000") int maxSubjects,
+            @DefaultValue("100000") int maxCommittedOffsets,
+            @DefaultValue("7d") Duration offsetRetention) {
 
         /**
          * Validates the settings when they are bound: a bad value fails with a message naming its property.
@@ -135,6 +142,8 @@ public record ReactorActorProperties(
          * @param idleTimeout        see {@link #idleTimeout()}
          * @param maxGroups          see {@link #maxGroups()}
          * @param maxSubjects        see {@link #maxSubjects()}
+         * @param maxCommittedOffsets see {@link #maxCommittedOffsets()}
+         * @param offsetRetention    see {@link #offsetRetention()}
          * @throws IllegalArgumentException naming the property of a bad value
          */
         public Pull {
@@ -150,6 +159,8 @@ public record ReactorActorProperties(
             }
             requireAtLeastOne("pull.max-groups", maxGroups);
             requireAtLeastOne("pull.max-subjects", maxSubjects);
+            requireAtLeastOne("pull.max-committed-offsets", maxCommittedOffsets);
+            requirePositive("pull.offset-retention", offsetRetention);
         }
     }
 

@@ -28,7 +28,8 @@ class ConfigurationMetadataTest {
         for (String property : new String[] {"name", "threads", "quota", "preemption-granularity", "hog-threshold",
                 "max-compensating-threads", "ordering", "shutdown-timeout", "pull.enabled", "pull.retention",
                 "pull.ack-timeout", "pull.max-waiting-pulls", "pull.max-messages-per-pull",
-                "pull.max-bytes-per-pull", "pull.idle-timeout", "pull.max-groups", "pull.max-subjects"}) {
+                "pull.max-bytes-per-pull", "pull.idle-timeout", "pull.max-groups", "pull.max-subjects",
+                "pull.max-committed-offsets", "pull.offset-retention"}) {
             assertThat(metadata).containsPattern("\"name\"\\s*:\\s*\"" + Pattern.quote("reactor.actor." + property) + "\"");
         }
         assertThat(metadata).containsPattern("\"defaultValue\"\\s*:\\s*\"500us\"")

@@ -62,6 +62,10 @@ class ReactorActorAutoConfigurationTest {
                     .isEqualTo(InMemoryMessageStore.DEFAULT_RETENTION);
             assertThat(((InMemoryMessageStore) consumer.store()).maxSubjects())
                     .isEqualTo(InMemoryMessageStore.DEFAULT_MAX_SUBJECTS);
+            assertThat(((InMemoryMessageStore) consumer.store()).maxCommittedOffsets())
+                    .isEqualTo(InMemoryMessageStore.DEFAULT_MAX_COMMITTED_OFFSETS);
+            assertThat(((InMemoryMessageStore) consumer.store()).offsetRetention())
+                    .isEqualTo(InMemoryMessageStore.DEFAULT_OFFSET_RETENTION);
             PullConsumer library = PullConsumer.builder(consumer.scheduler()).build();
             try {
                 assertThat(consumer.ackTimeout()).isEqualTo(library.ackTimeout());
@@ -103,7 +107,9 @@ class ReactorActorAutoConfigurationTest {
                 "reactor.actor.pull.max-bytes-per-pull=2KB",
                 "reactor.actor.pull.idle-timeout=0",
                 "reactor.actor.pull.max-groups=13",
-                "reactor.actor.pull.max-subjects=14").run(context -> {
+                "reactor.actor.pull.max-subjects=14",
+                "reactor.actor.pull.max-committed-offsets=15",
+                "reactor.actor.pull.offset-retention=16h").run(context -> {
                     ActorScheduler scheduler = context.getBean(ActorScheduler.class);
                     assertThat(scheduler.name()).isEqualTo("tenants");
                     assertThat(Scannable.from(scheduler).name()).isEqualTo("tenants");
@@ -117,6 +123,8 @@ class ReactorActorAutoConfigurationTest {
                     PullConsumer consumer = context.getBean(PullConsumer.class);
                     assertThat(((InMemoryMessageStore) consumer.store()).retention()).isEqualTo(50);
                     assertThat(((InMemoryMessageStore) consumer.store()).maxSubjects()).isEqualTo(14);
+                    assertThat(((InMemoryMessageStore) consumer.store()).maxCommittedOffsets()).isEqualTo(15);
+                    assertThat(((InMemoryMessageStore) consumer.store()).offsetRetention()).isEqualTo(Duration.ofHours(16));
                     assertThat(consumer.ackTimeout()).isEqualTo(Duration.ofSeconds(7));
                     assertThat(consumer.maxWaitingPulls()).isEqualTo(11);
                     assertThat(consumer.maxMessagesPerPull()).isEqualTo(12);
@@ -166,6 +174,9 @@ class ReactorActorAutoConfigurationTest {
         assertStartUpFails("reactor.actor.shutdown-timeout must be positive", "reactor.actor.shutdown-timeout=-1s");
         assertStartUpFails("reactor.actor.pull.max-groups must be >= 1 but was 0", "reactor.actor.pull.max-groups=0");
         assertStartUpFails("reactor.actor.pull.max-subjects must be >= 1 but was 0", "reactor.actor.pull.max-subjects=0");
+        assertStartUpFails("reactor.actor.pull.max-committed-offsets must be >= 1 but was 0",
+                "reactor.actor.pull.max-committed-offsets=0");
+        assertStartUpFails("reactor.actor.pull.offset-retention must be positive", "reactor.actor.pull.offset-retention=0s");
         assertStartUpFails("reactor.actor.pull.ack-timeout must be positive", "reactor.actor.pull.ack-timeout=0s");
         assertStartUpFails("reactor.actor.pull.idle-timeout must be >= 0", "reactor.actor.pull.idle-timeout=-1s");
         assertStartUpFails("reactor.actor.pull.max-bytes-per-pull must be >= 1B",
