@@ -95,6 +95,19 @@ final class AckLedger {
         return pending.isEmpty();
     }
 
+    /**
+     * @return whether messages were settled past the offset the store holds: a commit the store refused
+     *     ({@link OffsetLimitExceededException}) or failed is still to be made (a synchronous store only)
+     */
+    boolean hasUncommittedProgress() {
+        return store != null && settledOffset() > committedOffset;
+    }
+
+    /** Every message before it is settled (acknowledged, or dead-lettered): what a commit records. */
+    private long settledOffset() {
+        return pending.isEmpty() ? nextOffset : Math.min(pending.firstKey(), nextOffset);
+    }
+
     /** @return whether {@code offset} is in flight here */
     boolean isPending(long offset) {
         return pending.containsKey(offset);
@@ -248,7 +261,7 @@ final class AckLedger {
 
     /** Moves the committed offset over what was settled, and tells the store (see the class comment). */
     void commitIfAdvanced() {
-        long committed = pending.isEmpty() ? nextOffset : Math.min(pending.firstKey(), nextOffset);
+        long committed = settledOffset();
         if (committed > committedOffset) {
             if (store != null) {
                 store.commit(subject, group, committed); // first: a commit that throws is retried next time

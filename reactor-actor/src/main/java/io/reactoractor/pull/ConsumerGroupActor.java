@@ -143,6 +143,13 @@ final class ConsumerGroupActor extends ActorCell {
     /** When the actor last handled a pull, an ack, a nack or a release (the idle clock). */
     private long lastActive;
     private boolean metricsUnbound;
+    /** The store refused this group's last commit for want of room (logged once per run of refusals). */
+    private boolean commitRefused;
+    /**
+     * When a commit last failed or was refused: a quiet group with progress the store has not recorded retries
+     * one idle timeout after that (armTimer), and retires once the commit succeeds.
+     */
+    private long lastCommitFailureAt;
 
     // ---- any thread
     /** The wait for data: the engine's suspend/wake handshake (one unit of suspension while set). */
@@ -300,8 +307,28 @@ final class ConsumerGroupActor extends ActorCell {
         return waiting.count() > 0 && servable(System.nanoTime());
     }
 
+    /**
+     * Notes a commit the store refused for want of room ({@link InMemoryMessageStore}, "Bounded committed
+     * offsets"): logged once when the refusals start, not at each retry (actor thread).
+     */
+    private void commitRefused(OffsetLimitExceededException e, long now) {
+        lastCommitFailureAt = now;
+        if (!commitRefused) {
+            commitRefused = true;
+            LOG.warn("pull group " + path() + ": the store refused to record the group's offset, kept in memory"
+                    + " and committed again at each turn until it has room: " + e.getMessage());
+        }
+    }
+
     /** Whether nothing would be lost or kept waiting if the actor retired now (actor thread). */
     private boolean idle() {
+        // uncommitted progress (a refused or failed commit) would be lost with the actor: its group would
+        // start again at the store's older offset and receive settled messages again
+        return quiet() && !ledger.hasUncommittedProgress();
+    }
+
+    /** Nothing waiting, in flight, queued or consuming (actor thread): idle but for uncommitted progress. */
+    private boolean quiet() {
         return waiting.isEmpty() && ledger.isEmpty() && commands.isEmpty() && consumers.get() == 0
                 && (remote == null || remote.idle());
     }
@@ -368,6 +395,9 @@ final class ConsumerGroupActor extends ActorCell {
                     lastActive = now;
                 }
                 handle(c, now);
+            } catch (OffsetLimitExceededException e) {
+                commitRefused(e, System.nanoTime()); // the command's caller gets the refusal; the group goes on
+                c.fail(e);
             } catch (Throwable t) {
                 Exceptions.throwIfJvmFatal(t);
                 LOG.error("pull group " + path() + ": command " + c + " failed", t);
@@ -383,7 +413,14 @@ final class ConsumerGroupActor extends ActorCell {
         try {
             serve(turn, now);
             ledger.commitIfAdvanced();
+            commitRefused = false;
+        } catch (OffsetLimitExceededException e) {
+            // not a failing store: a full one, until some offset goes unused for its retention (which may be
+            // days); the progress stays in the ledger and the commit is retried each turn, while pulls go on
+            // being served (failing them would turn every long poll of the group into an immediate error)
+            commitRefused(e, now);
         } catch (RuntimeException e) {
+            lastCommitFailureAt = now;
             // a synchronous store that throws (reading, or committing): the waiting pulls get the error,
             // so the actor is left with no work instead of running into the same failure turn after turn
             LOG.error("pull group " + path() + ": the message store failed", e);
@@ -538,11 +575,13 @@ final class ConsumerGroupActor extends ActorCell {
                 // (an HTTP client reading the group's figures next) sees the offset it settled
                 try {
                     ledger.commitIfAdvanced();
+                } catch (OffsetLimitExceededException e) {
+                    commitRefused(e, now); // retried at the turn's end (runTurn); serving goes on
                 } catch (RuntimeException e) {
-                    // the store refused or failed the commit: the messages are taken and settled in the
-                    // ledger, which commits them with a later call, so they are answered all the same (a
-                    // pull left unanswered would hang, and its messages be lost); the failure is then
-                    // reported as any store failure of the turn (runTurn)
+                    // the store failed the commit: the messages are taken and settled in the ledger, which
+                    // commits them with a later call, so they are answered all the same (a pull left
+                    // unanswered would hang, and its messages be lost); the failure is then reported as any
+                    // store failure of the turn (runTurn)
                     commitFailure = e;
                 }
             }
@@ -663,8 +702,11 @@ final class ConsumerGroupActor extends ActorCell {
             }
         }
         deadline = Math.min(deadline, ledger.nextAckDeadline());
-        if (deadline == Long.MAX_VALUE && idleTimeoutNanos > 0 && idle()) {
-            long idleDeadline = lastActive + idleTimeoutNanos;
+        if (deadline == Long.MAX_VALUE && idleTimeoutNanos > 0 && quiet()) {
+            // quiet with progress the store has not recorded: a turn one idle timeout after the last failed
+            // commit retries it (at the turn's end), then retires the group if it succeeded
+            long idleDeadline = ledger.hasUncommittedProgress() ? lastCommitFailureAt + idleTimeoutNanos
+                    : lastActive + idleTimeoutNanos;
             if (armedAt <= idleDeadline) {
                 // an earlier tick is armed: when it fires, the turn re-arms for the idle deadline; this
                 // saves re-arming the timer on every call of a busy pair that stays idle between calls

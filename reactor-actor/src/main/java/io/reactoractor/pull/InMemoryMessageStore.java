@@ -37,12 +37,14 @@ import reactor.core.Disposable;
  * A committed offset is kept per (subject, group), and groups are named by clients too, so their number
  * is bounded as well: {@link Builder#maxCommittedOffsets maxCommittedOffsets} (default
  * {@value #DEFAULT_MAX_COMMITTED_OFFSETS}). An offset is <em>used</em> when it is committed and when
- * {@link #committedOffset} reads it (a group starting). When a commit for a new pair would pass the
+ * {@link #committedOffset} reads it (a group starting, or the pull consumer's {@code stats} of the pair).
+ * When a commit for a new pair would pass the
  * bound, the offsets not used for {@link Builder#offsetRetention offsetRetention} (default 7 days, as
  * Kafka's {@code offsets.retention.minutes}) are removed first; if none is that old, the commit is
  * refused with {@link OffsetLimitExceededException} and nothing is recorded. A refused commit loses
- * nothing: the pull consumer keeps the group's progress and commits again with its next
- * acknowledgement. A removed offset reads as never committed: if its group comes back, it starts again
+ * nothing: the pull consumer keeps the group's progress (the group does not retire while it holds some)
+ * and commits again at each of the group's turns until the store has room. A removed offset reads as never
+ * committed: if its group comes back, it starts again
  * at the oldest message held and may receive again what it had acknowledged (at least once, never
  * lost). Offsets are only removed to make room, never by time alone, so a store below the bound keeps
  * every offset.
@@ -230,8 +232,9 @@ public final class InMemoryMessageStore implements MessageStore {
             CommittedOffset c = committed.get(key);
             if (c == null) {
                 makeRoomForOffset(subject, group, now);
-                // creations racing this one may pass the bound, by at most one pair per racing caller
-                c = committed.computeIfAbsent(key, k -> new CommittedOffset(now));
+                // creations racing this one may pass the bound, by at most one pair per racing caller; the
+                // clock is read again: a sweep we waited for may have noted a later time than ours
+                c = committed.computeIfAbsent(key, k -> new CommittedOffset(nanoClock.getAsLong()));
             }
             if (c.commit(offset, now)) {
                 break;
@@ -316,16 +319,24 @@ public final class InMemoryMessageStore implements MessageStore {
         }
     }
 
-    /** Removes the offsets unused for the retention; notes when the next one can expire (sweepLock). */
+    /**
+     * Removes the offsets unused for the retention; notes when the next one can expire (sweepLock). That note
+     * is a lower bound but for a pair created while the walk runs, which the walk may not see: its use is
+     * at most that racing call's own duration older than the walk's start, so it may expire that much
+     * before the note says (a full store then refuses for as much longer than it must).
+     */
     private void removeExpiredOffsets(long now) {
         long oldestKept = now;
         for (Map.Entry<String, CommittedOffset> e : committed.entrySet()) {
             CommittedOffset c = e.getValue();
-            long lastUsed = c.removeIfUnusedSince(now - offsetRetentionNanos);
-            if (lastUsed == CommittedOffset.REMOVED) {
+            if (c.removeIfUnusedSince(now - offsetRetentionNanos)) {
                 committed.remove(e.getKey(), c);
-            } else if (lastUsed - oldestKept < 0) {
-                oldestKept = lastUsed;
+            } else {
+                // read after the check: a use meanwhile only moves it later, still a valid bound
+                long lastUsed = c.lastUsed();
+                if (lastUsed - oldestKept < 0) {
+                    oldestKept = lastUsed;
+                }
             }
         }
         nextOffsetExpiry = oldestKept + offsetRetentionNanos;
@@ -342,9 +353,6 @@ public final class InMemoryMessageStore implements MessageStore {
      * so a commit is never recorded into an entry just removed (it sees {@code removed} and retries).
      */
     private static final class CommittedOffset {
-        /** Returned by {@link #removeIfUnusedSince} when it removed the entry. */
-        static final long REMOVED = Long.MIN_VALUE;
-
         /** Read without the monitor by {@link #read}: the committed offset only grows. */
         private volatile long offset = -1;
         private long lastUsed;
@@ -355,10 +363,19 @@ public final class InMemoryMessageStore implements MessageStore {
         }
 
         synchronized long read(long now) {
-            if (!removed) {
+            used(now);
+            return offset;
+        }
+
+        /** Uses only move later: a caller whose clock read is older than another's does not move it back. */
+        private void used(long now) {
+            if (now - lastUsed > 0) {
                 lastUsed = now;
             }
-            return offset;
+        }
+
+        synchronized long lastUsed() {
+            return lastUsed;
         }
 
         /** @return {@code false} if a sweep removed this entry (the caller commits into a new one) */
@@ -369,20 +386,17 @@ public final class InMemoryMessageStore implements MessageStore {
             if (newOffset > offset) {
                 offset = newOffset;
             }
-            lastUsed = now;
+            used(now);
             return true;
         }
 
-        /**
-         * @return {@link #REMOVED} if unused since {@code cutoff} (then marked removed: the caller removes
-         *     it from the map), else its last use
-         */
-        synchronized long removeIfUnusedSince(long cutoff) {
+        /** @return whether it was unused since {@code cutoff}: then marked removed (the caller removes it from the map) */
+        synchronized boolean removeIfUnusedSince(long cutoff) {
             if (lastUsed - cutoff <= 0) {
                 removed = true;
-                return REMOVED;
+                return true;
             }
-            return lastUsed;
+            return false;
         }
     }
 

@@ -91,7 +91,10 @@ public interface MessageStore {
 
     /**
      * Moves the group's committed offset forward; a smaller value than the current one is ignored
-     * (commits are monotonic, so a late commit cannot rewind the group).
+     * (commits are monotonic, so a late commit cannot rewind the group). A store may refuse a commit by
+     * throwing (the in-memory store does when it holds its maximum of offsets,
+     * {@link OffsetLimitExceededException}): the pull consumer keeps the group's progress, reports the error
+     * to the acknowledgement that caused the commit, and commits again at the group's next turns.
      *
      * @param subject the subject
      * @param group   the consumer group

@@ -7,9 +7,10 @@ import java.util.concurrent.RejectedExecutionException;
  * {@linkplain InMemoryMessageStore.Builder#maxCommittedOffsets maxCommittedOffsets} committed offsets,
  * all of them used within the {@linkplain InMemoryMessageStore.Builder#offsetRetention offset retention}:
  * the offset was not recorded. Offsets idle for longer are removed to make room before this is thrown.
- * The pull consumer keeps the group's progress in memory and commits again with its next
- * acknowledgement, so nothing is lost: the acknowledgement that carried the commit fails with this
- * error, and the group's waiting pulls with a {@link MessageStoreException} caused by it.
+ * The pull consumer keeps the group's progress in memory (the group does not retire while it holds some)
+ * and commits again at each of the group's turns until the store has room, so nothing is lost: each
+ * acknowledgement (or rejection) that moves the group while the store has no room fails with this error,
+ * and the group's pulls go on being served.
  */
 public final class OffsetLimitExceededException extends RejectedExecutionException {
 

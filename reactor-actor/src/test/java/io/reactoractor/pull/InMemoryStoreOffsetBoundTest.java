@@ -232,6 +232,8 @@ class InMemoryStoreOffsetBoundTest {
         }
         assertEquals(List.of(), failures);
         assertTrue(refused.get() > 0, "the store was full at times");
+        assertTrue(creators * 5_000 - refused.get() > max + creators,
+                "expired pairs made room: " + refused.get() + " refused");
         assertTrue(store.committedOffsets() <= max + creators, "bounded: " + store.committedOffsets());
     }
 
@@ -263,6 +265,48 @@ class InMemoryStoreOffsetBoundTest {
             assertEquals(3, consumer.ack("s", "g", List.of(2L)).block(Duration.ofSeconds(10)));
             assertEquals(3, store.committedOffset("s", "g"));
             assertEquals(-1, store.committedOffset("other", "g"));
+        } finally {
+            consumer.dispose();
+            scheduler.dispose();
+        }
+    }
+
+    /**
+     * A group whose commits are refused keeps long-polling: its waiting poll is not failed by the refusal
+     * retried at each turn, and is answered when a message arrives; nor does the group retire while it holds
+     * progress the store has not recorded (it would start again before it): it retries one idle timeout
+     * after each refusal, and retires once the commit is recorded.
+     */
+    @Test
+    @Timeout(30)
+    void aRefusedGroupKeepsLongPollingAndDoesNotRetire() throws InterruptedException {
+        ActorScheduler scheduler = ActorScheduler.builder().name("offset-bound-poll").threads(1).build();
+        InMemoryMessageStore store = store(1);
+        PullConsumer consumer = PullConsumer.builder(scheduler).store(store).idleTimeout(Duration.ofMillis(1)).build();
+        try {
+            store.commit("other", "g", 0);
+            consumer.append("s", "m0".getBytes(StandardCharsets.UTF_8));
+            assertEquals(1, consumer.pullOnce("s", "g", 1).block(Duration.ofSeconds(10)).messages().size());
+            assertThrows(Throwable.class, () -> consumer.ack("s", "g", List.of(0L)).block(Duration.ofSeconds(10)));
+            reactor.core.publisher.Mono<PullResult> waiting = consumer.pull("s", "g", 1, Duration.ofSeconds(20)).cache();
+            waiting.subscribe(r -> { }, e -> { });
+            Thread.sleep(50); // the poll waits; the group's turns (its ack timeout timer, the poll) retry the commit
+            consumer.append("s", "m1".getBytes(StandardCharsets.UTF_8));
+            PullResult r = waiting.block(Duration.ofSeconds(10));
+            assertEquals(1, r.messages().size());
+            assertEquals(1, r.messages().get(0).offset());
+            assertThrows(Throwable.class, () -> consumer.ack("s", "g", List.of(1L)).block(Duration.ofSeconds(10)));
+            Thread.sleep(50); // far past the idle timeout: a group without unrecorded progress would retire
+            assertEquals(0, consumer.retiredGroups());
+            assertEquals(-1, store.committedOffset("s", "g"));
+            // room is made: the group's next retry (an idle timeout after the last refusal) commits, then it retires
+            clock.addAndGet(HOUR);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (consumer.retiredGroups() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(1, consumer.retiredGroups());
+            assertEquals(2, store.committedOffset("s", "g"));
         } finally {
             consumer.dispose();
             scheduler.dispose();
