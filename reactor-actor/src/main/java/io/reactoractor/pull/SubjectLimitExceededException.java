@@ -7,7 +7,8 @@ import java.util.concurrent.RejectedExecutionException;
  * {@linkplain InMemoryMessageStore.Builder#maxSubjects maxSubjects} subjects, all of them holding
  * messages or a committed offset: nothing was created and the call was not carried out. Subjects
  * that never held a message are removed to make room before this is thrown, so it means the store
- * is full of data; the HTTP sample answers {@code 503}.
+ * is full of data; the HTTP sample answers {@code 503}. The Redis store ({@code reactor-actor-redis})
+ * throws it too, from an append that would create a stream past its own {@code maxSubjects}.
  */
 public final class SubjectLimitExceededException extends RejectedExecutionException {
 

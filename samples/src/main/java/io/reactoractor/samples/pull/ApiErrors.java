@@ -9,6 +9,7 @@ import io.reactoractor.pull.MessageStoreException;
 import io.reactoractor.pull.OffsetLimitExceededException;
 import io.reactoractor.pull.StaleDeliveryException;
 import io.reactoractor.pull.SubjectLimitExceededException;
+import io.reactoractor.pull.redis.RedisGroupLimitExceededException;
 import reactor.core.publisher.Mono;
 import reactor.netty.channel.AbortedException;
 import io.netty.channel.ChannelException;
@@ -55,6 +56,17 @@ public class ApiErrors {
 
     private static final Logger LOG = Loggers.getLogger(ApiErrors.class);
 
+    /** The property that bounds subjects in the store in use: the Redis store's, or the in-memory one's. */
+    private final String subjectLimit;
+
+    /**
+     * @param properties {@code pull.*}: which store is in use
+     */
+    public ApiErrors(PullServerProperties properties) {
+        this.subjectLimit = "redis".equals(properties.store()) ? "pull.redis.max-subjects"
+                : "reactor.actor.pull.max-subjects";
+    }
+
     /**
      * A new (subject, group) while {@code reactor.actor.pull.max-groups} pairs are live: nothing was created. Idle
      * pairs retire after {@code reactor.actor.pull.idle-timeout}, so the client may retry later.
@@ -71,8 +83,8 @@ public class ApiErrors {
 
     /**
      * A new subject while the in-memory store holds {@code reactor.actor.pull.max-subjects} subjects, all
-     * with messages: nothing was created. Not transient (messages are only dropped by retention), so no
-     * {@code Retry-After}.
+     * with messages (or the Redis store has streams for {@code pull.redis.max-subjects}): nothing was
+     * created. Not transient (messages are only dropped by retention), so no {@code Retry-After}.
      *
      * @param e the exception
      * @return 503 with the limit's name
@@ -81,7 +93,7 @@ public class ApiErrors {
     ResponseEntity<ErrorBody> tooManySubjects(SubjectLimitExceededException e) {
         HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
         return ResponseEntity.status(status)
-                .body(new ErrorBody(status.value(), status.getReasonPhrase(), null, e.getMessage(), "reactor.actor.pull.max-subjects"));
+                .body(new ErrorBody(status.value(), status.getReasonPhrase(), null, e.getMessage(), subjectLimit));
     }
 
     /**
@@ -189,6 +201,15 @@ public class ApiErrors {
         for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
             if (c instanceof OffsetLimitExceededException limit) {
                 return tooManyOffsets(limit);
+            }
+            if (c instanceof SubjectLimitExceededException limit) {
+                return tooManySubjects(limit); // the Redis store's, through the consumer's append
+            }
+            if (c instanceof RedisGroupLimitExceededException limit) {
+                // a new group on a Redis stream that has pull.redis.max-groups-per-subject; not transient
+                HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
+                return ResponseEntity.status(status).body(new ErrorBody(status.value(), status.getReasonPhrase(),
+                        null, limit.getMessage(), "pull.redis.max-groups-per-subject"));
             }
         }
         return answer(HttpStatus.SERVICE_UNAVAILABLE, null, e.getMessage());

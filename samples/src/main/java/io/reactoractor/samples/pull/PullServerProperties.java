@@ -65,11 +65,17 @@ public record PullServerProperties(
      * @param keyPrefix    put before every subject to make its stream's key
      * @param consumerName this instance's consumer name in every group (empty: a random one); a stable
      *                     name lets a restarted instance find its own pending messages at once
+     * @param maxGroupsPerSubject the most consumer groups one subject's stream may have; a poll for one more
+     *                     gets {@code 503} naming this property
+     * @param maxSubjects  the most subjects the store creates a stream for; an append that would create one
+     *                     more gets {@code 503} naming this property
      */
     public record Redis(
             @DefaultValue("redis://localhost:6379") String uri,
             @DefaultValue("pull:") String keyPrefix,
-            @DefaultValue("") String consumerName) {
+            @DefaultValue("") String consumerName,
+            @DefaultValue("1000") int maxGroupsPerSubject,
+            @DefaultValue("100000") int maxSubjects) {
 
         /** Validates; the messages name the property. */
         public Redis {
@@ -81,6 +87,13 @@ public record PullServerProperties(
             }
             if (consumerName == null) {
                 consumerName = "";
+            }
+            if (maxGroupsPerSubject < 1) {
+                throw new IllegalArgumentException("pull.redis.max-groups-per-subject must be >= 1 but was "
+                        + maxGroupsPerSubject);
+            }
+            if (maxSubjects < 1) {
+                throw new IllegalArgumentException("pull.redis.max-subjects must be >= 1 but was " + maxSubjects);
             }
         }
     }

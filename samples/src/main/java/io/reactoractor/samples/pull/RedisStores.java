@@ -11,7 +11,9 @@ final class RedisStores {
     static RedisStreamsMessageStore create(PullServerProperties.Redis redis) {
         RedisStreamsMessageStore.Builder b = RedisStreamsMessageStore.builder()
                 .uri(redis.uri())
-                .keyPrefix(redis.keyPrefix());
+                .keyPrefix(redis.keyPrefix())
+                .maxGroupsPerSubject(redis.maxGroupsPerSubject())
+                .maxSubjects(redis.maxSubjects());
         if (!redis.consumerName().isEmpty()) {
             b.consumerName(redis.consumerName());
         }

@@ -23,7 +23,6 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.XAutoClaimArgs;
-import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.reactive.RedisReactiveCommands;
@@ -35,8 +34,10 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.reactoractor.pull.AsyncMessageStore;
 import io.reactoractor.pull.Message;
 import io.reactoractor.pull.MessageStore;
+import io.reactoractor.pull.SubjectLimitExceededException;
 import reactor.core.Disposable;
 import reactor.core.Exceptions;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -51,9 +52,14 @@ import reactor.util.Loggers;
  *   <caption>What lives where in Redis</caption>
  *   <tr><th>pull consumer</th><th>Redis</th></tr>
  *   <tr><td>subject {@code s}</td><td>the stream at key {@code <keyPrefix>s}; each message an entry
- *       {@code p -> payload}</td></tr>
+ *       {@code p -> payload}; created by the first append, never by a fetch</td></tr>
+ *   <tr><td>subjects</td><td>the set {@code <keyPrefix>#subjects} of their names, checked and filled by the
+ *       append script: at most {@link Builder#maxSubjects} (a name cannot contain {@code '#'}, so the set never
+ *       collides with a stream)</td></tr>
  *   <tr><td>consumer group {@code g}</td><td>the stream's consumer group {@code g}, created at
- *       {@code 0-0} (a new group starts at the oldest entry held) on its first fetch</td></tr>
+ *       {@code 0-0} (a new group starts at the oldest entry held) on its first fetch once the stream exists
+ *       (a fetch never creates a stream: one of a subject nobody appended to answers empty and leaves
+ *       nothing behind); at most {@link Builder#maxGroupsPerSubject} groups per stream</td></tr>
  *   <tr><td>this process</td><td>the consumer {@link Builder#consumerName} of every group; consumers
  *       holding nothing and idle past {@link Builder#consumerExpiry} are removed when a process
  *       reclaims</td></tr>
@@ -108,6 +114,15 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     public static final Duration DEFAULT_CONSUMER_EXPIRY = Duration.ofHours(1);
     /** Default timeout of one Redis command. */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(5);
+    /** Default bound on the consumer groups of one subject ({@link Builder#maxGroupsPerSubject}). */
+    public static final int DEFAULT_MAX_GROUPS_PER_SUBJECT = 1_000;
+    /** Default bound on the number of subjects ({@link Builder#maxSubjects}). */
+    public static final int DEFAULT_MAX_SUBJECTS = 100_000;
+    /**
+     * Registry names looked at, per refused append, for streams deleted since they were registered
+     * ({@link #forgetDeletedSubjects}).
+     */
+    static final int REGISTRY_SAMPLE = 64;
 
     private static final int SEQ_BITS = 20;
     private static final long SEQ_MASK = (1L << SEQ_BITS) - 1;
@@ -115,13 +130,44 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     /** {@link #position}: undelivered entries counted at most (Redis 6 has no group lag of its own). */
     static final int LAG_SCAN_LIMIT = 10_000;
 
-    /** XADD (with approximate trimming) and the wake-up PUBLISH, in one round trip and atomically. */
+    /**
+     * XADD (with approximate trimming) and the wake-up PUBLISH, in one round trip and atomically; before them,
+     * a subject new to the registry {@code KEYS[2]} is added to it, or refused ({@code SUBJECTLIMIT}) if its
+     * stream does not exist and the registry holds {@code ARGV[5]} subjects. A stream that exists is never
+     * refused (one created before the registry, or by an instance of an older version, joins it here).
+     */
     private static final String APPEND_SCRIPT = """
+            if redis.call('SISMEMBER', KEYS[2], ARGV[4]) == 0 then
+              if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[5]) then
+                return redis.error_reply('SUBJECTLIMIT the store holds ' .. ARGV[5] .. ' subjects')
+              end
+              redis.call('SADD', KEYS[2], ARGV[4])
+            end
             local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'p', ARGV[2])
             redis.call('PUBLISH', ARGV[3], ARGV[4] .. '\\n' .. id)
             return id
             """;
     private static final String APPEND_SHA = sha1(APPEND_SCRIPT);
+
+    /**
+     * Creates consumer group {@code ARGV[1]} at {@code 0-0} on stream {@code KEYS[1]}, atomically with its two
+     * checks: the stream exists (a fetch never creates one: {@code 0}, nothing to read yet) and has fewer than
+     * {@code ARGV[2]} groups ({@code -1} otherwise). {@code 1}: created, or there already.
+     */
+    private static final String CREATE_GROUP_SCRIPT = """
+            if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+            local groups = redis.call('XINFO', 'GROUPS', KEYS[1])
+            for i = 1, #groups do
+              local g = groups[i]
+              for j = 1, #g - 1, 2 do
+                if g[j] == 'name' and g[j + 1] == ARGV[1] then return 1 end
+              end
+            end
+            if #groups >= tonumber(ARGV[2]) then return -1 end
+            redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0-0')
+            return 1
+            """;
+    private static final String CREATE_GROUP_SHA = sha1(CREATE_GROUP_SCRIPT);
 
     private final RedisClient client;
     private final boolean ownsClient;
@@ -133,6 +179,12 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     private final String consumerName;
     private final long maxLen;
     private final long consumerExpiryMillis;
+    private final int maxGroupsPerSubject;
+    private final byte[] maxGroupsArg;
+    private final int maxSubjects;
+    private final byte[] maxSubjectsArg;
+    /** The set of subject names ({@link #registryKey()}). */
+    private final String registryKey;
     private final byte[] maxLenArg;
     private final byte[] channelArg;
     private final CopyOnWriteArrayList<MessageStore.AppendListener> listeners = new CopyOnWriteArrayList<>();
@@ -144,6 +196,11 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         this.consumerName = b.consumerName != null ? b.consumerName : "instance-" + UUID.randomUUID();
         this.maxLen = b.maxLen;
         this.consumerExpiryMillis = b.consumerExpiry.toMillis();
+        this.maxGroupsPerSubject = b.maxGroupsPerSubject;
+        this.maxGroupsArg = Integer.toString(b.maxGroupsPerSubject).getBytes(StandardCharsets.US_ASCII);
+        this.maxSubjects = b.maxSubjects;
+        this.maxSubjectsArg = Integer.toString(b.maxSubjects).getBytes(StandardCharsets.US_ASCII);
+        this.registryKey = b.keyPrefix + "#subjects";
         this.maxLenArg = Long.toString(b.maxLen).getBytes(StandardCharsets.US_ASCII);
         this.channelArg = channel.getBytes(StandardCharsets.UTF_8);
         if (b.client != null) {
@@ -268,13 +325,18 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     public Mono<Long> append(String subject, byte[] payload) {
         Objects.requireNonNull(subject, "subject");
         Objects.requireNonNull(payload, "payload");
-        String[] keys = {key(subject)};
+        String[] keys = {key(subject), registryKey};
         byte[] subjectArg = subject.getBytes(StandardCharsets.UTF_8);
         Mono<byte[]> bySha = Mono.defer(() -> commands.<byte[]>evalsha(APPEND_SHA, ScriptOutputType.VALUE, keys,
-                maxLenArg, payload, channelArg, subjectArg).next());
+                maxLenArg, payload, channelArg, subjectArg, maxSubjectsArg).next());
         Mono<byte[]> byText = Mono.defer(() -> commands.<byte[]>eval(APPEND_SCRIPT, ScriptOutputType.VALUE, keys,
-                maxLenArg, payload, channelArg, subjectArg).next());
-        return bySha.onErrorResume(RedisStreamsMessageStore::noScript, e -> byText)
+                maxLenArg, payload, channelArg, subjectArg, maxSubjectsArg).next());
+        Mono<byte[]> once = bySha.onErrorResume(RedisStreamsMessageStore::noScript, e -> byText);
+        // a full registry: forget the names of streams deleted meanwhile, then try once more
+        return once.onErrorResume(RedisStreamsMessageStore::subjectLimit, e -> forgetDeletedSubjects()
+                        .then(once)
+                        .onErrorMap(RedisStreamsMessageStore::subjectLimit,
+                                again -> new SubjectLimitExceededException(subject, maxSubjects)))
                 .map(id -> {
                     long offset = offset(new String(id, StandardCharsets.US_ASCII));
                     notifyListeners(subject, offset + 1);
@@ -301,7 +363,9 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         Mono<List<Message>> read = fromOffset >= 0 ? fresh
                 : read(subject, group, XReadArgs.StreamOffset.from(key, "0"), maxMessages)
                         .flatMap(own -> own.isEmpty() ? fresh : Mono.just(own));
-        return read.onErrorResume(RedisStreamsMessageStore::noGroup, e -> createGroup(key, group).then(fresh));
+        // no group yet: create it (only on an existing stream: a fetch never creates one), then read
+        return read.onErrorResume(RedisStreamsMessageStore::noGroup, e -> createGroup(subject, key, group)
+                .flatMap(created -> created ? fresh : Mono.just(List.<Message>of())));
     }
 
     /** {@code XREADGROUP} from {@code offset} ({@code >}: new entries; an ID: this consumer's pending ones). */
@@ -338,7 +402,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         for (int i = 0; i < offsets.length; i++) {
             ids[i] = streamId(offsets[i]);
         }
-        return reactor.core.publisher.Flux.defer(() -> commands.xclaim(key(subject), Consumer.from(group, consumerName),
+        return Flux.defer(() -> commands.xclaim(key(subject), Consumer.from(group, consumerName),
                         io.lettuce.core.XClaimArgs.Builder.justid(), ids))
                 .onErrorResume(RedisStreamsMessageStore::noGroup, e -> reactor.core.publisher.Flux.empty())
                 .then();
@@ -487,7 +551,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      * created again by its next fetch.
      */
     private Mono<Void> expireConsumers(String key, String group) {
-        return reactor.core.publisher.Flux.defer(() -> commands.xinfoConsumers(key, group))
+        return Flux.defer(() -> commands.xinfoConsumers(key, group))
                 .map(RedisStreamsMessageStore::fields)
                 .filter(f -> f.get("pending") instanceof Long p && p == 0
                         && f.get("idle") instanceof Long idle && idle > consumerExpiryMillis
@@ -500,12 +564,39 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                 });
     }
 
-    private Mono<Void> createGroup(String key, String group) {
-        return Mono.defer(() -> commands.xgroupCreate(XReadArgs.StreamOffset.from(key, "0-0"), group,
-                        XGroupCreateArgs.Builder.mkstream()))
-                .onErrorResume(e -> e instanceof RedisCommandExecutionException
-                        && String.valueOf(e.getMessage()).startsWith("BUSYGROUP"), e -> Mono.empty())
-                .then();
+    /**
+     * Creates the group at {@code 0-0} (it starts at the oldest entry held), if its stream exists and has room
+     * ({@link #CREATE_GROUP_SCRIPT}).
+     *
+     * @return {@code true} if the group exists now, {@code false} if the stream does not (nothing created);
+     *     a {@link RedisGroupLimitExceededException} if the stream has {@code maxGroupsPerSubject} groups
+     */
+    private Mono<Boolean> createGroup(String subject, String key, String group) {
+        String[] keys = {key};
+        byte[] groupArg = group.getBytes(StandardCharsets.UTF_8);
+        Mono<Long> bySha = Mono.defer(() -> commands.<Long>evalsha(CREATE_GROUP_SHA, ScriptOutputType.INTEGER, keys,
+                groupArg, maxGroupsArg).next());
+        Mono<Long> byText = Mono.defer(() -> commands.<Long>eval(CREATE_GROUP_SCRIPT, ScriptOutputType.INTEGER, keys,
+                groupArg, maxGroupsArg).next());
+        return bySha.onErrorResume(RedisStreamsMessageStore::noScript, e -> byText)
+                .flatMap(r -> r < 0
+                        ? Mono.error(new RedisGroupLimitExceededException(subject, group, maxGroupsPerSubject))
+                        : Mono.just(r > 0));
+    }
+
+    /** @return the most subjects the store creates streams for (see {@link Builder#maxSubjects}) */
+    public int maxSubjects() {
+        return maxSubjects;
+    }
+
+    /** @return the key of the set of subject names the store created or appended to ({@code <keyPrefix>#subjects}) */
+    public String registryKey() {
+        return registryKey;
+    }
+
+    /** @return the most consumer groups one subject's stream may have (see {@link Builder#maxGroupsPerSubject}) */
+    public int maxGroupsPerSubject() {
+        return maxGroupsPerSubject;
     }
 
     private static Message message(String subject, StreamMessage<String, byte[]> m) {
@@ -571,6 +662,25 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         return e instanceof RedisCommandExecutionException && String.valueOf(e.getMessage()).startsWith("NOGROUP");
     }
 
+    private static boolean subjectLimit(Throwable e) {
+        return e instanceof RedisCommandExecutionException && String.valueOf(e.getMessage()).startsWith("SUBJECTLIMIT");
+    }
+
+    /**
+     * Removes from the registry the names, among {@value #REGISTRY_SAMPLE} random ones, whose stream no longer
+     * exists (deleted by an operator): a deleted stream's name would otherwise count against
+     * {@code maxSubjects} for good. Not atomic with appends: a stream created between its {@code EXISTS} and
+     * its {@code SREM} leaves the registry, and joins it again at its next append.
+     */
+    private Mono<Void> forgetDeletedSubjects() {
+        return Flux.defer(() -> commands.srandmember(registryKey, REGISTRY_SAMPLE))
+                .map(name -> new String(name, StandardCharsets.UTF_8))
+                .concatMap(name -> commands.exists(key(name))
+                        .filter(n -> n == 0)
+                        .flatMap(n -> commands.srem(registryKey, name.getBytes(StandardCharsets.UTF_8))))
+                .then();
+    }
+
     private static boolean noScript(Throwable e) {
         return e instanceof RedisCommandExecutionException && String.valueOf(e.getMessage()).startsWith("NOSCRIPT");
     }
@@ -599,8 +709,47 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         private long maxLen = DEFAULT_MAX_LEN;
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private Duration consumerExpiry = DEFAULT_CONSUMER_EXPIRY;
+        private int maxGroupsPerSubject = DEFAULT_MAX_GROUPS_PER_SUBJECT;
+        private int maxSubjects = DEFAULT_MAX_SUBJECTS;
 
         private Builder() {
+        }
+
+        /**
+         * @param maxSubjects the most subjects the store creates a stream for (default
+         *                    {@value #DEFAULT_MAX_SUBJECTS}); ≥ 1. Subject names come from clients: their names
+         *                    are kept in the set {@code <keyPrefix>#subjects}, and an append that would create a
+         *                    stream past this many fails with {@link SubjectLimitExceededException} and creates
+         *                    nothing. Appends to existing streams are never refused; a stream deleted by an
+         *                    operator leaves the set when the set is full (a refused append looks for such
+         *                    names first); streams holding messages are never deleted by the store
+         * @return this
+         * @throws IllegalArgumentException if it is &lt; 1
+         */
+        public Builder maxSubjects(int maxSubjects) {
+            if (maxSubjects < 1) {
+                throw new IllegalArgumentException("maxSubjects must be >= 1 but was " + maxSubjects);
+            }
+            this.maxSubjects = maxSubjects;
+            return this;
+        }
+
+        /**
+         * @param maxGroupsPerSubject the most consumer groups a subject's stream may have (default
+         *                            {@value #DEFAULT_MAX_GROUPS_PER_SUBJECT}); ≥ 1. Group names come from
+         *                            clients and a Redis group lives until destroyed, so a fetch for a new group
+         *                            on a stream that has this many fails with
+         *                            {@link RedisGroupLimitExceededException} and creates nothing. Groups are
+         *                            never destroyed by the store: an operator does ({@code XGROUP DESTROY})
+         * @return this
+         * @throws IllegalArgumentException if it is &lt; 1
+         */
+        public Builder maxGroupsPerSubject(int maxGroupsPerSubject) {
+            if (maxGroupsPerSubject < 1) {
+                throw new IllegalArgumentException("maxGroupsPerSubject must be >= 1 but was " + maxGroupsPerSubject);
+            }
+            this.maxGroupsPerSubject = maxGroupsPerSubject;
+            return this;
         }
 
         /**

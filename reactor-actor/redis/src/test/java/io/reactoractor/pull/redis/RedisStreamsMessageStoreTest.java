@@ -116,6 +116,9 @@ class RedisStreamsMessageStoreTest {
                 () -> b.commandTimeout(Duration.ZERO)));
         assertMessage("consumerExpiry", assertThrows(IllegalArgumentException.class,
                 () -> b.consumerExpiry(Duration.ofSeconds(-1))));
+        assertMessage("maxGroupsPerSubject", assertThrows(IllegalArgumentException.class,
+                () -> b.maxGroupsPerSubject(0)));
+        assertMessage("maxSubjects", assertThrows(IllegalArgumentException.class, () -> b.maxSubjects(0)));
     }
 
     private static void assertMessage(String parameter, IllegalArgumentException e) {
@@ -137,6 +140,103 @@ class RedisStreamsMessageStoreTest {
         assertTrue(len < 1_000 && len >= 10, "MAXLEN ~ 10 trimmed 1,000 entries to " + len);
     }
 
+    // ================================================================== what clients may create
+
+    /**
+     * Subject names come from clients: a fetch of a subject nobody appended to answers empty and creates
+     * nothing in Redis (no stream, no group); the group is created at its first fetch once the stream exists,
+     * at the oldest entry, so it misses nothing appended meanwhile.
+     */
+    @Test
+    void aFetchNeverCreatesAStream() throws Exception {
+        String prefix = unique("nostream") + ":";
+        RedisStreamsMessageStore s = RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix).build();
+        closing.add(s::dispose);
+        assertEquals(List.of(), s.fetch("ghost", "g", -1, 10).block(WAIT));
+        assertEquals(List.of(), s.fetch("ghost", "g", 0, 10).block(WAIT));
+        assertEquals(":0", shared.command("EXISTS " + prefix + "ghost"));
+        long first = s.append("ghost", b("a")).block(WAIT);
+        s.append("ghost", b("b")).block(WAIT);
+        List<Message> got = s.fetch("ghost", "g", 0, 10).block(WAIT);
+        assertEquals(2, got.size());
+        assertEquals(first, got.get(0).offset());
+        assertEquals(List.of(), s.fetch("ghost", "g", 0, 10).block(WAIT)); // the group exists: nothing new
+    }
+
+    /**
+     * Group names come from clients: a stream holds at most {@code maxGroupsPerSubject} groups. A fetch for one
+     * more fails with {@link RedisGroupLimitExceededException} and creates nothing; the existing groups go on,
+     * and so do other subjects; through the pull consumer, the new group's pull fails with the store's error.
+     */
+    @Test
+    void aStreamHoldsAtMostMaxGroupsPerSubjectGroups() throws Exception {
+        String prefix = unique("groups") + ":";
+        RedisStreamsMessageStore s = RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix)
+                .maxGroupsPerSubject(2).commandTimeout(Duration.ofSeconds(20)).build();
+        closing.add(s::dispose);
+        assertEquals(2, s.maxGroupsPerSubject());
+        assertEquals(RedisStreamsMessageStore.DEFAULT_MAX_GROUPS_PER_SUBJECT,
+                RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix + "x:").build().maxGroupsPerSubject());
+        s.append("t", b("m")).block(WAIT);
+        assertEquals(1, s.fetch("t", "g1", 0, 10).block(WAIT).size());
+        assertEquals(1, s.fetch("t", "g2", -1, 10).block(WAIT).size());
+        RedisGroupLimitExceededException e = assertThrows(RedisGroupLimitExceededException.class,
+                () -> s.fetch("t", "g3", 0, 10).block(WAIT));
+        assertEquals(2, e.limit());
+        assertTrue(e.getMessage().contains("maxGroupsPerSubject") && e.getMessage().contains("g3"), e.getMessage());
+        assertFalse(shared.command("XINFO GROUPS " + prefix + "t").contains("g3"), "no group created");
+        // the existing groups go on; another subject has room of its own
+        s.append("t", b("n")).block(WAIT);
+        assertEquals(1, s.fetch("t", "g1", 1, 10).block(WAIT).size());
+        s.append("u", b("m")).block(WAIT);
+        assertEquals(1, s.fetch("u", "g3", 0, 10).block(WAIT).size());
+
+        PullConsumer c = consumer(s, Duration.ofSeconds(30));
+        Throwable error = assertThrows(Throwable.class, () -> c.pullOnce("t", "g4", 10).block(WAIT));
+        boolean caused = false;
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            caused |= t instanceof RedisGroupLimitExceededException;
+        }
+        assertTrue(caused, error.toString());
+        assertFalse(c.pullOnce("t", "g2", 10).block(WAIT).messages().isEmpty(), "an existing group is served");
+    }
+
+    /**
+     * Subject names come from clients: the store creates streams for at most {@code maxSubjects} of them. An
+     * append that would create one more fails with {@link io.reactoractor.pull.SubjectLimitExceededException}
+     * and creates nothing; appends to existing streams go on, including a stream the registry did not know
+     * (created before it); a stream deleted by an operator frees its place.
+     */
+    @Test
+    void theStoreCreatesStreamsForAtMostMaxSubjectsSubjects() throws Exception {
+        String prefix = unique("subjects") + ":";
+        RedisStreamsMessageStore s = RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix)
+                .maxSubjects(2).commandTimeout(Duration.ofSeconds(20)).build();
+        closing.add(s::dispose);
+        assertEquals(2, s.maxSubjects());
+        assertEquals(prefix + "#subjects", s.registryKey());
+        s.append("a", b("1")).block(WAIT);
+        s.append("b", b("1")).block(WAIT);
+        s.fetch("never-appended", "g", -1, 10).block(WAIT); // a fetch registers nothing
+        io.reactoractor.pull.SubjectLimitExceededException e = assertThrows(
+                io.reactoractor.pull.SubjectLimitExceededException.class, () -> s.append("c", b("1")).block(WAIT));
+        assertEquals(2, e.limit());
+        assertEquals(":0", shared.command("EXISTS " + prefix + "c"));
+        s.append("a", b("2")).block(WAIT); // existing subjects go on
+        // a stream created before the registry (or by an older instance) is never refused, and joins it
+        shared.command("XADD " + prefix + "old * p x");
+        s.append("old", b("1")).block(WAIT);
+        assertEquals(":1", shared.command("SISMEMBER " + prefix + "#subjects old"));
+        assertEquals(":3", shared.command("SCARD " + prefix + "#subjects"));
+        // streams deleted by an operator free their places: a refused append looks for them first
+        shared.command("DEL " + prefix + "a");
+        shared.command("DEL " + prefix + "b");
+        s.append("c", b("1")).block(WAIT);
+        assertEquals(":1", shared.command("EXISTS " + prefix + "c"));
+        assertEquals(":0", shared.command("SISMEMBER " + prefix + "#subjects a"));
+        assertEquals(1, s.fetch("c", "g", 0, 10).block(WAIT).size());
+    }
+
     // ================================================================== several instances
 
     @Test
@@ -147,15 +247,9 @@ class RedisStreamsMessageStoreTest {
         Mono<PullResult> poll = b.pull("s", "g", 10, Duration.ofSeconds(120)).cache();
         poll.subscribe();
         // the poll waits 120 s: only the Pub/Sub wake-up can answer it within WAIT
-        // B has asked Redis: its first fetch created the group (then read nothing, right after)
-        await(() -> {
-            try {
-                return "*1".equals(shared.command("XINFO GROUPS " + prefix + "s"));
-            } catch (java.io.IOException e) {
-                throw new AssertionError(e);
-            }
-        });
-        pause(200); // not needed for correctness: lets B's read of nothing complete, so only a wake-up helps
+        // B has asked Redis and found nothing (no stream yet: a fetch creates none): its group actor suspended
+        await(() -> b.stats("s", "g") != null && b.stats("s", "g").suspends() > 0);
+        pause(200); // not needed for correctness: B is waiting for a wake-up, so only a wake-up helps
         a.appendAsync("s", b("from a")).block(WAIT);
         PullResult r = poll.block(WAIT);
         assertEquals(PullResult.Status.MESSAGES, r.status());
