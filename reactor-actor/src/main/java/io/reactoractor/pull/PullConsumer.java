@@ -185,7 +185,9 @@ public final class PullConsumer implements Disposable {
     /**
      * Appends a message with any store; waiting long polls of every group (of every process sharing
      * the store) are woken. The offset is emitted once the store holds the message; a store failure
-     * is a {@link MessageStoreException} (the message may or may not have been stored).
+     * is a {@link MessageStoreException} (the message may or may not have been stored); a store that
+     * refused a new subject for want of room signals its {@link SubjectLimitExceededException} (nothing
+     * was stored).
      *
      * @param subject the subject
      * @param payload the bytes (not copied)
@@ -201,7 +203,8 @@ public final class PullConsumer implements Disposable {
             return Mono.fromCallable(() -> store.append(subject, payload));
         }
         return Mono.defer(() -> asyncStore.append(subject, payload))
-                .onErrorMap(e -> !(e instanceof IllegalArgumentException) && !(e instanceof MessageStoreException),
+                .onErrorMap(e -> !(e instanceof IllegalArgumentException) && !(e instanceof MessageStoreException)
+                                && !(e instanceof SubjectLimitExceededException),
                         e -> new MessageStoreException("append to " + subject + " failed", e));
     }
 

@@ -8,7 +8,9 @@ import java.util.concurrent.RejectedExecutionException;
  * messages or a committed offset: nothing was created and the call was not carried out. Subjects
  * that never held a message are removed to make room before this is thrown, so it means the store
  * is full of data; the HTTP sample answers {@code 503}. The Redis store ({@code reactor-actor-redis})
- * throws it too, from an append that would create a stream past its own {@code maxSubjects}.
+ * throws it too, from an append that would create a stream while its registry of subject names holds its
+ * own {@code maxSubjects} (there the names count, whether their streams hold messages or not). Nothing was
+ * stored: {@link PullConsumer#appendAsync} passes it on as it is, not as a {@link MessageStoreException}.
  */
 public final class SubjectLimitExceededException extends RejectedExecutionException {
 
@@ -23,7 +25,7 @@ public final class SubjectLimitExceededException extends RejectedExecutionExcept
      */
     public SubjectLimitExceededException(String subject, int limit) {
         super("cannot create subject " + subject + ": the store holds " + limit
-                + " subjects with messages, the maximum (maxSubjects)");
+                + " subjects it may not remove, the maximum (maxSubjects)");
         this.limit = limit;
     }
 

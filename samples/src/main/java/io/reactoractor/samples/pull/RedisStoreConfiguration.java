@@ -9,8 +9,9 @@ import org.springframework.context.annotation.Configuration;
  * With {@code pull.store=redis}: the pull consumer's store is Redis Streams
  * ({@code reactor-actor-redis}), and reactor-actor's auto-configuration builds the consumer on it.
  * With the default {@code pull.store=memory} this class is skipped (its condition is read without
- * loading it) and nothing of Lettuce is loaded: {@link RedisStores}, the only class naming a Redis
- * type, is loaded only here.
+ * loading it) and nothing of Lettuce is loaded: {@link RedisStores}, the only class naming the Redis
+ * store (a class that uses Lettuce), is loaded only here. ({@code ApiErrors} names the Redis store's
+ * {@code RedisGroupLimitExceededException}, which uses nothing of Lettuce.)
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(name = "pull.store", havingValue = "redis")

@@ -23,8 +23,8 @@ public final class RedisGroupLimitExceededException extends RejectedExecutionExc
      * @param limit   the configured maximum of groups per subject
      */
     public RedisGroupLimitExceededException(String subject, String group, int limit) {
-        super("cannot create consumer group " + group + " on subject " + subject + ": its stream has " + limit
-                + " groups, the maximum (maxGroupsPerSubject)");
+        super("cannot create consumer group " + group + " on subject " + subject + ": its stream has at least "
+                + limit + " groups, the maximum (maxGroupsPerSubject)");
         this.limit = limit;
     }
 

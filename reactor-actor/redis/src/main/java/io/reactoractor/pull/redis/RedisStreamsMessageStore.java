@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.Consumer;
@@ -19,6 +21,8 @@ import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.TimeoutOptions;
@@ -32,6 +36,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.reactoractor.pull.AsyncMessageStore;
+import io.reactoractor.pull.FailurePolicy;
 import io.reactoractor.pull.Message;
 import io.reactoractor.pull.MessageStore;
 import io.reactoractor.pull.SubjectLimitExceededException;
@@ -54,8 +59,9 @@ import reactor.util.Loggers;
  *   <tr><td>subject {@code s}</td><td>the stream at key {@code <keyPrefix>s}; each message an entry
  *       {@code p -> payload}; created by the first append, never by a fetch</td></tr>
  *   <tr><td>subjects</td><td>the set {@code <keyPrefix>#subjects} of their names, checked and filled by the
- *       append script: at most {@link Builder#maxSubjects} (a name cannot contain {@code '#'}, so the set never
- *       collides with a stream)</td></tr>
+ *       append script: a stream is created for at most {@link Builder#maxSubjects} subjects (dead-letter streams
+ *       excepted; streams that existed before the set join it, past the bound); the pull consumer's names
+ *       cannot contain {@code '#'}, so the set never collides with one of its streams</td></tr>
  *   <tr><td>consumer group {@code g}</td><td>the stream's consumer group {@code g}, created at
  *       {@code 0-0} (a new group starts at the oldest entry held) on its first fetch once the stream exists
  *       (a fetch never creates a stream: one of a subject nobody appended to answers empty and leaves
@@ -119,10 +125,14 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     /** Default bound on the number of subjects ({@link Builder#maxSubjects}). */
     public static final int DEFAULT_MAX_SUBJECTS = 100_000;
     /**
-     * Registry names looked at, per refused append, for streams deleted since they were registered
+     * Registry names looked at, per sweep, for streams deleted since they were registered
      * ({@link #forgetDeletedSubjects}).
      */
-    static final int REGISTRY_SAMPLE = 64;
+    static final int REGISTRY_SWEEP = 64;
+    /** Least time between two sweeps of one store by default ({@link #forgetDeletedSubjects}). */
+    static final long REGISTRY_SWEEP_INTERVAL_NANOS = 1_000_000_000L;
+    /** {@code ARGV[5]} of the append script for dead letters: their streams are never refused. */
+    private static final byte[] NO_SUBJECT_LIMIT = Long.toString(Long.MAX_VALUE).getBytes(StandardCharsets.US_ASCII);
 
     private static final int SEQ_BITS = 20;
     private static final long SEQ_MASK = (1L << SEQ_BITS) - 1;
@@ -131,40 +141,64 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     static final int LAG_SCAN_LIMIT = 10_000;
 
     /**
-     * XADD (with approximate trimming) and the wake-up PUBLISH, in one round trip and atomically; before them,
-     * a subject new to the registry {@code KEYS[2]} is added to it, or refused ({@code SUBJECTLIMIT}) if its
-     * stream does not exist and the registry holds {@code ARGV[5]} subjects. A stream that exists is never
-     * refused (one created before the registry, or by an instance of an older version, joins it here).
+     * XADD (with approximate trimming) and the wake-up PUBLISH, in one round trip and atomically. A subject
+     * new to the registry {@code KEYS[2]} is refused ({@code SUBJECTLIMIT}) if its stream does not exist and
+     * the registry holds {@code ARGV[5]} names, else added to it after the XADD (a key that is not a stream
+     * fails the XADD and is not registered). A stream that exists is never refused: one created before the
+     * registry, or by an instance of an older version, joins it here, past the bound if it is full.
      */
     private static final String APPEND_SCRIPT = """
-            if redis.call('SISMEMBER', KEYS[2], ARGV[4]) == 0 then
-              if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[5]) then
-                return redis.error_reply('SUBJECTLIMIT the store holds ' .. ARGV[5] .. ' subjects')
-              end
-              redis.call('SADD', KEYS[2], ARGV[4])
+            local known = redis.call('SISMEMBER', KEYS[2], ARGV[4]) == 1
+            if not known and redis.call('EXISTS', KEYS[1]) == 0
+                and redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[5]) then
+              return redis.error_reply('SUBJECTLIMIT the store holds ' .. ARGV[5] .. ' subjects')
             end
             local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'p', ARGV[2])
+            if not known then redis.call('SADD', KEYS[2], ARGV[4]) end
             redis.call('PUBLISH', ARGV[3], ARGV[4] .. '\\n' .. id)
             return id
             """;
+
+    /**
+     * Removes from the registry {@code KEYS[1]} each name {@code ARGV[i]} whose stream {@code KEYS[i + 1]} does
+     * not exist, atomically (an append that creates one of these streams meanwhile runs before or after, never
+     * between its check and its removal). Returns how many were removed.
+     */
+    private static final String FORGET_SCRIPT = """
+            local removed = 0
+            for i = 1, #ARGV do
+              if redis.call('EXISTS', KEYS[i + 1]) == 0 then
+                removed = removed + redis.call('SREM', KEYS[1], ARGV[i])
+              end
+            end
+            return removed
+            """;
+    private static final String FORGET_SHA = sha1(FORGET_SCRIPT);
     private static final String APPEND_SHA = sha1(APPEND_SCRIPT);
 
     /**
      * Creates consumer group {@code ARGV[1]} at {@code 0-0} on stream {@code KEYS[1]}, atomically with its two
      * checks: the stream exists (a fetch never creates one: {@code 0}, nothing to read yet) and has fewer than
-     * {@code ARGV[2]} groups ({@code -1} otherwise). {@code 1}: created, or there already.
+     * {@code ARGV[2]} groups ({@code -1} otherwise, unless the group is one of them). {@code 1}: created, or
+     * there already. The group count comes from {@code XINFO STREAM}, and a full stream looks up only the one
+     * group ({@code XINFO CONSUMERS}): a refused group's polls cost no walk over the stream's groups.
      */
     private static final String CREATE_GROUP_SCRIPT = """
             if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-            local groups = redis.call('XINFO', 'GROUPS', KEYS[1])
-            for i = 1, #groups do
-              local g = groups[i]
-              for j = 1, #g - 1, 2 do
-                if g[j] == 'name' and g[j + 1] == ARGV[1] then return 1 end
-              end
+            local info = redis.call('XINFO', 'STREAM', KEYS[1])
+            local groups = 0
+            for i = 1, #info - 1, 2 do
+              if info[i] == 'groups' then groups = info[i + 1] end
             end
-            if #groups >= tonumber(ARGV[2]) then return -1 end
-            redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0-0')
+            if groups >= tonumber(ARGV[2]) then
+              local r = redis.pcall('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])
+              if type(r) == 'table' and r['err'] then return -1 end
+              return 1
+            end
+            local r = redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0-0')
+            if type(r) == 'table' and r['err'] and string.sub(r['err'], 1, 9) ~= 'BUSYGROUP' then
+              return redis.error_reply(r['err'])
+            end
             return 1
             """;
     private static final String CREATE_GROUP_SHA = sha1(CREATE_GROUP_SCRIPT);
@@ -185,6 +219,11 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     private final byte[] maxSubjectsArg;
     /** The set of subject names ({@link #registryKey()}). */
     private final String registryKey;
+    /** Where the next sweep of the registry continues ({@code SSCAN} cursor; "0": from the start). */
+    private final AtomicReference<String> sweepCursor = new AtomicReference<>("0");
+    /** When the next sweep may run ({@code System.nanoTime()}). */
+    private final AtomicLong nextSweepAt = new AtomicLong(System.nanoTime());
+    private final long sweepIntervalNanos;
     private final byte[] maxLenArg;
     private final byte[] channelArg;
     private final CopyOnWriteArrayList<MessageStore.AppendListener> listeners = new CopyOnWriteArrayList<>();
@@ -201,6 +240,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         this.maxSubjects = b.maxSubjects;
         this.maxSubjectsArg = Integer.toString(b.maxSubjects).getBytes(StandardCharsets.US_ASCII);
         this.registryKey = b.keyPrefix + "#subjects";
+        this.sweepIntervalNanos = b.sweepIntervalNanos;
         this.maxLenArg = Long.toString(b.maxLen).getBytes(StandardCharsets.US_ASCII);
         this.channelArg = channel.getBytes(StandardCharsets.UTF_8);
         if (b.client != null) {
@@ -321,20 +361,43 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         return true;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @return the offset; a {@link SubjectLimitExceededException} if the subject has no stream and the
+     *     store's registry holds {@link Builder#maxSubjects} names
+     */
     @Override
     public Mono<Long> append(String subject, byte[] payload) {
+        return append(subject, payload, maxSubjectsArg);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The dead-letter stream is created whatever {@link Builder#maxSubjects} says: there is one per group
+     * at most (groups are bounded), and refusing it would keep the message pending and nacked again forever.
+     */
+    @Override
+    public Mono<Void> deadLetter(String subject, String group, Message message) {
+        return append(FailurePolicy.deadLetterSubject(group), message.payload(), NO_SUBJECT_LIMIT)
+                .then(acknowledge(subject, group, new long[] {message.offset()}, -1));
+    }
+
+    private Mono<Long> append(String subject, byte[] payload, byte[] subjectLimitArg) {
         Objects.requireNonNull(subject, "subject");
         Objects.requireNonNull(payload, "payload");
         String[] keys = {key(subject), registryKey};
         byte[] subjectArg = subject.getBytes(StandardCharsets.UTF_8);
         Mono<byte[]> bySha = Mono.defer(() -> commands.<byte[]>evalsha(APPEND_SHA, ScriptOutputType.VALUE, keys,
-                maxLenArg, payload, channelArg, subjectArg, maxSubjectsArg).next());
+                maxLenArg, payload, channelArg, subjectArg, subjectLimitArg).next());
         Mono<byte[]> byText = Mono.defer(() -> commands.<byte[]>eval(APPEND_SCRIPT, ScriptOutputType.VALUE, keys,
-                maxLenArg, payload, channelArg, subjectArg, maxSubjectsArg).next());
+                maxLenArg, payload, channelArg, subjectArg, subjectLimitArg).next());
         Mono<byte[]> once = bySha.onErrorResume(RedisStreamsMessageStore::noScript, e -> byText);
-        // a full registry: forget the names of streams deleted meanwhile, then try once more
+        // a full registry: forget the names of streams deleted meanwhile (a sweep at most every second), then
+        // try once more
         return once.onErrorResume(RedisStreamsMessageStore::subjectLimit, e -> forgetDeletedSubjects()
-                        .then(once)
+                        .flatMap(removed -> removed > 0 ? once : Mono.error(e))
                         .onErrorMap(RedisStreamsMessageStore::subjectLimit,
                                 again -> new SubjectLimitExceededException(subject, maxSubjects)))
                 .map(id -> {
@@ -667,18 +730,43 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     }
 
     /**
-     * Removes from the registry the names, among {@value #REGISTRY_SAMPLE} random ones, whose stream no longer
-     * exists (deleted by an operator): a deleted stream's name would otherwise count against
-     * {@code maxSubjects} for good. Not atomic with appends: a stream created between its {@code EXISTS} and
-     * its {@code SREM} leaves the registry, and joins it again at its next append.
+     * Removes from the registry the names whose stream no longer exists (deleted by an operator), among the
+     * next {@value #REGISTRY_SWEEP} or so of a walk over the registry ({@code SSCAN}, continued by each sweep,
+     * so repeated sweeps cover all of it), each check and removal atomic ({@link #FORGET_SCRIPT}). At most one
+     * sweep per second per store: a client that keeps naming new subjects in a
+     * full store costs one refused script call each, not a walk. An operator who deletes a stream should also
+     * {@code SREM} its name from {@code <keyPrefix>#subjects}: until a sweep reaches it, the name counts.
+     *
+     * @return how many names were removed (0 without a sweep)
      */
-    private Mono<Void> forgetDeletedSubjects() {
-        return Flux.defer(() -> commands.srandmember(registryKey, REGISTRY_SAMPLE))
-                .map(name -> new String(name, StandardCharsets.UTF_8))
-                .concatMap(name -> commands.exists(key(name))
-                        .filter(n -> n == 0)
-                        .flatMap(n -> commands.srem(registryKey, name.getBytes(StandardCharsets.UTF_8))))
-                .then();
+    private Mono<Long> forgetDeletedSubjects() {
+        return Mono.defer(() -> {
+            long now = System.nanoTime();
+            long due = nextSweepAt.get();
+            if (now - due < 0 || !nextSweepAt.compareAndSet(due, now + sweepIntervalNanos)) {
+                return Mono.just(0L);
+            }
+            String cursor = sweepCursor.get();
+            return commands.sscan(registryKey, ScanCursor.of(cursor), ScanArgs.Builder.limit(REGISTRY_SWEEP))
+                    .flatMap(scan -> {
+                        sweepCursor.compareAndSet(cursor, scan.isFinished() ? "0" : scan.getCursor());
+                        List<byte[]> names = scan.getValues();
+                        if (names.isEmpty()) {
+                            return Mono.just(0L);
+                        }
+                        String[] keys = new String[names.size() + 1];
+                        keys[0] = registryKey;
+                        for (int i = 0; i < names.size(); i++) {
+                            keys[i + 1] = key(new String(names.get(i), StandardCharsets.UTF_8));
+                        }
+                        byte[][] args = names.toArray(byte[][]::new);
+                        Mono<Long> bySha = Mono.defer(() -> commands.<Long>evalsha(FORGET_SHA, ScriptOutputType.INTEGER,
+                                keys, args).next());
+                        Mono<Long> byText = Mono.defer(() -> commands.<Long>eval(FORGET_SCRIPT, ScriptOutputType.INTEGER,
+                                keys, args).next());
+                        return bySha.onErrorResume(RedisStreamsMessageStore::noScript, e -> byText);
+                    });
+        });
     }
 
     private static boolean noScript(Throwable e) {
@@ -711,8 +799,15 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         private Duration consumerExpiry = DEFAULT_CONSUMER_EXPIRY;
         private int maxGroupsPerSubject = DEFAULT_MAX_GROUPS_PER_SUBJECT;
         private int maxSubjects = DEFAULT_MAX_SUBJECTS;
+        private long sweepIntervalNanos = REGISTRY_SWEEP_INTERVAL_NANOS;
 
         private Builder() {
+        }
+
+        /** Tests: the least time between two sweeps of the registry (1 s by default). */
+        Builder registrySweepInterval(Duration interval) {
+            this.sweepIntervalNanos = interval.toNanos();
+            return this;
         }
 
         /**
@@ -720,9 +815,10 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
          *                    {@value #DEFAULT_MAX_SUBJECTS}); ≥ 1. Subject names come from clients: their names
          *                    are kept in the set {@code <keyPrefix>#subjects}, and an append that would create a
          *                    stream past this many fails with {@link SubjectLimitExceededException} and creates
-         *                    nothing. Appends to existing streams are never refused; a stream deleted by an
-         *                    operator leaves the set when the set is full (a refused append looks for such
-         *                    names first); streams holding messages are never deleted by the store
+         *                    nothing. Appends to existing streams are never refused (a stream that existed
+         *                    before the set joins it, past the bound), nor are dead letters. The store never
+         *                    deletes a stream; an operator who does should {@code SREM} its name from the set
+         *                    (a full set is also swept for such names, at most 64 or so per second)
          * @return this
          * @throws IllegalArgumentException if it is &lt; 1
          */
