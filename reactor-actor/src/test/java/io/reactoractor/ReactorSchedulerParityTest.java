@@ -87,6 +87,9 @@ class ReactorSchedulerParityTest {
         await(LONG, () -> reported.size() == 1, () -> "the error reported: " + reported);
         sleepMillis(50);
         assertEquals(3, runs.get(), "no run after the error");
+        // Reactor's InstantPeriodicWorkerTask stops too but keeps answering isDisposed() false (it answers true
+        // only once dispose() was called); a task that will never run again reports disposed here, which
+        // Disposable's contract allows ("true only when there's a guarantee the task is disposed")
         assertTrue(d.isDisposed(), "the task is done");
     }
 
@@ -209,6 +212,16 @@ class ReactorSchedulerParityTest {
     void aPeriodicTaskAlreadyDueIsNotRunOnceMoreByAGracefulShutdown() {
         ActorScheduler s = newScheduler();
         ActorWorker w = s.createWorker();
+        // a task that holds the scheduler until w is resumed: a graceful shutdown does not wait for the work
+        // of a suspended worker, so without it the shutdown could end (and cancel the one-shot task) when the
+        // test thread is descheduled between the subscription and the resume below
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch resumed = new CountDownLatch(1);
+        s.createWorker().schedule(() -> {
+            holding.countDown();
+            TestSupport.awaitQuietly(resumed, LONG);
+        });
+        await(holding, LONG, "the holding task runs");
         AtomicInteger runs = new AtomicInteger();
         w.suspend();
         Disposable p = w.schedulePeriodically(runs::incrementAndGet, 0, 1, TimeUnit.MILLISECONDS);
@@ -216,6 +229,7 @@ class ReactorSchedulerParityTest {
         w.schedule(oneShot::countDown);
         s.disposeGracefully().subscribe();
         w.resume();
+        resumed.countDown();
         await(oneShot, LONG, "a queued one-shot task still runs in a graceful shutdown");
         sleepMillis(20);
         assertEquals(0, runs.get(), "periodic tasks are cancelled by a graceful shutdown, also a due one");
