@@ -280,13 +280,14 @@ class ActorSchedulerContractTest {
         AtomicBoolean workerTaskRan = new AtomicBoolean();
         CountDownLatch marker = new CountDownLatch(1);
 
-        Disposable onScheduler = s.schedule(() -> schedulerTaskRan.set(true), 100, TimeUnit.MILLISECONDS);
-        Disposable onWorker = w.schedule(() -> workerTaskRan.set(true), 100, TimeUnit.MILLISECONDS);
+        // due in 1 s: the dispose calls below come long before, even with this thread descheduled for a while
+        Disposable onScheduler = s.schedule(() -> schedulerTaskRan.set(true), 1, TimeUnit.SECONDS);
+        Disposable onWorker = w.schedule(() -> workerTaskRan.set(true), 1, TimeUnit.SECONDS);
         onScheduler.dispose();
         onWorker.dispose();
         assertTrue(onScheduler.isDisposed());
         assertTrue(onWorker.isDisposed());
-        w.schedule(marker::countDown, 300, TimeUnit.MILLISECONDS);
+        w.schedule(marker::countDown, 1_200, TimeUnit.MILLISECONDS);
         await(marker, LONG, "later delayed task on the same worker runs");
         sleepMillis(100);
         assertFalse(workerTaskRan.get(), "cancelled delayed worker task ran");
@@ -298,13 +299,14 @@ class ActorSchedulerContractTest {
         ActorScheduler s = newScheduler(2);
         ActorWorker w = s.createWorker();
         AtomicInteger runs = new AtomicInteger();
-        Disposable onScheduler = s.schedulePeriodically(runs::incrementAndGet, 100, 10, TimeUnit.MILLISECONDS);
-        Disposable onWorker = w.schedulePeriodically(runs::incrementAndGet, 100, 10, TimeUnit.MILLISECONDS);
+        // first run in 1 s: the dispose calls below come long before, even with this thread descheduled a while
+        Disposable onScheduler = s.schedulePeriodically(runs::incrementAndGet, 1_000, 10, TimeUnit.MILLISECONDS);
+        Disposable onWorker = w.schedulePeriodically(runs::incrementAndGet, 1_000, 10, TimeUnit.MILLISECONDS);
         onScheduler.dispose();
         onWorker.dispose();
         assertTrue(onScheduler.isDisposed());
         assertTrue(onWorker.isDisposed());
-        sleepMillis(400);
+        sleepMillis(1_300);
         assertEquals(0, runs.get(), "a periodic task cancelled before its first run ran");
     }
 

@@ -91,7 +91,13 @@ class AsyncStoreReadAheadTest {
             c.ack("s", "g", List.of(r0.messages().get(0).offset())).block(WAIT);
             AtomicReference<PullResult> waiting = new AtomicReference<>();
             c.pull("s", "g", 1, Duration.ofSeconds(30)).subscribe(waiting::set);
-            Thread.sleep(100); // the long poll waits; its fetch found nothing
+            // the long poll waits, its group suspended at the end of the turn that took it, and no fetch is under
+            // way: none that could still bring the next append (a fetch issued by that turn would be counted in
+            // flight from its subscription, inside the turn)
+            AsyncMessageStoreContract.await(() -> {
+                GroupStats g = c.stats("s", "g");
+                return g != null && g.waitingPulls() == 1 && g.suspended() && store.fetchesInFlight.get() == 0;
+            }, "the long poll waits, with no fetch under way");
             store.notify = false;
             long offset = c.appendAsync("s", new byte[] {2}).block(WAIT); // its notification is lost
             Thread.sleep(100);

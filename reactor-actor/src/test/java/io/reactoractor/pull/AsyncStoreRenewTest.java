@@ -1,6 +1,7 @@
 package io.reactoractor.pull;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -67,7 +68,10 @@ class AsyncStoreRenewTest {
             assertEquals(List.of(x), again.messages().stream().map(Message::offset).toList(),
                     "the first due redelivery, the second left by the byte budget");
             AsyncMessageStoreContract.await(() -> store.renewed.contains(x), "the redelivery was renewed");
-            assertEquals(List.of(x), List.copyOf(store.renewed));
+            // x only: y, due too but cut by the byte budget, was not handed out. (x may be renewed twice: when
+            // this thread is descheduled past the ack timeout between the first two pulls, the second pull is
+            // already a redelivery of x, and y is then first delivered after this answer)
+            assertTrue(store.renewed.stream().allMatch(o -> o == x), "renewed: " + store.renewed);
         } finally {
             c.dispose();
         }

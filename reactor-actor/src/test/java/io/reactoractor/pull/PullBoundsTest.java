@@ -238,8 +238,9 @@ class PullBoundsTest {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).maxGroups(1).idleTimeout(Duration.ofMillis(50)));
         c.pullOnce("s", "first", 1).block(WAIT);
         await(() -> c.liveGroups() == 0, "the idle pair retires");
+        // the EMPTY answer shows there was room (a refusal is an error); liveGroups is not asserted here: the
+        // new pair is idle at once and may retire again before the next line runs on a busy machine
         assertEquals(PullResult.Status.EMPTY, c.pullOnce("s", "second", 1).block(WAIT).status(), "room again");
-        assertEquals(1, c.liveGroups());
     }
 
     @Test
@@ -372,8 +373,10 @@ class PullBoundsTest {
     void idleRetirementDisposesOnlyTheSchedulerGroupsWithoutActors() throws InterruptedException {
         PullConsumer one = consumer(PullConsumer.builder(scheduler).idleTimeout(Duration.ofMillis(30)));
         PullConsumer two = consumer(PullConsumer.builder(scheduler).idleTimeout(Duration.ZERO));
-        one.pullOnce("a", "shared", 1).block(WAIT);
+        // two's pair first: it never retires, so cg.shared holds an actor before one's pair joins it (in the other
+        // order, one's pair could retire and dispose cg.shared before two's pull, which would make a new one)
         two.pullOnce("b", "shared", 1).block(WAIT);
+        one.pullOnce("a", "shared", 1).block(WAIT);
         await(() -> one.liveGroups() == 0, "one's pair retires");
         ActorGroup shared = scheduler.groups().stream().filter(g -> g.name().equals("cg.shared")).findFirst()
                 .orElseThrow();

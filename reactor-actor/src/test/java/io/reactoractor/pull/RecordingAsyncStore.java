@@ -15,6 +15,8 @@ final class RecordingAsyncStore implements AsyncMessageStore {
     final AsyncMessageStore delegate = AsyncMessageStore.of(InMemoryMessageStore.create());
     /** {maxMessages asked, messages returned} per fetch. */
     final ConcurrentLinkedQueue<int[]> fetches = new ConcurrentLinkedQueue<>();
+    /** Fetches subscribed to and not yet answered. */
+    final java.util.concurrent.atomic.AtomicInteger fetchesInFlight = new java.util.concurrent.atomic.AtomicInteger();
     final ConcurrentLinkedQueue<Long> renewed = new ConcurrentLinkedQueue<>();
     volatile boolean connected = true;
     volatile boolean notify = true;
@@ -27,7 +29,9 @@ final class RecordingAsyncStore implements AsyncMessageStore {
     @Override
     public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
         return delegate.fetch(subject, group, fromOffset, maxMessages)
-                .doOnNext(got -> fetches.add(new int[] {maxMessages, got.size()}));
+                .doOnSubscribe(s -> fetchesInFlight.incrementAndGet())
+                .doOnNext(got -> fetches.add(new int[] {maxMessages, got.size()}))
+                .doFinally(signal -> fetchesInFlight.decrementAndGet());
     }
 
     @Override

@@ -293,13 +293,16 @@ class RingRetryTest {
     @Test
     void closingTheRingDuringABackoffStillRetriesTheAcceptedEvent() throws Exception {
         RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8)
-                .errorPolicy(RingErrorPolicy.retry(3, Duration.ofMillis(50))).build();
+                .errorPolicy(RingErrorPolicy.retry(3, Duration.ofSeconds(1))).build();
         Flaky flaky = new Flaky(2, 1);
         RingConsumer<Integer, Integer> a = ring.publishedConsumer("a", flaky);
         ring.start();
         Recorder<Integer> as = recordAll(a);
         publishRange(ring, 5);
         flaky.awaitFirstFailure();
+        // a back-off of 1 s, and the close while it lasts: with a short one, a descheduled test thread would
+        // close the ring after the retry, and the test would no longer test a close during a back-off
+        await(a::backingOff, "a backs off");
         ring.complete();
         assertTrue(as.awaitTerminal(LONG));
         assertTrue(as.completed, "completed after the retry: " + as.error);

@@ -61,7 +61,14 @@ class ClockStrideTest {
         long before = clockReads();
         gate.countDown();
         assertTrue(done.await(30, TimeUnit.SECONDS), "tasks ran");
-        Thread.sleep(20); // the last turn's end (its reads are counted when its carrier ends it)
+        // the last turn's end: its closing read and overrun are counted when its carrier ends it, which the
+        // one carrier does before it runs another actor's task (one read of its own); a sleep here would
+        // assume the test thread runs again only after that, which a busy machine does not promise
+        ActorWorker marker = scheduler.createWorker();
+        CountDownLatch markerRan = new CountDownLatch(1);
+        marker.schedule(markerRan::countDown);
+        assertTrue(markerRan.await(30, TimeUnit.SECONDS), "the marker ran");
+        marker.dispose();
         long reads = clockReads() - before;
         w.dispose();
         return reads;
