@@ -161,6 +161,10 @@ public record ReactorActorProperties(
             requireAtLeastOne("pull.max-subjects", maxSubjects);
             requireAtLeastOne("pull.max-committed-offsets", maxCommittedOffsets);
             requirePositive("pull.offset-retention", offsetRetention);
+            if (offsetRetention.compareTo(Duration.ofDays(365L * 73)) > 0) {
+                // the store compares clock differences within a quarter of the long range (InMemoryMessageStore)
+                throw invalid("pull.offset-retention", "must be at most 73 years", offsetRetention);
+            }
         }
     }
 

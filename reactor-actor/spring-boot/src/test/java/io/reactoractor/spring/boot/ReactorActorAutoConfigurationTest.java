@@ -177,6 +177,8 @@ class ReactorActorAutoConfigurationTest {
         assertStartUpFails("reactor.actor.pull.max-committed-offsets must be >= 1 but was 0",
                 "reactor.actor.pull.max-committed-offsets=0");
         assertStartUpFails("reactor.actor.pull.offset-retention must be positive", "reactor.actor.pull.offset-retention=0s");
+        assertStartUpFails("reactor.actor.pull.offset-retention must be at most 73 years",
+                "reactor.actor.pull.offset-retention=36500d");
         assertStartUpFails("reactor.actor.pull.ack-timeout must be positive", "reactor.actor.pull.ack-timeout=0s");
         assertStartUpFails("reactor.actor.pull.idle-timeout must be >= 0", "reactor.actor.pull.idle-timeout=-1s");
         assertStartUpFails("reactor.actor.pull.max-bytes-per-pull must be >= 1B",
