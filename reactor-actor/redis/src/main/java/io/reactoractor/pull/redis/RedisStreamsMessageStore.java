@@ -389,11 +389,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         Objects.requireNonNull(payload, "payload");
         String[] keys = {key(subject), registryKey};
         byte[] subjectArg = subject.getBytes(StandardCharsets.UTF_8);
-        Mono<byte[]> bySha = Mono.defer(() -> commands.<byte[]>evalsha(APPEND_SHA, ScriptOutputType.VALUE, keys,
-                maxLenArg, payload, channelArg, subjectArg, subjectLimitArg).next());
-        Mono<byte[]> byText = Mono.defer(() -> commands.<byte[]>eval(APPEND_SCRIPT, ScriptOutputType.VALUE, keys,
-                maxLenArg, payload, channelArg, subjectArg, subjectLimitArg).next());
-        Mono<byte[]> once = bySha.onErrorResume(RedisStreamsMessageStore::noScript, e -> byText);
+        Mono<byte[]> once = script(APPEND_SHA, APPEND_SCRIPT, ScriptOutputType.VALUE, keys,
+                maxLenArg, payload, channelArg, subjectArg, subjectLimitArg);
         // a full registry: forget the names of streams deleted meanwhile (a sweep at most every second), then
         // try once more
         return once.onErrorResume(RedisStreamsMessageStore::subjectLimit, e -> forgetDeletedSubjects()
@@ -637,11 +634,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     private Mono<Boolean> createGroup(String subject, String key, String group) {
         String[] keys = {key};
         byte[] groupArg = group.getBytes(StandardCharsets.UTF_8);
-        Mono<Long> bySha = Mono.defer(() -> commands.<Long>evalsha(CREATE_GROUP_SHA, ScriptOutputType.INTEGER, keys,
-                groupArg, maxGroupsArg).next());
-        Mono<Long> byText = Mono.defer(() -> commands.<Long>eval(CREATE_GROUP_SCRIPT, ScriptOutputType.INTEGER, keys,
-                groupArg, maxGroupsArg).next());
-        return bySha.onErrorResume(RedisStreamsMessageStore::noScript, e -> byText)
+        return this.<Long>script(CREATE_GROUP_SHA, CREATE_GROUP_SCRIPT, ScriptOutputType.INTEGER, keys, groupArg,
+                        maxGroupsArg)
                 .flatMap(r -> r < 0
                         ? Mono.error(new RedisGroupLimitExceededException(subject, group, maxGroupsPerSubject))
                         : Mono.just(r > 0));
@@ -725,6 +719,16 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         return e instanceof RedisCommandExecutionException && String.valueOf(e.getMessage()).startsWith("NOGROUP");
     }
 
+    /**
+     * Runs one of the store's Lua scripts: by its SHA-1 ({@code EVALSHA}), sending its text ({@code EVAL}) only
+     * when Redis does not have it cached ({@code NOSCRIPT}: a new or restarted server, or a flushed cache).
+     */
+    private <T> Mono<T> script(String sha, String text, ScriptOutputType type, String[] keys, byte[]... args) {
+        Mono<T> bySha = Mono.defer(() -> commands.<T>evalsha(sha, type, keys, args).next());
+        Mono<T> byText = Mono.defer(() -> commands.<T>eval(text, type, keys, args).next());
+        return bySha.onErrorResume(RedisStreamsMessageStore::noScript, e -> byText);
+    }
+
     private static boolean subjectLimit(Throwable e) {
         return e instanceof RedisCommandExecutionException && String.valueOf(e.getMessage()).startsWith("SUBJECTLIMIT");
     }
@@ -759,12 +763,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                         for (int i = 0; i < names.size(); i++) {
                             keys[i + 1] = key(new String(names.get(i), StandardCharsets.UTF_8));
                         }
-                        byte[][] args = names.toArray(byte[][]::new);
-                        Mono<Long> bySha = Mono.defer(() -> commands.<Long>evalsha(FORGET_SHA, ScriptOutputType.INTEGER,
-                                keys, args).next());
-                        Mono<Long> byText = Mono.defer(() -> commands.<Long>eval(FORGET_SCRIPT, ScriptOutputType.INTEGER,
-                                keys, args).next());
-                        return bySha.onErrorResume(RedisStreamsMessageStore::noScript, e -> byText);
+                        return this.<Long>script(FORGET_SHA, FORGET_SCRIPT, ScriptOutputType.INTEGER, keys,
+                                names.toArray(byte[][]::new));
                     });
         });
     }
