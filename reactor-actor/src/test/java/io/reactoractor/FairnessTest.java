@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
@@ -42,6 +43,8 @@ class FairnessTest {
 
     private final TestSupport.Resources resources = new TestSupport.Resources();
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /** Saturator tasks started so far (the light-actor test's clock: one tick per heavy task). */
+    private final AtomicLong saturatorStarts = new AtomicLong();
 
     @AfterEach
     void stopAndDispose() {
@@ -78,6 +81,7 @@ class FairnessTest {
             if (!running.get()) {
                 return;
             }
+            saturatorStarts.incrementAndGet();
             cpuNanos.add(spin(spinNanos));
             if (running.get()) {
                 try {
@@ -147,8 +151,15 @@ class FairnessTest {
 
     /**
      * Runs 4 heavy actors (1 ms self-rescheduling tasks) on 2 threads next to a light actor that
-     * gets a 10 µs task every 2 ms from an outside thread (open loop), and returns the sorted
-     * enqueue-to-start delays of the light tasks in nanoseconds.
+     * gets a 10 µs task every 2 ms from an outside thread (open loop), and returns, sorted, how many
+     * heavy tasks started between each light task's submission and its start. Prints the same delays
+     * in milliseconds for the log.
+     *
+     * <p>The delay is counted in heavy tasks, not in nanoseconds, so that it measures the scheduling
+     * policy rather than the machine: while another process holds the cores, no heavy task starts
+     * either, and a stall of tens of milliseconds (a busy CI host) adds nothing to the count. The count
+     * starts after {@code schedule} returned: a submitting thread descheduled inside the call can only
+     * make it smaller, for both orderings alike.
      */
     private long[] lightActorDelays(ActorScheduler s) {
         running.set(true);
@@ -159,7 +170,9 @@ class FairnessTest {
 
         long period = TimeUnit.MILLISECONDS.toNanos(2);
         int samples = (int) (MEASURE.toNanos() / period);
-        long[] delays = new long[samples];
+        long[] nanos = new long[samples];
+        long[] startsAtRun = new long[samples];
+        long[] startsAtSubmit = new long[samples];
         CountDownLatch ran = new CountDownLatch(samples);
         long start = System.nanoTime();
         for (int k = 0; k < samples; k++) {
@@ -171,68 +184,68 @@ class FairnessTest {
             int index = k;
             long enqueued = System.nanoTime();
             light.schedule(() -> {
-                delays[index] = System.nanoTime() - enqueued;
+                startsAtRun[index] = saturatorStarts.get();
+                nanos[index] = System.nanoTime() - enqueued;
                 spin(10_000);
                 ran.countDown();
             });
+            startsAtSubmit[k] = saturatorStarts.get();
         }
         await(ran, LONG, "every light task ran");
         running.set(false);
         assertTrue(heavyCpu.sum() > 0, "the heavy actors ran");
         s.dispose(); // stops the heavy actors for good before another scenario starts
-        StringBuilder slow = new StringBuilder();
-        int slowCount = 0;
+        long[] heavyTasks = new long[samples]; // the latch made the tasks' writes visible
         for (int k = 0; k < samples; k++) {
-            if (delays[k] > 5_000_000 && slowCount++ < 30) {
-                slow.append(String.format(" #%d@%dms=%.1fms", k, k * 2, delays[k] / 1e6));
-            }
+            heavyTasks[k] = Math.max(0L, startsAtRun[k] - startsAtSubmit[k]);
         }
-        System.out.printf("light actor on %s (%s): %d delays > 5 ms:%s%n", s.name(), s.ordering(), slowCount, slow);
-        long[] sorted = delays.clone(); // the latch made the tasks' writes visible
-        Arrays.sort(sorted);
-        return sorted;
+        long[] sortedNanos = nanos.clone();
+        Arrays.sort(sortedNanos);
+        Arrays.sort(heavyTasks);
+        System.out.printf("light actor on %s (%s): heavy tasks started before a light one p50 %d p99 %d max %d;"
+                + " delay p50 %.3f ms p99 %.3f ms max %.3f ms%n", s.name(), s.ordering(),
+                percentile(heavyTasks, 0.50), percentile(heavyTasks, 0.99), heavyTasks[samples - 1],
+                percentile(sortedNanos, 0.50) / 1e6, percentile(sortedNanos, 0.99) / 1e6, sortedNanos[samples - 1] / 1e6);
+        return heavyTasks;
     }
 
-    private static double percentileMillis(long[] sorted, double p) {
+    private static long percentile(long[] sorted, double p) {
         int index = Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1);
-        return sorted[Math.max(0, index)] / 1e6;
+        return sorted[Math.max(0, index)];
     }
 
     /**
-     * The light actor's p99 delay under FAIR ordering is at most half of what FIFO ordering gives in
-     * the same scenario, in the same run (typically ~1 ms vs ~10-15 ms on 2 cores). No absolute bound:
-     * on a shared machine another process can take both cores for tens of milliseconds, and latency
-     * figures belong in the benchmarks; the policy itself (wake-up preemption of a light actor at the
-     * next task boundary) is checked deterministically in {@code FairPolicyTest}.
+     * A light actor next to saturating heavy ones waits for far fewer heavy tasks under FAIR ordering
+     * than under FIFO ordering, in the same run: FAIR's p99 is at most half of FIFO's (typically 1-2
+     * heavy tasks against 10 or more: with FIFO it waits for the heavy turns queued before it). The
+     * delay is counted in heavy tasks started, which a stall of the whole machine does not change
+     * (see {@link #lightActorDelays}); latency in milliseconds belongs in the benchmarks, and the policy
+     * itself (wake-up preemption at the next task boundary) is checked deterministically in
+     * {@code FairPolicyTest}.
      *
-     * <p>Such noise is transient while a scheduling defect is systematic, so the FAIR scenario gets up
-     * to {@value #FAIR_ATTEMPTS} attempts and its best p99 is compared.
+     * <p>A stall of one carrier while the other runs can still add a few heavy tasks to a sample, so the
+     * FAIR scenario gets up to {@value #FAIR_ATTEMPTS} attempts and its best p99 is compared.
      */
     @Test
     void lightActorIsServedPromptlyNextToSaturatingHeavyActors() {
-        double fairP99 = Double.MAX_VALUE;
-        double fifoP99 = Double.NaN;
-        String fifoSummary = "";
-        List<String> attempts = new ArrayList<>();
+        long fairP99 = Long.MAX_VALUE;
+        long fifoP99 = -1;
+        List<Long> attempts = new ArrayList<>();
         // fair first (cold JIT), so warm-up effects cannot favour it
-        for (int attempt = 1; attempt <= FAIR_ATTEMPTS && !(fairP99 <= fifoP99 / 2); attempt++) {
-            long[] fair = lightActorDelays(newScheduler(ActorScheduler.Ordering.FAIR));
-            double p99 = percentileMillis(fair, 0.99);
-            attempts.add(String.format("p50 %.3f ms p99 %.3f ms max %.3f ms",
-                    percentileMillis(fair, 0.50), p99, fair[fair.length - 1] / 1e6));
+        for (int attempt = 1; attempt <= FAIR_ATTEMPTS && (attempt == 1 || fairP99 * 2 > fifoP99); attempt++) {
+            long p99 = percentile(lightActorDelays(newScheduler(ActorScheduler.Ordering.FAIR)), 0.99);
+            attempts.add(p99);
             fairP99 = Math.min(fairP99, p99);
             if (attempt == 1) {
-                long[] fifo = lightActorDelays(newScheduler(ActorScheduler.Ordering.FIFO));
-                fifoP99 = percentileMillis(fifo, 0.99);
-                fifoSummary = String.format("FIFO p50 %.3f ms p99 %.3f ms max %.3f ms",
-                        percentileMillis(fifo, 0.50), fifoP99, fifo[fifo.length - 1] / 1e6);
+                fifoP99 = percentile(lightActorDelays(newScheduler(ActorScheduler.Ordering.FIFO)), 0.99);
             }
         }
-        String summary = "light actor delay: FAIR " + attempts + "; " + fifoSummary;
+        String summary = "heavy tasks started before a light task, p99: FAIR " + attempts + ", FIFO " + fifoP99;
         System.out.println(summary);
-        double bestFairP99 = fairP99;
-        double fifo = fifoP99;
-        assertTrue(bestFairP99 <= fifo / 2, () -> "FAIR p99 is not at most half the FIFO p99: " + summary);
+        long bestFairP99 = fairP99;
+        long fifo = fifoP99;
+        assertTrue(fifo >= 4, () -> "FIFO makes the light actor wait for the heavy turns queued before it: " + summary);
+        assertTrue(bestFairP99 * 2 <= fifo, () -> "FAIR p99 is not at most half the FIFO p99: " + summary);
     }
 
     @Test
