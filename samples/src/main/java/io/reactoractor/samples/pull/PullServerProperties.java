@@ -69,13 +69,16 @@ public record PullServerProperties(
      *                     gets {@code 503} naming this property
      * @param maxSubjects  the most subjects the store creates a stream for; an append that would create one
      *                     more gets {@code 503} naming this property
+     * @param groupRetention how long nobody must have read a consumer group before it may be destroyed to make
+     *                     room for a new one on a stream that has {@code max-groups-per-subject} groups
      */
     public record Redis(
             @DefaultValue("redis://localhost:6379") String uri,
             @DefaultValue("pull:") String keyPrefix,
             @DefaultValue("") String consumerName,
             @DefaultValue("1000") int maxGroupsPerSubject,
-            @DefaultValue("100000") int maxSubjects) {
+            @DefaultValue("100000") int maxSubjects,
+            @DefaultValue("7d") Duration groupRetention) {
 
         /** Validates; the messages name the property. */
         public Redis {
@@ -95,6 +98,7 @@ public record PullServerProperties(
             if (maxSubjects < 1) {
                 throw new IllegalArgumentException("pull.redis.max-subjects must be >= 1 but was " + maxSubjects);
             }
+            requirePositive("pull.redis.group-retention", groupRetention);
         }
     }
 

@@ -13,7 +13,8 @@ final class RedisStores {
                 .uri(redis.uri())
                 .keyPrefix(redis.keyPrefix())
                 .maxGroupsPerSubject(redis.maxGroupsPerSubject())
-                .maxSubjects(redis.maxSubjects());
+                .maxSubjects(redis.maxSubjects())
+                .groupRetention(redis.groupRetention());
         if (!redis.consumerName().isEmpty()) {
             b.consumerName(redis.consumerName());
         }

@@ -34,7 +34,7 @@ class StatusReportTest {
     }
 
     private static final PullServerProperties.Redis REDIS =
-            new PullServerProperties.Redis("redis://localhost:6379", "pull:", "", 1000, 100_000);
+            new PullServerProperties.Redis("redis://localhost:6379", "pull:", "", 1000, 100_000, Duration.ofDays(7));
 
     @Test
     void propertiesAreValidatedWithTheirNames() {
@@ -48,10 +48,11 @@ class StatusReportTest {
         assertMessage("pull.request-read-timeout", () -> new PullServerProperties(s, mb, 1, s, Duration.ZERO, s, "memory", REDIS));
         assertMessage("pull.request-timeout", () -> new PullServerProperties(s, mb, 1, s, s, Duration.ZERO, "memory", REDIS));
         assertMessage("pull.store", () -> new PullServerProperties(s, mb, 1, s, s, s, "disk", REDIS));
-        assertMessage("pull.redis.uri", () -> new PullServerProperties.Redis(" ", "p:", "", 1, 1));
-        assertMessage("pull.redis.key-prefix", () -> new PullServerProperties.Redis("redis://x", "", "", 1, 1));
-        assertMessage("pull.redis.max-groups-per-subject", () -> new PullServerProperties.Redis("redis://x", "p:", "", 0, 1));
-        assertMessage("pull.redis.max-subjects", () -> new PullServerProperties.Redis("redis://x", "p:", "", 1, 0));
+        assertMessage("pull.redis.uri", () -> new PullServerProperties.Redis(" ", "p:", "", 1, 1, Duration.ofDays(1)));
+        assertMessage("pull.redis.key-prefix", () -> new PullServerProperties.Redis("redis://x", "", "", 1, 1, Duration.ofDays(1)));
+        assertMessage("pull.redis.max-groups-per-subject", () -> new PullServerProperties.Redis("redis://x", "p:", "", 0, 1, Duration.ofDays(1)));
+        assertMessage("pull.redis.max-subjects", () -> new PullServerProperties.Redis("redis://x", "p:", "", 1, 0, Duration.ofDays(1)));
+        assertMessage("pull.redis.group-retention", () -> new PullServerProperties.Redis("redis://x", "p:", "", 1, 1, Duration.ZERO));
     }
 
     private static void assertMessage(String property, Runnable r) {

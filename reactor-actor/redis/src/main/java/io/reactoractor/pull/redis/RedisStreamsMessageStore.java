@@ -65,7 +65,8 @@ import reactor.util.Loggers;
  *   <tr><td>consumer group {@code g}</td><td>the stream's consumer group {@code g}, created at
  *       {@code 0-0} (a new group starts at the oldest entry held) on its first fetch once the stream exists
  *       (a fetch never creates a stream: one of a subject nobody appended to answers empty and leaves
- *       nothing behind); at most {@link Builder#maxGroupsPerSubject} groups per stream</td></tr>
+ *       nothing behind); at most {@link Builder#maxGroupsPerSubject} groups per stream; when the stream is full,
+ *       groups nobody read for {@link Builder#groupRetention} are destroyed to make room for a new one</td></tr>
  *   <tr><td>this process</td><td>the consumer {@link Builder#consumerName} of every group; consumers
  *       holding nothing and idle past {@link Builder#consumerExpiry} are removed when a process
  *       reclaims</td></tr>
@@ -122,6 +123,11 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(5);
     /** Default bound on the consumer groups of one subject ({@link Builder#maxGroupsPerSubject}). */
     public static final int DEFAULT_MAX_GROUPS_PER_SUBJECT = 1_000;
+    /**
+     * Default time nobody must have read a group before it may make room for another
+     * ({@link Builder#groupRetention}).
+     */
+    public static final Duration DEFAULT_GROUP_RETENTION = Duration.ofDays(7);
     /** Default bound on the number of subjects ({@link Builder#maxSubjects}). */
     public static final int DEFAULT_MAX_SUBJECTS = 100_000;
     /**
@@ -129,7 +135,10 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      * ({@link #forgetDeletedSubjects}).
      */
     static final int REGISTRY_SWEEP = 64;
-    /** Least time between two sweeps of one store by default ({@link #forgetDeletedSubjects}). */
+    /**
+     * Least time between two sweeps of one store by default: of the registry ({@link #forgetDeletedSubjects}),
+     * and walks of a full stream's groups for idle ones ({@link #createGroup}), each on its own.
+     */
     static final long REGISTRY_SWEEP_INTERVAL_NANOS = 1_000_000_000L;
     /** {@code ARGV[5]} of the append script for dead letters: their streams are never refused. */
     private static final byte[] NO_SUBJECT_LIMIT = Long.toString(Long.MAX_VALUE).getBytes(StandardCharsets.US_ASCII);
@@ -178,30 +187,70 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
 
     /**
      * Creates consumer group {@code ARGV[1]} at {@code 0-0} on stream {@code KEYS[1]}, atomically with its two
-     * checks: the stream exists (a fetch never creates one: {@code 0}, nothing to read yet) and has fewer than
-     * {@code ARGV[2]} groups ({@code -1} otherwise, unless the group is one of them). {@code 1}: created, or
-     * there already. The group count comes from {@code XINFO STREAM}, and a full stream looks up only the one
-     * group ({@code XINFO CONSUMERS}): a refused group's polls cost no walk over the stream's groups.
+     * checks: the stream exists (a fetch never creates one: {@code {0, 0}}, nothing to read yet) and has fewer
+     * than {@code ARGV[2]} groups, unless the group is one of them. The group count comes from
+     * {@code XINFO STREAM}, and a full stream looks up only the one group ({@code XINFO CONSUMERS}): a refused
+     * group's polls cost no walk over the stream's groups.
+     *
+     * <p>On a full stream, and only if {@code ARGV[4]} is {@code 1}, the groups are walked first, and each that
+     * nobody has read for {@code ARGV[3]} ms is destroyed. Such a group has consumers, all idle for that long,
+     * and an entry appended after its last delivery that is at least that old. The entry is the evidence:
+     * Redis 6.2 leaves a consumer's idle time alone on an {@code XREADGROUP} that finds nothing new, so a group
+     * polling a quiet stream looks idle, but a group still polled would have read that entry. A caught-up
+     * group is therefore kept, however idle, as is a group without consumers (created by someone else, or an
+     * instant before its first fetch). Returns {@code {status, destroyed}}: status {@code 1} created or there
+     * already, {@code -1} refused.
      */
     private static final String CREATE_GROUP_SCRIPT = """
-            if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+            if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
             local info = redis.call('XINFO', 'STREAM', KEYS[1])
             local groups = 0
             for i = 1, #info - 1, 2 do
               if info[i] == 'groups' then groups = info[i + 1] end
             end
+            local destroyed = 0
             if groups >= tonumber(ARGV[2]) then
               local r = redis.pcall('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])
-              if type(r) == 'table' and r['err'] then return -1 end
-              return 1
+              if not (type(r) == 'table' and r['err']) then return {1, 0} end
+              if ARGV[4] ~= '1' then return {-1, 0} end
+              local retention = tonumber(ARGV[3])
+              local time = redis.call('TIME')
+              local before = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) - retention
+              for _, g in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+                local name, consumers, last = nil, 0, '0-0'
+                for i = 1, #g - 1, 2 do
+                  if g[i] == 'name' then name = g[i + 1]
+                  elseif g[i] == 'consumers' then consumers = g[i + 1]
+                  elseif g[i] == 'last-delivered-id' then last = g[i + 1] end
+                end
+                local unread = consumers > 0
+                if unread then
+                  for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], name)) do
+                    for i = 1, #c - 1, 2 do
+                      if c[i] == 'idle' and c[i + 1] < retention then unread = false end
+                    end
+                  end
+                end
+                if unread then
+                  local after = redis.call('XRANGE', KEYS[1], '(' .. last, '+', 'COUNT', 1)
+                  unread = #after > 0 and tonumber(string.match(after[1][1], '^%d+')) <= before
+                end
+                if unread then destroyed = destroyed + redis.call('XGROUP', 'DESTROY', KEYS[1], name) end
+              end
+              if groups - destroyed >= tonumber(ARGV[2]) then return {-1, destroyed} end
             end
             local r = redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0-0')
             if type(r) == 'table' and r['err'] and string.sub(r['err'], 1, 9) ~= 'BUSYGROUP' then
               return redis.error_reply(r['err'])
             end
-            return 1
+            return {1, destroyed}
             """;
     private static final String CREATE_GROUP_SHA = sha1(CREATE_GROUP_SCRIPT);
+    /** {@link #CREATE_GROUP_SCRIPT}'s status for a refusal. */
+    private static final long FULL = -1;
+    /** {@code ARGV[4]} of {@link #CREATE_GROUP_SCRIPT}: may, or may not, destroy idle groups. */
+    private static final byte[] SWEEP = {'1'};
+    private static final byte[] NO_SWEEP = {'0'};
 
     private final RedisClient client;
     private final boolean ownsClient;
@@ -215,6 +264,10 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     private final long consumerExpiryMillis;
     private final int maxGroupsPerSubject;
     private final byte[] maxGroupsArg;
+    private final Duration groupRetention;
+    private final byte[] groupRetentionArg;
+    /** When the next walk of a full stream's groups for idle ones may run ({@code System.nanoTime()}). */
+    private final AtomicLong nextGroupSweepAt = new AtomicLong(System.nanoTime());
     private final int maxSubjects;
     private final byte[] maxSubjectsArg;
     /** The set of subject names ({@link #registryKey()}). */
@@ -237,6 +290,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         this.consumerExpiryMillis = b.consumerExpiry.toMillis();
         this.maxGroupsPerSubject = b.maxGroupsPerSubject;
         this.maxGroupsArg = Integer.toString(b.maxGroupsPerSubject).getBytes(StandardCharsets.US_ASCII);
+        this.groupRetention = b.groupRetention;
+        this.groupRetentionArg = Long.toString(saturatedMillis(b.groupRetention)).getBytes(StandardCharsets.US_ASCII);
         this.maxSubjects = b.maxSubjects;
         this.maxSubjectsArg = Integer.toString(b.maxSubjects).getBytes(StandardCharsets.US_ASCII);
         this.registryKey = b.keyPrefix + "#subjects";
@@ -626,19 +681,60 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
 
     /**
      * Creates the group at {@code 0-0} (it starts at the oldest entry held), if its stream exists and has room
-     * ({@link #CREATE_GROUP_SCRIPT}).
+     * ({@link #CREATE_GROUP_SCRIPT}). A full stream is asked again, allowed this time to destroy the groups
+     * nobody read for {@link Builder#groupRetention} to make room, at most once per sweep interval per store: a client
+     * naming new groups on a full stream costs one refused script call each, not a walk over its groups.
      *
      * @return {@code true} if the group exists now, {@code false} if the stream does not (nothing created);
      *     a {@link RedisGroupLimitExceededException} if the stream has {@code maxGroupsPerSubject} groups
      */
     private Mono<Boolean> createGroup(String subject, String key, String group) {
-        String[] keys = {key};
-        byte[] groupArg = group.getBytes(StandardCharsets.UTF_8);
-        return this.<Long>script(CREATE_GROUP_SHA, CREATE_GROUP_SCRIPT, ScriptOutputType.INTEGER, keys, groupArg,
-                        maxGroupsArg)
-                .flatMap(r -> r < 0
-                        ? Mono.error(new RedisGroupLimitExceededException(subject, group, maxGroupsPerSubject))
-                        : Mono.just(r > 0));
+        return createGroup(subject, key, group, false).flatMap(r -> {
+            if (r != FULL) {
+                return Mono.just(r > 0);
+            }
+            long now = System.nanoTime();
+            long due = nextGroupSweepAt.get();
+            if (now - due < 0 || !nextGroupSweepAt.compareAndSet(due, now + sweepIntervalNanos)) {
+                return Mono.error(new RedisGroupLimitExceededException(subject, group, maxGroupsPerSubject));
+            }
+            return createGroup(subject, key, group, true).flatMap(again -> again == FULL
+                    ? Mono.error(new RedisGroupLimitExceededException(subject, group, maxGroupsPerSubject))
+                    : Mono.just(again > 0));
+        });
+    }
+
+    /** One run of {@link #CREATE_GROUP_SCRIPT}; logs the groups it destroyed. @return its status */
+    private Mono<Long> createGroup(String subject, String key, String group, boolean sweep) {
+        return this.<List<Object>>script(CREATE_GROUP_SHA, CREATE_GROUP_SCRIPT, ScriptOutputType.MULTI,
+                        new String[] {key}, group.getBytes(StandardCharsets.UTF_8), maxGroupsArg, groupRetentionArg,
+                        sweep ? SWEEP : NO_SWEEP)
+                .map(r -> {
+                    long status = (Long) r.get(0);
+                    long destroyed = (Long) r.get(1);
+                    if (destroyed > 0) {
+                        LOG.info("destroyed " + destroyed + " consumer group(s) of subject " + subject
+                                + " nobody read for " + groupRetention + " or more, to make room for group " + group
+                                + " (maxGroupsPerSubject " + maxGroupsPerSubject + ")");
+                    }
+                    return status;
+                });
+    }
+
+    /**
+     * @return how long nobody must have read a group before it may make room for another
+     *     ({@link Builder#groupRetention})
+     */
+    public Duration groupRetention() {
+        return groupRetention;
+    }
+
+    private static long saturatedMillis(Duration d) {
+        try {
+            return d.toMillis();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /** @return the most subjects the store creates streams for (see {@link Builder#maxSubjects}) */
@@ -798,14 +894,18 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private Duration consumerExpiry = DEFAULT_CONSUMER_EXPIRY;
         private int maxGroupsPerSubject = DEFAULT_MAX_GROUPS_PER_SUBJECT;
+        private Duration groupRetention = DEFAULT_GROUP_RETENTION;
         private int maxSubjects = DEFAULT_MAX_SUBJECTS;
         private long sweepIntervalNanos = REGISTRY_SWEEP_INTERVAL_NANOS;
 
         private Builder() {
         }
 
-        /** Tests: the least time between two sweeps of the registry (1 s by default). */
-        Builder registrySweepInterval(Duration interval) {
+        /**
+         * Tests: the least time between two sweeps of the registry, and between two walks of full streams' groups
+         * (1 s by default, each).
+         */
+        Builder sweepInterval(Duration interval) {
             this.sweepIntervalNanos = interval.toNanos();
             return this;
         }
@@ -835,8 +935,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
          *                            {@value #DEFAULT_MAX_GROUPS_PER_SUBJECT}); ≥ 1. Group names come from
          *                            clients and a Redis group lives until destroyed, so a fetch for a new group
          *                            on a stream that has this many fails with
-         *                            {@link RedisGroupLimitExceededException} and creates nothing. Groups are
-         *                            never destroyed by the store: an operator does ({@code XGROUP DESTROY})
+         *                            {@link RedisGroupLimitExceededException} and creates nothing, unless groups
+         *                            nobody read for {@link #groupRetention} make room (they are destroyed first)
          * @return this
          * @throws IllegalArgumentException if it is &lt; 1
          */
@@ -845,6 +945,28 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                 throw new IllegalArgumentException("maxGroupsPerSubject must be >= 1 but was " + maxGroupsPerSubject);
             }
             this.maxGroupsPerSubject = maxGroupsPerSubject;
+            return this;
+        }
+
+        /**
+         * @param groupRetention how long nobody must have read a group before it may be destroyed to make room for
+         *                       a new group on a stream that has {@link #maxGroupsPerSubject} groups (default 7
+         *                       days, as Kafka's {@code offsets.retention.minutes}); &gt; 0. Nobody read it: all
+         *                       its consumers were idle that long (Redis's consumer idle time) and an entry
+         *                       appended after its last delivery is that old. A group that has read everything
+         *                       is kept however idle (Redis 6.2 cannot tell it from one still polling a quiet
+         *                       stream), as is a group with no consumer. Groups are destroyed only to make
+         *                       room, never for being idle alone. A destroyed group that comes back starts
+         *                       again at the oldest entry held, so its messages are delivered again (at least
+         *                       once). A full stream's groups are walked at most once a second per store
+         * @return this
+         * @throws IllegalArgumentException if it is {@code null}, zero or negative
+         */
+        public Builder groupRetention(Duration groupRetention) {
+            if (groupRetention == null || groupRetention.isZero() || groupRetention.isNegative()) {
+                throw new IllegalArgumentException("groupRetention must be > 0 but was " + groupRetention);
+            }
+            this.groupRetention = groupRetention;
             return this;
         }
 

@@ -119,6 +119,16 @@ class RedisStreamsMessageStoreTest {
         assertMessage("maxGroupsPerSubject", assertThrows(IllegalArgumentException.class,
                 () -> b.maxGroupsPerSubject(0)));
         assertMessage("maxSubjects", assertThrows(IllegalArgumentException.class, () -> b.maxSubjects(0)));
+        assertMessage("groupRetention", assertThrows(IllegalArgumentException.class,
+                () -> b.groupRetention(Duration.ZERO)));
+        assertMessage("groupRetention", assertThrows(IllegalArgumentException.class, () -> b.groupRetention(null)));
+    }
+
+    /** Whether {@code key} has consumer group {@code group} (a reply's first line is all {@link TestRedis} reads). */
+    private static boolean groupExists(String key, String group) throws Exception {
+        String reply = shared.command("XINFO CONSUMERS " + key + " " + group);
+        assertTrue(reply.startsWith("*") || reply.startsWith("-NOGROUP"), reply);
+        return reply.startsWith("*");
     }
 
     private static void assertMessage(String parameter, IllegalArgumentException e) {
@@ -184,7 +194,8 @@ class RedisStreamsMessageStoreTest {
                 () -> s.fetch("t", "g3", 0, 10).block(WAIT));
         assertEquals(2, e.limit());
         assertTrue(e.getMessage().contains("maxGroupsPerSubject") && e.getMessage().contains("g3"), e.getMessage());
-        assertFalse(shared.command("XINFO GROUPS " + prefix + "t").contains("g3"), "no group created");
+        assertFalse(groupExists(prefix + "t", "g3"), "no group created");
+        assertTrue(groupExists(prefix + "t", "g2"));
         // the existing groups go on; another subject has room of its own
         s.append("t", b("n")).block(WAIT);
         assertEquals(1, s.fetch("t", "g1", 1, 10).block(WAIT).size());
@@ -202,6 +213,43 @@ class RedisStreamsMessageStoreTest {
     }
 
     /**
+     * A full stream makes room for a new group by destroying the groups nobody read for {@code groupRetention},
+     * and only those: a group that read everything is kept however idle (Redis 6.2 cannot tell it from one
+     * polling a quiet stream), and so is a group with no consumer (created by someone else). Retention 2 s: a
+     * group would be destroyed too early only after a stall of 2 s between two calls of this test.
+     */
+    @Test
+    void idleGroupsMakeRoomForANewOneOnAFullStream() throws Exception {
+        String prefix = unique("idle-groups") + ":";
+        RedisStreamsMessageStore s = RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix)
+                .maxGroupsPerSubject(3).groupRetention(Duration.ofSeconds(2)).sweepInterval(Duration.ZERO)
+                .commandTimeout(Duration.ofSeconds(20)).build();
+        closing.add(s::dispose);
+        assertEquals(Duration.ofSeconds(2), s.groupRetention());
+        assertEquals(RedisStreamsMessageStore.DEFAULT_GROUP_RETENTION, RedisStreamsMessageStore.builder()
+                .uri(shared.uri()).keyPrefix(prefix + "x:").build().groupRetention());
+        s.append("t", b("m")).block(WAIT);
+        shared.command("XGROUP CREATE " + prefix + "t g0 0"); // no consumer: never destroyed
+        assertEquals(1, s.fetch("t", "g1", 0, 10).block(WAIT).size());
+        s.append("t", b("n")).block(WAIT); // g1 never reads it
+        assertEquals(2, s.fetch("t", "g2", 0, 10).block(WAIT).size()); // g2 read everything
+        assertThrows(RedisGroupLimitExceededException.class, () -> s.fetch("t", "g3", 0, 10).block(WAIT),
+                "nobody idle for 2 s yet");
+        assertTrue(groupExists(prefix + "t", "g1"));
+        pause(2_500);
+        assertEquals(2, s.fetch("t", "g3", 0, 10).block(WAIT).size(), "g1, unread for 2 s, made room");
+        for (String kept : new String[] {"g0", "g2", "g3"}) {
+            assertTrue(groupExists(prefix + "t", kept), kept);
+        }
+        assertFalse(groupExists(prefix + "t", "g1"), "g1 destroyed");
+        assertThrows(RedisGroupLimitExceededException.class, () -> s.fetch("t", "g4", 0, 10).block(WAIT),
+                "full again: g2 is idle but has read everything");
+        // g1 comes back as a new group would, starting at the oldest entry held (at least once), once there is room
+        shared.command("XGROUP DESTROY " + prefix + "t g0");
+        assertEquals(2, s.fetch("t", "g1", 0, 10).block(WAIT).size());
+    }
+
+    /**
      * Subject names come from clients: the store creates streams for at most {@code maxSubjects} of them. An
      * append that would create one more fails with {@link io.reactoractor.pull.SubjectLimitExceededException}
      * and creates nothing; appends to existing streams go on, including a stream the registry did not know
@@ -211,7 +259,7 @@ class RedisStreamsMessageStoreTest {
     void theStoreCreatesStreamsForAtMostMaxSubjectsSubjects() throws Exception {
         String prefix = unique("subjects") + ":";
         RedisStreamsMessageStore s = RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix)
-                .maxSubjects(2).registrySweepInterval(Duration.ZERO).commandTimeout(Duration.ofSeconds(20)).build();
+                .maxSubjects(2).sweepInterval(Duration.ZERO).commandTimeout(Duration.ofSeconds(20)).build();
         closing.add(s::dispose);
         assertEquals(2, s.maxSubjects());
         assertEquals(prefix + "#subjects", s.registryKey());
