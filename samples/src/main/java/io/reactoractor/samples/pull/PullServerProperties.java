@@ -98,7 +98,10 @@ public record PullServerProperties(
             if (maxSubjects < 1) {
                 throw new IllegalArgumentException("pull.redis.max-subjects must be >= 1 but was " + maxSubjects);
             }
-            requirePositive("pull.redis.group-retention", groupRetention);
+            if (groupRetention == null || groupRetention.compareTo(Duration.ofMillis(1)) < 0) {
+                throw new IllegalArgumentException("pull.redis.group-retention must be at least 1ms but was "
+                        + groupRetention);
+            }
         }
     }
 

@@ -53,6 +53,8 @@ class StatusReportTest {
         assertMessage("pull.redis.max-groups-per-subject", () -> new PullServerProperties.Redis("redis://x", "p:", "", 0, 1, Duration.ofDays(1)));
         assertMessage("pull.redis.max-subjects", () -> new PullServerProperties.Redis("redis://x", "p:", "", 1, 0, Duration.ofDays(1)));
         assertMessage("pull.redis.group-retention", () -> new PullServerProperties.Redis("redis://x", "p:", "", 1, 1, Duration.ZERO));
+        assertMessage("pull.redis.group-retention",
+                () -> new PullServerProperties.Redis("redis://x", "p:", "", 1, 1, Duration.ofNanos(999_999)));
     }
 
     private static void assertMessage(String property, Runnable r) {

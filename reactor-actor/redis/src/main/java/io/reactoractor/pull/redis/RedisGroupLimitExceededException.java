@@ -6,9 +6,9 @@ import java.util.concurrent.RejectedExecutionException;
  * A fetch named a consumer group new to its subject while the subject's stream already had
  * {@linkplain RedisStreamsMessageStore.Builder#maxGroupsPerSubject maxGroupsPerSubject} groups: no group was
  * created. Group names come from clients, and a Redis consumer group lives until it is destroyed (it is the
- * group's position in the stream), so their number per stream is bounded; groups nobody read for
- * {@linkplain RedisStreamsMessageStore.Builder#groupRetention groupRetention} are destroyed to make room first,
- * so this means there was none (or the store looked for them less than a second before). The pull consumer
+ * group's position in the stream), so their number per stream is bounded; a group nobody read for
+ * {@linkplain RedisStreamsMessageStore.Builder#groupRetention groupRetention} is destroyed to make room first,
+ * so this means there was none (or the stream's groups were walked for one less than a second before). The pull consumer
  * fails the group's waiting pulls with a {@link io.reactoractor.pull.MessageStoreException} caused by this; the
  * HTTP sample answers {@code 503}.
  */

@@ -66,7 +66,8 @@ import reactor.util.Loggers;
  *       {@code 0-0} (a new group starts at the oldest entry held) on its first fetch once the stream exists
  *       (a fetch never creates a stream: one of a subject nobody appended to answers empty and leaves
  *       nothing behind); at most {@link Builder#maxGroupsPerSubject} groups per stream; when the stream is full,
- *       groups nobody read for {@link Builder#groupRetention} are destroyed to make room for a new one</td></tr>
+ *       the group nobody read for longest, if for at least {@link Builder#groupRetention}, is destroyed to make
+ *       room for a new one</td></tr>
  *   <tr><td>this process</td><td>the consumer {@link Builder#consumerName} of every group; consumers
  *       holding nothing and idle past {@link Builder#consumerExpiry} are removed when a process
  *       reclaims</td></tr>
@@ -136,8 +137,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      */
     static final int REGISTRY_SWEEP = 64;
     /**
-     * Least time between two sweeps of one store by default: of the registry ({@link #forgetDeletedSubjects}),
-     * and walks of a full stream's groups for idle ones ({@link #createGroup}), each on its own.
+     * Least time between two sweeps of the registry by one store ({@link #forgetDeletedSubjects}), and between two
+     * walks of one full stream's groups ({@link #CREATE_GROUP_SCRIPT}), by default.
      */
     static final long REGISTRY_SWEEP_INTERVAL_NANOS = 1_000_000_000L;
     /** {@code ARGV[5]} of the append script for dead letters: their streams are never refused. */
@@ -187,35 +188,42 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
 
     /**
      * Creates consumer group {@code ARGV[1]} at {@code 0-0} on stream {@code KEYS[1]}, atomically with its two
-     * checks: the stream exists (a fetch never creates one: {@code {0, 0}}, nothing to read yet) and has fewer
+     * checks: the stream exists (a fetch never creates one: {@code {0, false}}, nothing to read yet) and has fewer
      * than {@code ARGV[2]} groups, unless the group is one of them. The group count comes from
-     * {@code XINFO STREAM}, and a full stream looks up only the one group ({@code XINFO CONSUMERS}): a refused
-     * group's polls cost no walk over the stream's groups.
+     * {@code XINFO STREAM}, and a full stream looks up only the one group ({@code XINFO CONSUMERS}).
      *
-     * <p>On a full stream, and only if {@code ARGV[4]} is {@code 1}, the groups are walked first, and each that
-     * nobody has read for {@code ARGV[3]} ms is destroyed. Such a group has consumers, all idle for that long,
-     * and an entry appended after its last delivery that is at least that old. The entry is the evidence:
-     * Redis 6.2 leaves a consumer's idle time alone on an {@code XREADGROUP} that finds nothing new, so a group
-     * polling a quiet stream looks idle, but a group still polled would have read that entry. A caught-up
-     * group is therefore kept, however idle, as is a group without consumers (created by someone else, or an
-     * instant before its first fetch). Returns {@code {status, destroyed}}: status {@code 1} created or there
-     * already, {@code -1} refused.
+     * <p>On a full stream the groups are walked for one nobody has read for {@code ARGV[3]} ms, and the one unread
+     * longest is destroyed to make room: one group per new group, never more. At most one walk per stream per
+     * {@code ARGV[4]} ms (the key {@code KEYS[2]}, set with {@code NX PX} by the walk, across every instance; 0:
+     * no limit): a client naming new groups on a full stream costs a refused script call each, not a walk.
+     * "Nobody has read it": the group has consumers, all idle for that long, and, before Redis 7.2, an entry
+     * appended after its last delivery that is at least that old. Redis 6.2 and 7.0 leave a consumer's idle time
+     * alone on an {@code XREADGROUP} that finds nothing new, so a group polling a quiet stream looks idle there;
+     * a group still polled would have read that entry. From 7.2 (its consumers report {@code inactive}) every
+     * read attempt refreshes the idle time, so the idle time alone is the evidence. A group without consumers is
+     * kept (created by someone else, or an instant before its first fetch). Returns {@code {status, destroyed}}:
+     * status {@code 1} created or there already, {@code -1} refused; {@code destroyed} the group destroyed to
+     * make room, or nil.
      */
     private static final String CREATE_GROUP_SCRIPT = """
-            if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
+            if redis.call('EXISTS', KEYS[1]) == 0 then return {0, false} end
             local info = redis.call('XINFO', 'STREAM', KEYS[1])
             local groups = 0
             for i = 1, #info - 1, 2 do
               if info[i] == 'groups' then groups = info[i + 1] end
             end
-            local destroyed = 0
+            local victim = false
             if groups >= tonumber(ARGV[2]) then
               local r = redis.pcall('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])
-              if not (type(r) == 'table' and r['err']) then return {1, 0} end
-              if ARGV[4] ~= '1' then return {-1, 0} end
+              if not (type(r) == 'table' and r['err']) then return {1, false} end
+              local interval = tonumber(ARGV[4])
+              if interval > 0 and not redis.call('SET', KEYS[2], '1', 'NX', 'PX', interval) then
+                return {-1, false}
+              end
               local retention = tonumber(ARGV[3])
               local time = redis.call('TIME')
               local before = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) - retention
+              local longest = -1
               for _, g in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
                 local name, consumers, last = nil, 0, '0-0'
                 for i = 1, #g - 1, 2 do
@@ -223,34 +231,34 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                   elseif g[i] == 'consumers' then consumers = g[i + 1]
                   elseif g[i] == 'last-delivered-id' then last = g[i + 1] end
                 end
-                local unread = consumers > 0
-                if unread then
+                if consumers > 0 then
+                  local least, refreshed = nil, false
                   for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], name)) do
                     for i = 1, #c - 1, 2 do
-                      if c[i] == 'idle' and c[i + 1] < retention then unread = false end
+                      if c[i] == 'idle' and (least == nil or c[i + 1] < least) then least = c[i + 1]
+                      elseif c[i] == 'inactive' then refreshed = true end
                     end
                   end
+                  if least ~= nil and least >= retention and least > longest then
+                    local unread = refreshed
+                    if not unread then
+                      local after = redis.call('XRANGE', KEYS[1], '(' .. last, '+', 'COUNT', 1)
+                      unread = #after > 0 and tonumber(string.match(after[1][1], '^%d+')) <= before
+                    end
+                    if unread then victim, longest = name, least end
+                  end
                 end
-                if unread then
-                  local after = redis.call('XRANGE', KEYS[1], '(' .. last, '+', 'COUNT', 1)
-                  unread = #after > 0 and tonumber(string.match(after[1][1], '^%d+')) <= before
-                end
-                if unread then destroyed = destroyed + redis.call('XGROUP', 'DESTROY', KEYS[1], name) end
               end
-              if groups - destroyed >= tonumber(ARGV[2]) then return {-1, destroyed} end
+              if not victim then return {-1, false} end
+              redis.call('XGROUP', 'DESTROY', KEYS[1], victim)
             end
             local r = redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0-0')
             if type(r) == 'table' and r['err'] and string.sub(r['err'], 1, 9) ~= 'BUSYGROUP' then
               return redis.error_reply(r['err'])
             end
-            return {1, destroyed}
+            return {1, victim}
             """;
     private static final String CREATE_GROUP_SHA = sha1(CREATE_GROUP_SCRIPT);
-    /** {@link #CREATE_GROUP_SCRIPT}'s status for a refusal. */
-    private static final long FULL = -1;
-    /** {@code ARGV[4]} of {@link #CREATE_GROUP_SCRIPT}: may, or may not, destroy idle groups. */
-    private static final byte[] SWEEP = {'1'};
-    private static final byte[] NO_SWEEP = {'0'};
 
     private final RedisClient client;
     private final boolean ownsClient;
@@ -266,8 +274,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     private final byte[] maxGroupsArg;
     private final Duration groupRetention;
     private final byte[] groupRetentionArg;
-    /** When the next walk of a full stream's groups for idle ones may run ({@code System.nanoTime()}). */
-    private final AtomicLong nextGroupSweepAt = new AtomicLong(System.nanoTime());
+    /** {@code ARGV[4]} of {@link #CREATE_GROUP_SCRIPT}: the least time between two walks of one stream's groups. */
+    private final byte[] groupWalkIntervalArg;
     private final int maxSubjects;
     private final byte[] maxSubjectsArg;
     /** The set of subject names ({@link #registryKey()}). */
@@ -292,6 +300,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         this.maxGroupsArg = Integer.toString(b.maxGroupsPerSubject).getBytes(StandardCharsets.US_ASCII);
         this.groupRetention = b.groupRetention;
         this.groupRetentionArg = Long.toString(saturatedMillis(b.groupRetention)).getBytes(StandardCharsets.US_ASCII);
+        this.groupWalkIntervalArg = Long.toString(b.sweepIntervalNanos / 1_000_000L).getBytes(StandardCharsets.US_ASCII);
         this.maxSubjects = b.maxSubjects;
         this.maxSubjectsArg = Integer.toString(b.maxSubjects).getBytes(StandardCharsets.US_ASCII);
         this.registryKey = b.keyPrefix + "#subjects";
@@ -680,44 +689,27 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     }
 
     /**
-     * Creates the group at {@code 0-0} (it starts at the oldest entry held), if its stream exists and has room
-     * ({@link #CREATE_GROUP_SCRIPT}). A full stream is asked again, allowed this time to destroy the groups
-     * nobody read for {@link Builder#groupRetention} to make room, at most once per sweep interval per store: a client
-     * naming new groups on a full stream costs one refused script call each, not a walk over its groups.
+     * Creates the group at {@code 0-0} (it starts at the oldest entry held), if its stream exists and has room,
+     * or if a group nobody read for {@link Builder#groupRetention} can make room ({@link #CREATE_GROUP_SCRIPT}).
      *
      * @return {@code true} if the group exists now, {@code false} if the stream does not (nothing created);
      *     a {@link RedisGroupLimitExceededException} if the stream has {@code maxGroupsPerSubject} groups
      */
     private Mono<Boolean> createGroup(String subject, String key, String group) {
-        return createGroup(subject, key, group, false).flatMap(r -> {
-            if (r != FULL) {
-                return Mono.just(r > 0);
-            }
-            long now = System.nanoTime();
-            long due = nextGroupSweepAt.get();
-            if (now - due < 0 || !nextGroupSweepAt.compareAndSet(due, now + sweepIntervalNanos)) {
-                return Mono.error(new RedisGroupLimitExceededException(subject, group, maxGroupsPerSubject));
-            }
-            return createGroup(subject, key, group, true).flatMap(again -> again == FULL
-                    ? Mono.error(new RedisGroupLimitExceededException(subject, group, maxGroupsPerSubject))
-                    : Mono.just(again > 0));
-        });
-    }
-
-    /** One run of {@link #CREATE_GROUP_SCRIPT}; logs the groups it destroyed. @return its status */
-    private Mono<Long> createGroup(String subject, String key, String group, boolean sweep) {
-        return this.<List<Object>>script(CREATE_GROUP_SHA, CREATE_GROUP_SCRIPT, ScriptOutputType.MULTI,
-                        new String[] {key}, group.getBytes(StandardCharsets.UTF_8), maxGroupsArg, groupRetentionArg,
-                        sweep ? SWEEP : NO_SWEEP)
-                .map(r -> {
+        String[] keys = {key, keyPrefix + "#group-walk:" + subject};
+        return this.<List<Object>>script(CREATE_GROUP_SHA, CREATE_GROUP_SCRIPT, ScriptOutputType.MULTI, keys,
+                        group.getBytes(StandardCharsets.UTF_8), maxGroupsArg, groupRetentionArg, groupWalkIntervalArg)
+                .flatMap(r -> {
                     long status = (Long) r.get(0);
-                    long destroyed = (Long) r.get(1);
-                    if (destroyed > 0) {
-                        LOG.info("destroyed " + destroyed + " consumer group(s) of subject " + subject
-                                + " nobody read for " + groupRetention + " or more, to make room for group " + group
-                                + " (maxGroupsPerSubject " + maxGroupsPerSubject + ")");
+                    Object destroyed = r.size() > 1 ? r.get(1) : null;
+                    if (destroyed != null) {
+                        LOG.info("destroyed consumer group " + text(destroyed) + " of subject " + subject
+                                + ", which nobody read for " + groupRetention + " or more, to make room for group "
+                                + group + " (maxGroupsPerSubject " + maxGroupsPerSubject + ")");
                     }
-                    return status;
+                    return status < 0
+                            ? Mono.error(new RedisGroupLimitExceededException(subject, group, maxGroupsPerSubject))
+                            : Mono.just(status > 0);
                 });
     }
 
@@ -902,8 +894,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         }
 
         /**
-         * Tests: the least time between two sweeps of the registry, and between two walks of full streams' groups
-         * (1 s by default, each).
+         * Tests: the least time between two sweeps of the registry, and between two walks of a full stream's groups
+         * (1 s by default, each; below 1 ms: no limit on walks).
          */
         Builder sweepInterval(Duration interval) {
             this.sweepIntervalNanos = interval.toNanos();
@@ -935,8 +927,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
          *                            {@value #DEFAULT_MAX_GROUPS_PER_SUBJECT}); ≥ 1. Group names come from
          *                            clients and a Redis group lives until destroyed, so a fetch for a new group
          *                            on a stream that has this many fails with
-         *                            {@link RedisGroupLimitExceededException} and creates nothing, unless groups
-         *                            nobody read for {@link #groupRetention} make room (they are destroyed first)
+         *                            {@link RedisGroupLimitExceededException} and creates nothing, unless a group
+         *                            nobody read for {@link #groupRetention} makes room (it is destroyed first)
          * @return this
          * @throws IllegalArgumentException if it is &lt; 1
          */
@@ -951,20 +943,24 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         /**
          * @param groupRetention how long nobody must have read a group before it may be destroyed to make room for
          *                       a new group on a stream that has {@link #maxGroupsPerSubject} groups (default 7
-         *                       days, as Kafka's {@code offsets.retention.minutes}); &gt; 0. Nobody read it: all
-         *                       its consumers were idle that long (Redis's consumer idle time) and an entry
-         *                       appended after its last delivery is that old. A group that has read everything
-         *                       is kept however idle (Redis 6.2 cannot tell it from one still polling a quiet
-         *                       stream), as is a group with no consumer. Groups are destroyed only to make
-         *                       room, never for being idle alone. A destroyed group that comes back starts
-         *                       again at the oldest entry held, so its messages are delivered again (at least
-         *                       once). A full stream's groups are walked at most once a second per store
+         *                       days, as Kafka's {@code offsets.retention.minutes}); at least 1 ms. "Nobody read
+         *                       it": the group has consumers, all idle that long (Redis's consumer idle time),
+         *                       and, before Redis 7.2, an entry appended after its last delivery is that old:
+         *                       Redis 6.2 and 7.0 do not count a read that finds nothing new, so a group that has
+         *                       read everything is kept there however idle (it cannot be told from one still
+         *                       polling a quiet stream), and so is a lagging group whose unread entries were all
+         *                       trimmed ({@link #maxLen}) younger than this. A group with no consumer is always
+         *                       kept. One group is destroyed per new group, the one unread longest; a walk over a
+         *                       stream's groups runs at most once a second per stream, across instances (the key
+         *                       {@code <keyPrefix>#group-walk:<subject>} lives that second). A destroyed group that
+         *                       comes back starts again at the oldest entry held, so its messages are delivered
+         *                       again (at least once)
          * @return this
-         * @throws IllegalArgumentException if it is {@code null}, zero or negative
+         * @throws IllegalArgumentException if it is {@code null} or less than 1 ms
          */
         public Builder groupRetention(Duration groupRetention) {
-            if (groupRetention == null || groupRetention.isZero() || groupRetention.isNegative()) {
-                throw new IllegalArgumentException("groupRetention must be > 0 but was " + groupRetention);
+            if (groupRetention == null || groupRetention.compareTo(Duration.ofMillis(1)) < 0) {
+                throw new IllegalArgumentException("groupRetention must be at least 1 ms but was " + groupRetention);
             }
             this.groupRetention = groupRetention;
             return this;

@@ -122,6 +122,8 @@ class RedisStreamsMessageStoreTest {
         assertMessage("groupRetention", assertThrows(IllegalArgumentException.class,
                 () -> b.groupRetention(Duration.ZERO)));
         assertMessage("groupRetention", assertThrows(IllegalArgumentException.class, () -> b.groupRetention(null)));
+        assertMessage("groupRetention", assertThrows(IllegalArgumentException.class,
+                () -> b.groupRetention(Duration.ofNanos(999_999))));
     }
 
     /** Whether {@code key} has consumer group {@code group} (a reply's first line is all {@link TestRedis} reads). */
@@ -186,7 +188,7 @@ class RedisStreamsMessageStoreTest {
         closing.add(s::dispose);
         assertEquals(2, s.maxGroupsPerSubject());
         assertEquals(RedisStreamsMessageStore.DEFAULT_MAX_GROUPS_PER_SUBJECT,
-                RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix + "x:").build().maxGroupsPerSubject());
+                store(shared, prefix + "x:", "defaults").maxGroupsPerSubject());
         s.append("t", b("m")).block(WAIT);
         assertEquals(1, s.fetch("t", "g1", 0, 10).block(WAIT).size());
         assertEquals(1, s.fetch("t", "g2", -1, 10).block(WAIT).size());
@@ -213,40 +215,73 @@ class RedisStreamsMessageStoreTest {
     }
 
     /**
-     * A full stream makes room for a new group by destroying the groups nobody read for {@code groupRetention},
-     * and only those: a group that read everything is kept however idle (Redis 6.2 cannot tell it from one
-     * polling a quiet stream), and so is a group with no consumer (created by someone else). Retention 2 s: a
-     * group would be destroyed too early only after a stall of 2 s between two calls of this test.
+     * A full stream makes room for a new group by destroying the group nobody read for longest, if for at least
+     * {@code groupRetention}, one per new group. Kept however idle: a group that read everything (Redis 6.2 cannot
+     * tell it from one polling a quiet stream) and a group with no consumer (created by someone else); kept too:
+     * a group that read recently, though an old entry waits for it. Retention 3 s: a group would be destroyed
+     * too early only after a stall of 3 s between two calls of this test.
      */
     @Test
-    void idleGroupsMakeRoomForANewOneOnAFullStream() throws Exception {
+    void theGroupUnreadLongestMakesRoomForANewOneOnAFullStream() throws Exception {
         String prefix = unique("idle-groups") + ":";
         RedisStreamsMessageStore s = RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix)
-                .maxGroupsPerSubject(3).groupRetention(Duration.ofSeconds(2)).sweepInterval(Duration.ZERO)
+                .maxGroupsPerSubject(5).groupRetention(Duration.ofSeconds(3)).sweepInterval(Duration.ZERO)
                 .commandTimeout(Duration.ofSeconds(20)).build();
         closing.add(s::dispose);
-        assertEquals(Duration.ofSeconds(2), s.groupRetention());
-        assertEquals(RedisStreamsMessageStore.DEFAULT_GROUP_RETENTION, RedisStreamsMessageStore.builder()
-                .uri(shared.uri()).keyPrefix(prefix + "x:").build().groupRetention());
+        assertEquals(Duration.ofSeconds(3), s.groupRetention());
+        RedisStreamsMessageStore defaults = store(shared, prefix + "x:", "defaults");
+        assertEquals(RedisStreamsMessageStore.DEFAULT_GROUP_RETENTION, defaults.groupRetention());
         s.append("t", b("m")).block(WAIT);
         shared.command("XGROUP CREATE " + prefix + "t g0 0"); // no consumer: never destroyed
         assertEquals(1, s.fetch("t", "g1", 0, 10).block(WAIT).size());
-        s.append("t", b("n")).block(WAIT); // g1 never reads it
-        assertEquals(2, s.fetch("t", "g2", 0, 10).block(WAIT).size()); // g2 read everything
+        s.append("t", b("n")).block(WAIT);
+        s.append("t", b("o")).block(WAIT); // g1 never reads n and o
+        assertEquals(3, s.fetch("t", "g2", 0, 10).block(WAIT).size()); // g2 read everything
+        assertEquals(1, s.fetch("t", "recent", 0, 1).block(WAIT).size()); // reads one at a time
+        pause(500);
+        assertEquals(1, s.fetch("t", "g6", 0, 1).block(WAIT).size()); // unread, but half a second less than g1
         assertThrows(RedisGroupLimitExceededException.class, () -> s.fetch("t", "g3", 0, 10).block(WAIT),
-                "nobody idle for 2 s yet");
-        assertTrue(groupExists(prefix + "t", "g1"));
-        pause(2_500);
-        assertEquals(2, s.fetch("t", "g3", 0, 10).block(WAIT).size(), "g1, unread for 2 s, made room");
-        for (String kept : new String[] {"g0", "g2", "g3"}) {
-            assertTrue(groupExists(prefix + "t", kept), kept);
-        }
+                "nobody unread for 3 s yet");
+        pause(3_500);
+        assertEquals(1, s.fetch("t", "recent", 1, 1).block(WAIT).size()); // o still waits for it, 3.5 s old
+        assertEquals(3, s.fetch("t", "g3", 0, 10).block(WAIT).size(), "g1, unread longest, made room");
         assertFalse(groupExists(prefix + "t", "g1"), "g1 destroyed");
-        assertThrows(RedisGroupLimitExceededException.class, () -> s.fetch("t", "g4", 0, 10).block(WAIT),
-                "full again: g2 is idle but has read everything");
-        // g1 comes back as a new group would, starting at the oldest entry held (at least once), once there is room
+        for (String kept : new String[] {"g0", "g2", "recent", "g6", "g3"}) {
+            assertTrue(groupExists(prefix + "t", kept), kept + " kept: one group per new group");
+        }
+        assertEquals(3, s.fetch("t", "g4", 0, 10).block(WAIT).size(), "g6, unread for 3 s too, made room");
+        assertFalse(groupExists(prefix + "t", "g6"), "g6 destroyed");
+        assertThrows(RedisGroupLimitExceededException.class, () -> s.fetch("t", "g7", 0, 10).block(WAIT),
+                "nothing unread for 3 s: g2 read everything, recent read recently, g0 has no consumer");
+        // g1 comes back as a new group would, at the oldest entry held (at least once), once there is room
         shared.command("XGROUP DESTROY " + prefix + "t g0");
-        assertEquals(2, s.fetch("t", "g1", 0, 10).block(WAIT).size());
+        assertEquals(3, s.fetch("t", "g1", 0, 10).block(WAIT).size());
+    }
+
+    /**
+     * A stream's groups are walked for one to destroy at most once per interval (1 s by default; 1 h here), across
+     * instances: a walk that found nothing leaves the key {@code <keyPrefix>#group-walk:<subject>} for the interval,
+     * and until it expires a new group is refused without a walk, even once a group is unread long enough.
+     */
+    @Test
+    void aFullStreamsGroupsAreWalkedAtMostOncePerInterval() throws Exception {
+        String prefix = unique("group-walk") + ":";
+        RedisStreamsMessageStore s = RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix)
+                .maxGroupsPerSubject(1).groupRetention(Duration.ofSeconds(2)).sweepInterval(Duration.ofHours(1))
+                .commandTimeout(Duration.ofSeconds(20)).build();
+        closing.add(s::dispose);
+        s.append("u", b("m")).block(WAIT);
+        assertEquals(1, s.fetch("u", "g1", 0, 10).block(WAIT).size());
+        s.append("u", b("n")).block(WAIT); // g1 never reads it
+        assertThrows(RedisGroupLimitExceededException.class, () -> s.fetch("u", "g2", 0, 10).block(WAIT));
+        assertEquals(":1", shared.command("EXISTS " + prefix + "#group-walk:u"), "the walk ran, and left its key");
+        pause(2_500);
+        assertThrows(RedisGroupLimitExceededException.class, () -> s.fetch("u", "g2", 0, 10).block(WAIT),
+                "no second walk within the interval");
+        assertTrue(groupExists(prefix + "u", "g1"));
+        shared.command("DEL " + prefix + "#group-walk:u"); // the interval is over
+        assertEquals(2, s.fetch("u", "g2", 0, 10).block(WAIT).size());
+        assertFalse(groupExists(prefix + "u", "g1"));
     }
 
     /**
