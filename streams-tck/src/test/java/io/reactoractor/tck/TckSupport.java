@@ -16,8 +16,12 @@ final class TckSupport {
     static final long DEFAULT_TIMEOUT_MILLIS = 500;
     /** Fallback of {@code DEFAULT_NO_SIGNALS_TIMEOUT_MILLIS}: how long the TCK waits to see "no signal". */
     static final long DEFAULT_NO_SIGNALS_TIMEOUT_MILLIS = 200;
-    /** Fallback of {@code DEFAULT_POLL_TIMEOUT_MILLIS}: the TCK's polling interval. */
-    static final long DEFAULT_POLL_TIMEOUT_MILLIS = 20;
+    /**
+     * Fallback of {@code DEFAULT_POLL_TIMEOUT_MILLIS}: the TCK's polling interval in {@code expectError}, which in
+     * TCK 1.0.4 is also the whole wait for the error (its time-left computation has a typo; module README), so
+     * it equals {@link #DEFAULT_TIMEOUT_MILLIS}.
+     */
+    static final long DEFAULT_POLL_TIMEOUT_MILLIS = DEFAULT_TIMEOUT_MILLIS;
     /** Fallback of {@code PUBLISHER_REFERENCE_GC_TIMEOUT_MILLIS} (rule 3.13). */
     static final long PUBLISHER_REFERENCE_GC_TIMEOUT_MILLIS = 1000;
 
