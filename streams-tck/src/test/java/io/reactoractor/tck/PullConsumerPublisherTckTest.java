@@ -15,10 +15,12 @@ import org.testng.annotations.AfterClass;
  *
  * <p>A consumer is infinite by design (it keeps long-polling its group), while the TCK's
  * {@code createPublisher(n)} must emit {@code n} elements and complete. So each publisher is a fresh
- * subject holding exactly {@code n} messages, consumed with {@code .take(n)}: completion and the cap on
- * demand come from Reactor's {@code take}; everything else the TCK checks (demand turned into pulls,
- * no more {@code onNext} than requested, serial signals, cancellation dropping the subscriber) reaches
- * the consumer's own subscription through it. The failed publisher is {@code consume()} on a disposed
+ * subject holding exactly {@code n} messages, consumed with {@code .take(n, false)}: completion comes
+ * from Reactor's {@code take}, which passes the subscriber's demand on unchanged ({@code take(n)} alone
+ * would cap it at {@code n}, so the TCK's cumulative demand up to {@code Long.MAX_VALUE} would never reach
+ * the consumer); everything the TCK checks (demand turned into pulls, demand summed up to
+ * {@code Long.MAX_VALUE}, no more {@code onNext} than requested, serial signals, cancellation dropping the
+ * subscriber) reaches the consumer's own subscription through it. The failed publisher is {@code consume()} on a disposed
  * consumer, signalled by the consumer itself.
  *
  * <p>Tests the TCK skips ("not verified") and why:
@@ -56,7 +58,8 @@ public class PullConsumerPublisherTckTest extends PublisherVerification<Delivery
         for (long i = 0; i < elements; i++) {
             consumer.append(subject, new byte[] {(byte) i});
         }
-        return consumer.consume(subject, "tck", ConsumerOptions.builder().batchSize(16).build()).take(elements);
+        return consumer.consume(subject, "tck", ConsumerOptions.builder().batchSize(16).build())
+                .take(elements, false);
     }
 
     @Override
