@@ -325,6 +325,11 @@ public final class ActorScheduler implements Scheduler, Scannable {
      */
     public static final class Builder {
 
+        /** The most carrier threads, permanent and compensating together (as {@code ForkJoinPool}'s bound). */
+        static final int MAX_THREADS = 32_767;
+        /** The longest quota, preemption granularity and hog threshold. */
+        static final Duration MAX_DURATION = Duration.ofDays(1);
+
         private String name = "actor";
         private int threads = Runtime.getRuntime().availableProcessors();
         private Duration quota = Duration.ofMillis(5);
@@ -353,15 +358,15 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
 
         /**
-         * @param threads permanent carrier threads, at least 1 (default: available processors)
+         * @param threads permanent carrier threads, 1 to {@value #MAX_THREADS} (default: available processors)
          * @return this
          */
         public Builder threads(int threads) {
             if (threads < 1) {
                 throw new IllegalArgumentException("threads must be >= 1 but was " + threads);
             }
-            if (threads > 32_767) {
-                throw new IllegalArgumentException("threads must be <= 32767 but was " + threads);
+            if (threads > MAX_THREADS) {
+                throw new IllegalArgumentException("threads must be <= " + MAX_THREADS + " but was " + threads);
             }
             this.threads = threads;
             return this;
@@ -369,7 +374,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
         /**
          * @param quota the bound of a turn, checked between tasks (after a run of tasks under 1 µs, up to 3
-         *              more may start before the check) (default 5 ms); positive
+         *              more may start before the check) (default 5 ms); positive, at most 1 day
          * @return this
          */
         public Builder quota(Duration quota) {
@@ -380,7 +385,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
         /**
          * @param granularity preemption granularity: a running actor yields between tasks when an actor
          *                    with less CPU time has waited, or its own turn has lasted, this long
-         *                    (default 500 µs); positive, at most the quota
+         *                    (default 500 µs); positive, at most the quota (so at most 1 day)
          * @return this
          */
         public Builder preemptionGranularity(Duration granularity) {
@@ -402,7 +407,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
         /**
          * @param threshold a task running longer than this is a hog: it is logged and a compensating
-         *                  thread is started (default 10 × quota); positive, at least the quota
+         *                  thread is started (default 10 × quota); at least the quota, at most 1 day
          * @return this
          */
         public Builder hogThreshold(Duration threshold) {
@@ -411,13 +416,16 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
 
         /**
-         * @param max the most compensating threads running at once (default: {@code threads}); 0 disables
-         *            compensation (hogs are still detected and reported)
+         * @param max the most compensating threads running at once (default: {@code threads}, or what is left
+         *            of {@value #MAX_THREADS}); 0 disables
+         *            compensation (hogs are still detected and reported); with {@code threads}, at most
+         *            {@value #MAX_THREADS} in all
          * @return this
          */
         public Builder maxCompensatingThreads(int max) {
-            if (max < 0) {
-                throw new IllegalArgumentException("maxCompensatingThreads must be >= 0 but was " + max);
+            if (max < 0 || max > MAX_THREADS) {
+                throw new IllegalArgumentException("maxCompensatingThreads must be between 0 and " + MAX_THREADS
+                        + " but was " + max);
             }
             this.maxCompensating = max;
             return this;
@@ -453,6 +461,10 @@ public final class ActorScheduler implements Scheduler, Scannable {
             if (d.isNegative() || d.isZero()) {
                 throw new IllegalArgumentException(parameter + " must be positive but was " + d);
             }
+            if (d.compareTo(MAX_DURATION) > 0) {
+                // the engine adds these to clock readings and multiplies the quota: bounded, nothing overflows
+                throw new IllegalArgumentException(parameter + " must be at most " + MAX_DURATION + " but was " + d);
+            }
             return d;
         }
 
@@ -474,7 +486,11 @@ public final class ActorScheduler implements Scheduler, Scannable {
                 throw new IllegalArgumentException("hogThreshold (" + Duration.ofNanos(hogNanos)
                         + ") must be at least the quota (" + quota + ")");
             }
-            int maxComp = maxCompensating != null ? maxCompensating : threads;
+            int maxComp = maxCompensating != null ? maxCompensating : Math.min(threads, MAX_THREADS - threads);
+            if (threads + maxComp > MAX_THREADS) {
+                throw new IllegalArgumentException("maxCompensatingThreads (" + maxComp + ") plus threads (" + threads
+                        + ") must be at most " + MAX_THREADS);
+            }
             SchedulerMetrics schedulerMetrics = ((MetricsBinding) metrics).schedulerMetrics(name);
             if (schedulerMetrics == null) {
                 throw new IllegalArgumentException("metrics (" + metrics + ") returned no SchedulerMetrics");

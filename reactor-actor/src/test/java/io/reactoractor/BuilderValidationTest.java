@@ -77,10 +77,25 @@ class BuilderValidationTest {
         assertInvalid("hogThreshold", b -> b.hogThreshold(null));
     }
 
+    /** Durations the engine adds to clock readings (and the quota it multiplies) are bounded: nothing overflows. */
+    @Test
+    void durationsAreAtMostOneDay() {
+        assertInvalid("quota", b -> b.quota(Duration.ofDays(1).plusNanos(1)));
+        assertInvalid("quota", b -> b.quota(Duration.ofSeconds(Long.MAX_VALUE)));
+        assertInvalid("preemptionGranularity", b -> b.preemptionGranularity(Duration.ofDays(2)));
+        assertInvalid("hogThreshold", b -> b.hogThreshold(Duration.ofDays(365 * 300)));
+        ActorScheduler s = resources.scheduler(ActorScheduler.builder().name(uniqueName("builder")).threads(1)
+                .quota(Duration.ofDays(1)).preemptionGranularity(Duration.ofDays(1)));
+        assertEquals(Duration.ofDays(1), s.quota()); // a day is valid, and so is its default hog threshold (10 days)
+    }
+
     @Test
     void maxCompensatingThreadsMustNotBeNegative() {
         assertInvalid("maxCompensatingThreads", b -> b.maxCompensatingThreads(-1));
         assertInvalid("maxCompensatingThreads", b -> b.maxCompensatingThreads(Integer.MIN_VALUE));
+        // with the permanent threads at most 32767 (it sized an array: Integer.MAX_VALUE overflowed it)
+        assertInvalid("maxCompensatingThreads", b -> b.maxCompensatingThreads(Integer.MAX_VALUE));
+        assertInvalid("maxCompensatingThreads", b -> b.threads(2).maxCompensatingThreads(32_766));
         // zero is valid: no compensation
         ActorScheduler s = resources.scheduler(ActorScheduler.builder()
                 .name(uniqueName("builder")).threads(1).maxCompensatingThreads(0));

@@ -109,8 +109,10 @@ public class ReactorActorAutoConfiguration {
                 ReactorActorShutdown shutdown) {
             ReactorActorProperties.Pull pull = properties.pull();
             PullConsumer.Builder builder = PullConsumer.builder(scheduler);
-            // an application's asynchronous (remote) store wins; else its MessageStore or the in-memory one
-            AsyncMessageStore remote = asyncStore.getIfUnique();
+            // an application's asynchronous (remote) store wins; else its MessageStore or the in-memory one.
+            // getIfAvailable, not getIfUnique: two candidates without a @Primary fail with Spring's
+            // NoUniqueBeanDefinitionException naming them, rather than falling through to the other kind
+            AsyncMessageStore remote = asyncStore.getIfAvailable();
             if (remote != null) {
                 builder.asyncStore(remote);
             } else {

@@ -18,14 +18,14 @@ import org.springframework.util.unit.DataSize;
  * @param name                   Name of the scheduler: its threads are name-1, name-2, ... and its meters
  *                               carry the tag scheduler=name. 1 to 64 characters.
  * @param threads                Permanent carrier threads, 1 to 32767. Default: one per available processor.
- * @param quota                  Hard bound of an actor's turn, checked between tasks.
+ * @param quota                  Hard bound of an actor's turn, checked between tasks. At most 1 day.
  * @param preemptionGranularity  Minimum slice before a running actor yields to one that has used less CPU
  *                               time. At most the quota.
  * @param hogThreshold           A task running longer than this is a hog: it is logged and counted, and a
- *                               compensating thread is started. At least the quota. Default: 10 times the
- *                               quota.
- * @param maxCompensatingThreads Most compensating threads running at once; 0 disables compensation.
- *                               Default: as many as the permanent threads.
+ *                               compensating thread is started. At least the quota, at most 1 day.
+ *                               Default: 10 times the quota.
+ * @param maxCompensatingThreads Most compensating threads running at once; 0 disables compensation; at most
+ *                               32767 minus the permanent threads. Default: as many as the permanent threads.
  * @param ordering               How the next actor is chosen: fair (least weighted CPU time first) or fifo
  *                               (bounded by the quota only).
  * @param shutdownTimeout        How long closing the application waits for the scheduler to finish its
@@ -73,6 +73,7 @@ public record ReactorActorProperties(
             throw invalid("threads", "must be <= 32767", threads);
         }
         requirePositive("quota", quota);
+        requireAtMostADay("quota", quota);
         requirePositive("preemption-granularity", preemptionGranularity);
         if (preemptionGranularity.compareTo(quota) > 0) {
             throw invalid("preemption-granularity", "must not exceed " + PREFIX + ".quota (" + quota + ")",
@@ -80,12 +81,18 @@ public record ReactorActorProperties(
         }
         if (hogThreshold != null) {
             requirePositive("hog-threshold", hogThreshold);
+            requireAtMostADay("hog-threshold", hogThreshold);
             if (hogThreshold.compareTo(quota) < 0) {
                 throw invalid("hog-threshold", "must be at least " + PREFIX + ".quota (" + quota + ")", hogThreshold);
             }
         }
         if (maxCompensatingThreads != null && maxCompensatingThreads < 0) {
             throw invalid("max-compensating-threads", "must be >= 0", maxCompensatingThreads);
+        }
+        int carriers = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+        if (maxCompensatingThreads != null && maxCompensatingThreads > 32_767 - carriers) {
+            throw invalid("max-compensating-threads", "must be at most 32767 minus " + PREFIX + ".threads ("
+                    + carriers + ")", maxCompensatingThreads);
         }
         if (ordering == null) {
             throw invalid("ordering", "must be fair or fifo", null);
@@ -171,6 +178,13 @@ public record ReactorActorProperties(
     private static void requirePositive(String property, Duration d) {
         if (d == null || d.isNegative() || d.isZero()) {
             throw invalid(property, "must be positive", d);
+        }
+    }
+
+    /** The scheduler's bound on its durations ({@code ActorScheduler.Builder}: at most 1 day). */
+    private static void requireAtMostADay(String property, Duration d) {
+        if (d.compareTo(Duration.ofDays(1)) > 0) {
+            throw invalid(property, "must be at most 1 day", d);
         }
     }
 

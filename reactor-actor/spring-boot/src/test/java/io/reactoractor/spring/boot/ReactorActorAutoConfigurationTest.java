@@ -171,6 +171,12 @@ class ReactorActorAutoConfigurationTest {
                 "reactor.actor.hog-threshold=1ms");
         assertStartUpFails("reactor.actor.max-compensating-threads must be >= 0 but was -1",
                 "reactor.actor.max-compensating-threads=-1");
+        runner.withPropertyValues("reactor.actor.threads=2", "reactor.actor.max-compensating-threads=32766")
+                .run(context -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+                        .hasMessageStartingWith("reactor.actor.max-compensating-threads must be at most 32767 minus"
+                                + " reactor.actor.threads (2) but was 32766"));
+        assertStartUpFails("reactor.actor.quota must be at most 1 day", "reactor.actor.quota=2d");
+        assertStartUpFails("reactor.actor.hog-threshold must be at most 1 day", "reactor.actor.hog-threshold=25h");
         assertStartUpFails("reactor.actor.shutdown-timeout must be positive", "reactor.actor.shutdown-timeout=-1s");
         assertStartUpFails("reactor.actor.pull.max-groups must be >= 1 but was 0", "reactor.actor.pull.max-groups=0");
         assertStartUpFails("reactor.actor.pull.max-subjects must be >= 1 but was 0", "reactor.actor.pull.max-subjects=0");
@@ -230,6 +236,22 @@ class ReactorActorAutoConfigurationTest {
                     PullConsumer consumer = context.getBean(PullConsumer.class);
                     assertThat(consumer.asyncStore()).isSameAs(remote);
                     org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, consumer::store);
+                });
+    }
+
+    /** Two asynchronous stores and no {@code @Primary}: Spring's ambiguity error, not "no MessageStore". */
+    @Test
+    void twoAsynchronousStoresWithoutAPrimaryFailNamingTheAmbiguity() {
+        runner.withPropertyValues("reactor.actor.pull.enabled=true")
+                .withBean("remoteA", io.reactoractor.pull.AsyncMessageStore.class,
+                        () -> io.reactoractor.pull.AsyncMessageStore.of(InMemoryMessageStore.builder().build()))
+                .withBean("remoteB", io.reactoractor.pull.AsyncMessageStore.class,
+                        () -> io.reactoractor.pull.AsyncMessageStore.of(InMemoryMessageStore.builder().build()))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .isInstanceOf(org.springframework.beans.factory.NoUniqueBeanDefinitionException.class)
+                            .hasMessageContaining("remoteA").hasMessageContaining("remoteB");
                 });
     }
 
