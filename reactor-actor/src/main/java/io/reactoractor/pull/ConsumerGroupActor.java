@@ -228,6 +228,11 @@ final class ConsumerGroupActor extends ActorCell {
         return true;
     }
 
+    /** Gives the actor a turn (the consumer started to {@linkplain PullConsumer#quiesce() quiesce}). */
+    void wake() {
+        tryPost(WAKE); // a retired actor has no waiting pull
+    }
+
     /** Attaches a reactive consumer: the actor does not retire until it {@linkplain #detach detaches}. */
     boolean tryAttach() {
         if (!enter()) {
@@ -600,12 +605,19 @@ final class ConsumerGroupActor extends ActorCell {
         if (!waiting.isEmpty()) {
             // pull-once requests never wait, but for a store fetch already under way (it may bring what they
             // ask for), and for that at most PULL_ONCE_FETCH_WAIT_NANOS: a hung store must not hold them
-            // (each one is in the timer's earliest deadline, WaitingPulls.publish)
+            // (each one is in the timer's earliest deadline, WaitingPulls.publish); while the consumer quiesces
+            // no long poll waits either: each is answered as at its timeout, after the messages above
             boolean nothingNow = !hasData(now) && (remote == null || !remote.fetching());
+            boolean quiescing = settings.quiescing();
             for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
                 Pull p = it.next();
-                if (p.timeoutNanos == 0
-                        && (nothingNow || now - p.createdNanos >= WaitingPulls.PULL_ONCE_FETCH_WAIT_NANOS)) {
+                if (p.timeoutNanos > 0) {
+                    if (quiescing) {
+                        it.remove();
+                        counters.pullsTimedOut.increment();
+                        answerAsTask(turn, p, PullResult.Status.TIMED_OUT, List.of(), null);
+                    }
+                } else if (nothingNow || now - p.createdNanos >= WaitingPulls.PULL_ONCE_FETCH_WAIT_NANOS) {
                     it.remove();
                     answerAsTask(turn, p, PullResult.Status.EMPTY, List.of(), null);
                 }
@@ -748,9 +760,30 @@ final class ConsumerGroupActor extends ActorCell {
         engine().cancelTimer(tick);
         IllegalStateException closed = new IllegalStateException("pull consumer closed: group " + subject
                 + "/" + group + " no longer serves pulls");
+        // quiescing, a long poll is answered as at its timeout whether or not the actor's turn came first:
+        // the disposal that follows a quiescence must not turn the answers it promised into errors
+        boolean quiescing = settings.quiescing();
+        List<Pull> timedOut = new ArrayList<>();
         ConsumerGroupCommand c;
         while ((c = commands.poll()) != null) {
-            c.fail(closed);
+            if (quiescing && c instanceof Pull p && p.timeoutNanos > 0) {
+                timedOut.add(p);
+            } else {
+                c.fail(closed);
+            }
+        }
+        if (quiescing) {
+            for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
+                Pull p = it.next();
+                if (p.timeoutNanos > 0) {
+                    it.remove();
+                    timedOut.add(p);
+                }
+            }
+            waiting.publish();
+        }
+        for (Pull p : timedOut) {
+            answer(p, PullResult.Status.TIMED_OUT, List.of(), null);
         }
         waiting.failAll(closed);
         if (remote != null) {
@@ -760,6 +793,14 @@ final class ConsumerGroupActor extends ActorCell {
     }
 
     // ================================================================== the timer
+
+    /** Posted by {@link #wake()}: nothing to do but the turn itself. */
+    private static final ConsumerGroupCommand WAKE = new ConsumerGroupCommand() {
+        @Override
+        public String toString() {
+            return "Wake";
+        }
+    };
 
     /** Posted by the timer: something became due. */
     private static final ConsumerGroupCommand TICK = new ConsumerGroupCommand() {

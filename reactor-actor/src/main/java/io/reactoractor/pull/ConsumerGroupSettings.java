@@ -23,10 +23,12 @@ final class ConsumerGroupSettings {
     final PullMetrics metrics;
     /** Removes a retired actor from its consumer's registries (see {@link PullConsumer}). */
     final Consumer<ConsumerGroupActor> retired;
+    /** Whether the consumer {@linkplain PullConsumer#quiesce() quiesces}: long polls are answered at once. */
+    private final java.util.function.BooleanSupplier quiescing;
 
     ConsumerGroupSettings(MessageStore syncStore, AsyncMessageStore asyncStore, long ackTimeoutNanos,
             int maxWaitingPulls, long maxBytesPerPull, long idleTimeoutNanos, PullMetrics metrics,
-            Consumer<ConsumerGroupActor> retired) {
+            Consumer<ConsumerGroupActor> retired, java.util.function.BooleanSupplier quiescing) {
         this.syncStore = syncStore;
         this.asyncStore = asyncStore;
         this.ackTimeoutNanos = ackTimeoutNanos;
@@ -35,6 +37,12 @@ final class ConsumerGroupSettings {
         this.idleTimeoutNanos = idleTimeoutNanos;
         this.metrics = metrics;
         this.retired = retired;
+        this.quiescing = quiescing;
+    }
+
+    /** @return whether long polls are answered at once ({@link PullConsumer#quiesce()}; a volatile read) */
+    boolean quiescing() {
+        return quiescing.getAsBoolean();
     }
 
     /** @return the store's current epoch (asked each time: a store may start a new one) */

@@ -111,6 +111,21 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         deliverPendingErrorIfIdle();
     }
 
+    /**
+     * The pull consumer quiesces: the stream completes, also when no pull is in flight, after an answer in
+     * progress (rule 1.3), as {@link #consumerDisposed} errors it. Its pull waiting in the group is dropped;
+     * its delivered messages stay in flight, to be acknowledged (the group lives on until disposal) or
+     * redelivered after the ack timeout: no release is posted.
+     */
+    void consumerQuiesced() {
+        consumerDisposed(QUIESCED);
+    }
+
+    /** {@link #pendingError} of a quiesced consumer: completes the stream instead of failing it. */
+    private static final Throwable QUIESCED = new Throwable("quiesced", null, false, false) {
+        private static final long serialVersionUID = 1L;
+    };
+
     /** Lets the group's actor retire when idle once no consumer is attached (at most once). */
     private void detach() {
         if (detached.compareAndSet(false, true)) {
@@ -213,13 +228,17 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
 
     private void error(Throwable t) {
         if (!done.compareAndSet(false, true)) {
-            if (t != pendingError.get()) {
+            if (t != pendingError.get() && t != QUIESCED) {
                 Operators.onErrorDropped(t, actual.currentContext());
             }
             return;
         }
         detach();
-        actual.onError(t);
+        if (t == QUIESCED) {
+            actual.onComplete();
+        } else {
+            actual.onError(t);
+        }
     }
 
     @Override

@@ -121,6 +121,8 @@ public final class PullConsumer implements Disposable {
     private final java.util.concurrent.atomic.LongAdder retired = new java.util.concurrent.atomic.LongAdder();
     private final Disposable appendListener;
     private volatile boolean disposed;
+    /** Set once by {@link #quiesce()}: long polls are answered at once, consumer streams complete. */
+    private volatile boolean quiescing;
     /**
      * The {@link #consume} subscriptions still live (each leaves when cancelled or errored), so that
      * {@link #dispose()} reaches those with no pull in flight. Bounded by the application's own
@@ -144,7 +146,7 @@ public final class PullConsumer implements Disposable {
                 ? binding.pullMetrics(scheduler.name())
                 : PullMetrics.NONE;
         this.settings = new ConsumerGroupSettings(store, asyncStore, ackTimeoutNanos, maxWaitingPulls,
-                maxBytesPerPull, idleTimeoutNanos, metrics, this::retired);
+                maxBytesPerPull, idleTimeoutNanos, metrics, this::retired, () -> quiescing);
         this.appendListener = asyncStore.addAppendListener(this::appended);
     }
 
@@ -429,6 +431,10 @@ public final class PullConsumer implements Disposable {
             @Override
             public void subscribe(CoreSubscriber<? super Delivery> actual) {
                 Objects.requireNonNull(actual, "subscriber");
+                if (quiescing && !disposed) {
+                    Operators.complete(actual); // no wait once quiescing: nothing to deliver, nothing attached
+                    return;
+                }
                 ConsumerGroupActor actor;
                 try {
                     do {
@@ -444,6 +450,9 @@ public final class PullConsumer implements Disposable {
                 if (disposed) {
                     // disposed while subscribing: dispose() may have walked the registry before the add
                     sub.consumerDisposed(disposedError());
+                } else if (quiescing) {
+                    // quiescing (before or while subscribing: quiesce() may have walked the registry before the add)
+                    sub.consumerQuiesced();
                 }
             }
         };
@@ -559,6 +568,33 @@ public final class PullConsumer implements Disposable {
         int c = x.subject().compareTo(y.subject());
         return c != 0 ? c : x.group().compareTo(y.group());
     };
+
+    /**
+     * Prepares a graceful shutdown: from now on no pull waits. Every waiting long poll is answered at once
+     * ({@link PullResult.Status#TIMED_OUT}, or the messages it can be given now), and so is every later one;
+     * every {@link #consume} stream completes (after an {@code onNext} in progress), a new one at once,
+     * leaving its delivered but unacknowledged messages to be acknowledged or redelivered as usual.
+     * Everything else goes on: appends, pull-once, acknowledgements and nacks, so requests already accepted
+     * finish normally. Idempotent; {@link #dispose()} ends the rest.
+     *
+     * <p>For a web server in front: quiesce before its graceful shutdown (which would otherwise wait for
+     * every open long poll and stream, up to their timeouts), dispose after it stopped taking requests
+     * (the Spring Boot starter does both).
+     */
+    public void quiesce() {
+        quiescing = true;
+        for (ConsumerGroupActor a : actors.values()) {
+            a.wake(); // its turn answers its waiting long polls (a retired actor has none)
+        }
+        for (ConsumerSubscription c : liveConsumers) {
+            c.consumerQuiesced();
+        }
+    }
+
+    /** @return whether {@link #quiesce()} was called */
+    public boolean isQuiescing() {
+        return quiescing;
+    }
 
     /**
      * Stops every {@code (subject, group)} actor: waiting pulls and consumers get an error, the actors leave

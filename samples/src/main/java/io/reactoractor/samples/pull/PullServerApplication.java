@@ -26,9 +26,9 @@ import org.springframework.context.annotation.Bean;
  * <p>Beans: the {@link ActorScheduler} and the {@link PullConsumer} (on an {@link InMemoryMessageStore})
  * come from reactor-actor's Spring Boot auto-configuration ({@code reactor-actor-spring-boot}), set by
  * {@code reactor.actor.*} in {@code application.properties}: each consumer group's actors run in the
- * scheduler group {@code cg.<group>}, so groups share the CPU fairly, and the consumer and the scheduler
- * are disposed before the web server's graceful shutdown, so open long polls and streams do not hold it
- * up. This class adds only the HTTP settings ({@code pull.*}). No Micrometer registry: Boot only provides
+ * scheduler group {@code cg.<group>}, so groups share the CPU fairly; at shutdown the consumer quiesces
+ * before the web server's graceful shutdown (open long polls are answered, streams end, requests are still
+ * served), and the consumer and the scheduler are disposed after the server stopped. This class adds only the HTTP settings ({@code pull.*}). No Micrometer registry: Boot only provides
  * one with the actuator, which this sample does not use; {@code GET /status} shows the same figures.
  */
 @SpringBootApplication

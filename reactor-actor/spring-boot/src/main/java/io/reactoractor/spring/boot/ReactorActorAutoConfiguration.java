@@ -30,9 +30,11 @@ import org.springframework.context.annotation.Configuration;
  *   <li>when Micrometer is on the class path and the context has one {@code MeterRegistry} (or a primary
  *       one), an {@link ActorMetrics} binding to it, so the {@code reactor.actor.*} meters are registered,
  *       unless the application defines an {@code ActorMetrics};</li>
- *   <li>a lifecycle bean that disposes what was created here, the consumer first, before the web
- *       server's graceful shutdown, waiting at most {@code reactor.actor.shutdown-timeout} for the
- *       scheduler's queued work.</li>
+ *   <li>two lifecycle beans that shut down what was created here: before the web server's graceful
+ *       shutdown the consumer {@linkplain PullConsumer#quiesce() quiesces} (no long poll or stream holds the
+ *       server up, requests are still served); once the server has stopped, the consumer and then the
+ *       scheduler are disposed, the scheduler given at most {@code reactor.actor.shutdown-timeout} for its
+ *       queued work.</li>
  * </ul>
  * Ordered after Boot's Micrometer auto-configuration, so the registries it creates are known when the
  * metrics condition is evaluated.
@@ -47,9 +49,14 @@ public class ReactorActorAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
     ReactorActorShutdown reactorActorShutdown(ReactorActorProperties properties) {
         return new ReactorActorShutdown(properties.shutdownTimeout());
+    }
+
+    /** The first step of {@link ReactorActorShutdown}: a bean of its own for its own phase. */
+    @Bean
+    ReactorActorShutdown.Quiescence reactorActorQuiescence(ReactorActorShutdown shutdown) {
+        return shutdown.quiescence();
     }
 
     /**
@@ -58,7 +65,7 @@ public class ReactorActorAutoConfiguration {
      *
      * @param properties the settings
      * @param metrics    the metrics binding, if there is one
-     * @param shutdown   disposes the scheduler before the web server's graceful shutdown
+     * @param shutdown   disposes the scheduler once the web server has stopped
      * @return the started scheduler
      */
     @Bean(destroyMethod = "dispose")

@@ -11,37 +11,44 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Disposes the auto-configured pull consumer, then the auto-configured scheduler, when the application
- * context stops, in a phase ahead of the web server's graceful shutdown. Otherwise the server would wait
- * for every open long poll (up to its timeout) and every endless consumer stream before it stops:
- * disposing the consumer answers waiting pulls with an error at once and ends the streams, so the
- * graceful shutdown that follows has nothing left to wait for.
+ * Shuts down what the auto-configuration created, in two steps around the web server's graceful shutdown
+ * (Spring stops the highest phase first):
+ * <ol>
+ *   <li>{@link Quiescence#PHASE} ({@code DEFAULT_PHASE - 512}), before the graceful shutdown
+ *       ({@code DEFAULT_PHASE - 1024}): the pull consumers {@linkplain PullConsumer#quiesce() quiesce}.
+ *       Their waiting long polls are answered at once (no message, as at their timeout), later ones do
+ *       not wait, their streams complete; otherwise the graceful shutdown would wait for every open long
+ *       poll (up to its timeout) and every endless stream. Nothing is disposed yet: requests still
+ *       arriving, and those the graceful shutdown lets finish, are served as usual.</li>
+ *   <li>{@link #PHASE} ({@code DEFAULT_PHASE - 4096}), after the web server stopped
+ *       ({@code DEFAULT_PHASE - 2048}): the pull consumers are disposed, then the schedulers, each given
+ *       at most {@code reactor.actor.shutdown-timeout} to finish its queued work.</li>
+ * </ol>
+ * Without a web server the two steps simply follow each other. Only what the auto-configuration created is
+ * shut down here; an application's own scheduler or consumer bean is the application's to shut down.
  *
- * <p>Only what the auto-configuration created is disposed here; an application's own scheduler or
- * consumer bean is the application's to dispose.
+ * <p>This bean is the second step, and the first is a bean made from it ({@link #quiescence()}), not the
+ * other way round: Spring stops a lifecycle bean's dependents before the bean itself, whatever their
+ * phases, so the step the other depends on must be the later one.
  */
 final class ReactorActorShutdown implements SmartLifecycle {
 
-    /**
-     * Stops after the application's own lifecycle beans of the default phase (they may still use the
-     * consumer while they stop) and before the web server's graceful shutdown
-     * ({@code WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE}, {@code DEFAULT_PHASE - 1024}): the
-     * highest phase stops first.
-     */
-    static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
+    /** After the web server stopped ({@code WebServerApplicationContext}'s stop phase, {@code DEFAULT_PHASE - 2048}). */
+    static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
     private static final Log log = LogFactory.getLog(ReactorActorShutdown.class);
 
     private final Duration timeout;
     private final List<PullConsumer> consumers = new ArrayList<>();
     private final List<ActorScheduler> schedulers = new ArrayList<>();
+    private final Quiescence quiescence = new Quiescence();
     private volatile boolean running;
 
     ReactorActorShutdown(Duration timeout) {
         this.timeout = timeout;
     }
 
-    /** Registered by the bean method that created it: disposed before any scheduler. */
+    /** Registered by the bean method that created it: quiesced first, disposed before any scheduler. */
     synchronized void manage(PullConsumer consumer) {
         consumers.add(consumer);
     }
@@ -49,6 +56,11 @@ final class ReactorActorShutdown implements SmartLifecycle {
     /** Registered by the bean method that created it. */
     synchronized void manage(ActorScheduler scheduler) {
         schedulers.add(scheduler);
+    }
+
+    /** @return the first step, a lifecycle bean of its own (it needs a phase of its own) */
+    Quiescence quiescence() {
+        return quiescence;
     }
 
     @Override
@@ -59,24 +71,12 @@ final class ReactorActorShutdown implements SmartLifecycle {
     @Override
     public synchronized void stop() {
         running = false;
-        // the consumers first: their answers to the waiting pulls still need the scheduler's threads
+        // the consumers first: their answers to the pulls still waiting need the scheduler's threads
         for (PullConsumer consumer : consumers) {
             consumer.dispose();
         }
         for (ActorScheduler scheduler : schedulers) {
             disposeGracefully(scheduler);
-        }
-    }
-
-    /** Lets queued work finish (the error answers just sent), bounded: past the timeout, disposes at once. */
-    private void disposeGracefully(ActorScheduler scheduler) {
-        try {
-            scheduler.disposeGracefully().block(timeout);
-        } catch (RuntimeException e) {
-            // block(timeout) throws IllegalStateException when the wait ends first
-            log.warn("ActorScheduler " + scheduler.name() + " did not terminate within " + timeout
-                    + " (reactor.actor.shutdown-timeout); disposing it now: " + e);
-            scheduler.dispose();
         }
     }
 
@@ -98,5 +98,67 @@ final class ReactorActorShutdown implements SmartLifecycle {
     @Override
     public int getPhase() {
         return PHASE;
+    }
+
+    /** The first step: the consumers quiesce before the web server's graceful shutdown. */
+    final class Quiescence implements SmartLifecycle {
+
+        /**
+         * Stops after the application's own lifecycle beans of the default phase (they may still use the
+         * consumer while they stop) and before the web server's graceful shutdown
+         * ({@code WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE}, {@code DEFAULT_PHASE - 1024}).
+         */
+        static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
+
+        private volatile boolean running;
+
+        private Quiescence() {
+        }
+
+        @Override
+        public void start() {
+            running = true;
+        }
+
+        @Override
+        public void stop() {
+            running = false;
+            synchronized (ReactorActorShutdown.this) {
+                for (PullConsumer consumer : consumers) {
+                    consumer.quiesce();
+                }
+            }
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+
+        /** Not pauseable, as the second step: a quiesced consumer stays so. */
+        @Override
+        public boolean isPauseable() {
+            return false;
+        }
+
+        @Override
+        public int getPhase() {
+            return PHASE;
+        }
+    }
+
+    /** Lets queued work finish (the answers just sent), bounded: past the timeout, disposes at once. */
+    private void disposeGracefully(ActorScheduler scheduler) {
+        try {
+            scheduler.disposeGracefully().block(timeout);
+        } catch (IllegalStateException timedOut) {
+            // block(timeout) throws IllegalStateException when the wait ends first
+            log.warn("ActorScheduler " + scheduler.name() + " did not terminate within " + timeout
+                    + " (reactor.actor.shutdown-timeout); disposing it now");
+            scheduler.dispose();
+        } catch (RuntimeException e) {
+            log.warn("ActorScheduler " + scheduler.name() + " failed to shut down gracefully; disposing it now", e);
+            scheduler.dispose();
+        }
     }
 }

@@ -16,7 +16,11 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 
-/** Closing the application disposes what the auto-configuration created, consumer first, bounded. */
+/**
+ * Closing the application shuts down what the auto-configuration created: the consumer quiesces before the
+ * web server's graceful shutdown (phase {@code DEFAULT_PHASE - 1024}), consumer and scheduler are disposed
+ * after the server stopped ({@code DEFAULT_PHASE - 2048}), the scheduler's wait bounded.
+ */
 @Timeout(60)
 class ReactorActorShutdownTest {
 
@@ -25,7 +29,7 @@ class ReactorActorShutdownTest {
             .withPropertyValues("reactor.actor.threads=1", "reactor.actor.pull.enabled=true");
 
     @Test
-    void closingTheContextAnswersWaitingPullsAndDisposesConsumerAndScheduler() throws Exception {
+    void closingTheContextAnswersWaitingPollsAndDisposesConsumerAndScheduler() throws Exception {
         ActorScheduler[] scheduler = new ActorScheduler[1];
         PullConsumer[] consumer = new PullConsumer[1];
         CompletableFuture<PullResult> poll = new CompletableFuture<>();
@@ -46,10 +50,89 @@ class ReactorActorShutdownTest {
             }
             assertThat(scheduler[0].isDisposed()).isFalse();
         });
-        // the runner closed the context: the five-minute poll was answered, with an error, long before
-        assertThat(poll).failsWithin(Duration.ofSeconds(10));
+        // the runner closed the context: the five-minute poll was answered long before, as at its timeout
+        assertThat(poll).succeedsWithin(Duration.ofSeconds(10))
+                .extracting(PullResult::status).isEqualTo(PullResult.Status.TIMED_OUT);
         assertThat(consumer[0].isDisposed()).isTrue();
         assertThat(scheduler[0].isDisposed()).isTrue();
+    }
+
+    /** Stands for the web server's two lifecycle beans: its graceful shutdown, then its stop. */
+    static final class WebServerPhase implements org.springframework.context.SmartLifecycle {
+        final int phase;
+        final Runnable atStop;
+        volatile boolean running;
+
+        WebServerPhase(int phase, Runnable atStop) {
+            this.phase = phase;
+            this.atStop = atStop;
+        }
+
+        @Override
+        public void start() {
+            running = true;
+        }
+
+        @Override
+        public void stop() {
+            running = false;
+            atStop.run();
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+
+        @Override
+        public int getPhase() {
+            return phase;
+        }
+    }
+
+    @Test
+    void theConsumerQuiescesBeforeTheGracefulShutdownAndAllIsDisposedAfterTheServerStopped() {
+        java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ActorScheduler[] scheduler = new ActorScheduler[1];
+        PullConsumer[] consumer = new PullConsumer[1];
+        runner.withBean("gracefulShutdown", WebServerPhase.class,
+                        () -> new WebServerPhase(org.springframework.context.SmartLifecycle.DEFAULT_PHASE - 1024, () -> {
+                            // requests the graceful shutdown lets finish are served: nothing is disposed yet
+                            seen.add("graceful: quiescing " + consumer[0].isQuiescing() + ", disposed "
+                                    + consumer[0].isDisposed() + "/" + scheduler[0].isDisposed() + ", pull-once "
+                                    + consumer[0].pullOnce("s", "g", 1).block(Duration.ofSeconds(10)).status());
+                        }))
+                .withBean("webServerStop", WebServerPhase.class,
+                        () -> new WebServerPhase(org.springframework.context.SmartLifecycle.DEFAULT_PHASE - 2048, () ->
+                                seen.add("server stop: disposed " + consumer[0].isDisposed() + "/"
+                                        + scheduler[0].isDisposed())))
+                .run(context -> {
+                    scheduler[0] = context.getBean(ActorScheduler.class);
+                    consumer[0] = context.getBean(PullConsumer.class);
+                    assertThat(consumer[0].isQuiescing()).isFalse();
+                });
+        assertThat(seen).containsExactly("graceful: quiescing true, disposed false/false, pull-once EMPTY",
+                "server stop: disposed false/false");
+        assertThat(consumer[0].isDisposed()).isTrue();
+        assertThat(scheduler[0].isDisposed()).isTrue();
+        assertThat(ReactorActorShutdown.Quiescence.PHASE)
+                .isGreaterThan(org.springframework.context.SmartLifecycle.DEFAULT_PHASE - 1024);
+        assertThat(ReactorActorShutdown.PHASE).isLessThan(org.springframework.context.SmartLifecycle.DEFAULT_PHASE - 2048);
+    }
+
+    @Test
+    void anApplicationsOwnConsumerIsLeftToTheApplication() {
+        ActorScheduler own = ActorScheduler.builder().name("own-consumer").threads(1).build();
+        PullConsumer ownConsumer = PullConsumer.builder(own).build();
+        try {
+            runner.withBean(PullConsumer.class, () -> ownConsumer).run(context ->
+                    assertThat(context.getBean(PullConsumer.class)).isSameAs(ownConsumer));
+            assertThat(ownConsumer.isQuiescing()).isFalse();
+            assertThat(ownConsumer.isDisposed()).isFalse();
+        } finally {
+            ownConsumer.dispose();
+            own.dispose();
+        }
     }
 
     @Test

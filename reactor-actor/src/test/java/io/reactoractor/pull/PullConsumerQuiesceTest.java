@@ -1,0 +1,105 @@
+package io.reactoractor.pull;
+
+import static io.reactoractor.pull.PullConsumerTest.b;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.reactoractor.ActorScheduler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.test.StepVerifier;
+
+/**
+ * {@link PullConsumer#quiesce()}: the first half of a graceful shutdown. No pull waits any more (waiting
+ * long polls are answered at once, later ones too), consumer streams complete, and everything else goes on
+ * until {@link PullConsumer#dispose()}. Every wait here is for something that must happen at once; the
+ * long polls' own timeouts (a minute) are far beyond the test's time limit.
+ */
+@Timeout(60)
+class PullConsumerQuiesceTest {
+
+    private static final Duration MINUTE = Duration.ofMinutes(1);
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("quiesce-test").threads(2).build();
+    private final PullConsumer consumer = PullConsumer.builder(scheduler).build();
+
+    @AfterEach
+    void tearDown() {
+        consumer.dispose();
+        scheduler.disposeGracefully().block(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void waitingLongPollsAreAnsweredAtOnceAndLaterOnesDoNotWait() throws Exception {
+        CompletableFuture<PullResult> waiting = consumer.pull("quiet", "g", 10, MINUTE).toFuture();
+        await(() -> consumer.stats("quiet", "g").waitingPulls() == 1);
+        assertFalse(consumer.isQuiescing());
+
+        consumer.quiesce();
+
+        assertTrue(consumer.isQuiescing());
+        PullResult answered = waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(PullResult.Status.TIMED_OUT, answered.status());
+        assertEquals(List.of(), answered.messages());
+        // a later long poll does not wait either, on a known pair or a new one
+        assertEquals(PullResult.Status.TIMED_OUT, consumer.pull("quiet", "g", 10, MINUTE).block(WAIT).status());
+        assertEquals(PullResult.Status.TIMED_OUT, consumer.pull("other", "h", 10, MINUTE).block(WAIT).status());
+        // everything else goes on: appends, long polls that find messages, acks, pull-once
+        consumer.append("quiet", b("m1"));
+        PullResult got = consumer.pull("quiet", "g", 10, MINUTE).block(WAIT);
+        assertEquals(PullResult.Status.MESSAGES, got.status());
+        assertEquals(1, got.messages().size());
+        assertEquals(1L, consumer.ack("quiet", "g", PullConsumerTest.offsets(got)).block(WAIT));
+        assertEquals(PullResult.Status.EMPTY, consumer.pullOnce("quiet", "g", 10).block(WAIT).status());
+        await(() -> consumer.stats("quiet", "g").waitingPulls() == 0); // published after the answers
+        consumer.quiesce(); // idempotent
+        assertFalse(consumer.isDisposed());
+    }
+
+    @Test
+    void consumerStreamsCompleteAndTheirDeliveriesCanStillBeAcknowledged() {
+        consumer.append("orders", b("a"));
+        ConsumerOptions explicit = ConsumerOptions.builder().ackMode(AckMode.EXPLICIT)
+                .pollTimeout(MINUTE).build();
+        Delivery[] first = new Delivery[1];
+        StepVerifier.create(consumer.consume("orders", "billing", explicit))
+                .assertNext(d -> first[0] = d)
+                // the stream's next pull waits for a minute: quiescing completes the stream instead
+                .then(() -> await(() -> consumer.stats("orders", "billing").waitingPulls() == 1))
+                .then(consumer::quiesce)
+                .expectComplete()
+                .verify(WAIT);
+        // the delivery is still in flight, and the group still takes its acknowledgement
+        assertEquals(1, consumer.stats("orders", "billing").inFlight());
+        first[0].ack();
+        await(() -> consumer.stats("orders", "billing").inFlight() == 0);
+        // a stream subscribed afterwards completes at once, without a message
+        consumer.append("orders", b("b"));
+        StepVerifier.create(consumer.consume("orders", "billing")).expectComplete().verify(WAIT);
+    }
+
+    @Test
+    void disposeAfterQuiesceEndsTheRestAsBefore() throws Exception {
+        consumer.quiesce();
+        consumer.dispose();
+        assertTrue(consumer.isDisposed());
+        StepVerifier.create(consumer.pullOnce("s", "g", 1)).expectError().verify(WAIT);
+    }
+
+    private static void await(java.util.function.BooleanSupplier condition) {
+        try {
+            PullConsumerTest.await(condition, "condition");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
