@@ -272,6 +272,33 @@ class ReactorActorAutoConfigurationTest {
                 });
     }
 
+    /**
+     * With Boot's own Micrometer auto-configuration (as an application with the actuator has it): the binding
+     * is ordered after it, so it finds the registry Boot made, and the application's {@code MeterFilter} beans
+     * (Boot applies them to its registries) reach the library's meters. A wrong {@code afterName} would
+     * leave the scheduler unmetered here.
+     */
+    @Test
+    void metricsAreBoundToTheRegistryOfBootsMicrometerAutoConfiguration() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration.class,
+                        org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration.class,
+                        org.springframework.boot.micrometer.metrics.autoconfigure.export.simple
+                                .SimpleMetricsExportAutoConfiguration.class,
+                        ReactorActorAutoConfiguration.class))
+                .withBean(io.micrometer.core.instrument.config.MeterFilter.class,
+                        () -> io.micrometer.core.instrument.config.MeterFilter.commonTags(
+                                java.util.List.of(io.micrometer.core.instrument.Tag.of("app", "billing"))))
+                .withPropertyValues("reactor.actor.name=booted", "reactor.actor.threads=1")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(ActorMetrics.class);
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get("reactor.actor.pool.core").tag("scheduler", "booted").tag("app", "billing")
+                            .gauge().value()).isEqualTo(1);
+                });
+    }
+
     @Test
     void withoutMicrometerTheContextStartsUnmetered() {
         // a registry bean is there, but its classes are hidden from the auto-configuration's condition
