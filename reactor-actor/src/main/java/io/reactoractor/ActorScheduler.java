@@ -407,7 +407,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
         /**
          * @param threshold a task running longer than this is a hog: it is logged and a compensating
-         *                  thread is started (default 10 × quota); at least the quota, at most 1 day
+         *                  thread is started (default 10 × quota); at least the quota, at most 1 day when set
          * @return this
          */
         public Builder hogThreshold(Duration threshold) {

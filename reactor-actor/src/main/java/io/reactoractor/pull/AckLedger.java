@@ -144,6 +144,16 @@ final class AckLedger {
         }
     }
 
+    /** Queues these messages delivered to {@code consumerId} (and not acknowledged) for redelivery at {@code now}. */
+    void release(long consumerId, long[] offsets, long now) {
+        for (long offset : offsets) {
+            InFlight f = pending.get(offset);
+            if (f != null && f.state == InFlight.DELIVERED && f.consumerId == consumerId) {
+                requeue(f, now);
+            }
+        }
+    }
+
     /** A message another process left unacknowledged, taken over: queued for redelivery at {@code now}. */
     void adopt(Message m, long now) {
         InFlight f = new InFlight(m);

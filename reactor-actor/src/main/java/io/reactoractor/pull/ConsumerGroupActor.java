@@ -138,6 +138,8 @@ final class ConsumerGroupActor extends ActorCell {
     final ConsumerGroupCounters counters = new ConsumerGroupCounters();
     // ---- actor-confined (but the figures each part publishes)
     private final WaitingPulls waiting = new WaitingPulls();
+    /** When a turn first saw the consumer {@linkplain PullConsumer#quiesce() quiescing}; {@code 0}: not yet. */
+    private long quiescedAt;
     final AckLedger ledger;
     private long armedAt = Long.MAX_VALUE;
     /** When the actor last handled a pull, an ack, a nack or a release (the idle clock). */
@@ -396,8 +398,8 @@ final class ConsumerGroupActor extends ActorCell {
             turn.beginTask();
             try {
                 now = System.nanoTime();
-                if (c != TICK) {
-                    lastActive = now;
+                if (c != TICK && c != WAKE) {
+                    lastActive = now; // the timer and a quiescence are not the group's activity
                 }
                 handle(c, now);
             } catch (OffsetLimitExceededException e) {
@@ -534,7 +536,11 @@ final class ConsumerGroupActor extends ActorCell {
             ledger.commitIfAdvanced();
             n.done(ledger.committedOffset());
         } else if (c instanceof Release r) {
-            ledger.release(r.consumerId, now);
+            if (r.offsets == null) {
+                ledger.release(r.consumerId, now);
+            } else {
+                ledger.release(r.consumerId, r.offsets, now);
+            }
         } else if (c == TICK) {
             armedAt = Long.MAX_VALUE; // the timer fired and is no longer armed
         }
@@ -602,28 +608,40 @@ final class ConsumerGroupActor extends ActorCell {
                 throw commitFailure;
             }
         }
+        if (quiescedAt == 0 && settings.quiescing()) {
+            quiescedAt = now;
+        }
+        long dueNow = Long.MAX_VALUE;
         if (!waiting.isEmpty()) {
             // pull-once requests never wait, but for a store fetch already under way (it may bring what they
             // ask for), and for that at most PULL_ONCE_FETCH_WAIT_NANOS: a hung store must not hold them
-            // (each one is in the timer's earliest deadline, WaitingPulls.publish); while the consumer quiesces
-            // no long poll waits either: each is answered as at its timeout, after the messages above
+            // (each one is in the timer's earliest deadline, WaitingPulls.publish). While the consumer quiesces,
+            // long polls wait no longer than that either (from the quiescence or their own start), answered as
+            // at their timeout; with messages to give they were served above, and the rest next turn
             boolean nothingNow = !hasData(now) && (remote == null || !remote.fetching());
-            boolean quiescing = settings.quiescing();
             for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
                 Pull p = it.next();
-                if (p.timeoutNanos > 0) {
-                    if (quiescing) {
-                        it.remove();
-                        counters.pullsTimedOut.increment();
-                        answerAsTask(turn, p, PullResult.Status.TIMED_OUT, List.of(), null);
+                boolean longPoll = p.timeoutNanos > 0;
+                if (longPoll && quiescedAt == 0) {
+                    continue;
+                }
+                long since = longPoll ? Math.max(p.createdNanos, quiescedAt) : p.createdNanos;
+                if (nothingNow || now - since >= WaitingPulls.PULL_ONCE_FETCH_WAIT_NANOS) {
+                    if (answered > 0 && !turn.shouldContinue()) {
+                        dueNow = now; // the quota: the rest are due, the actor stays scheduled for them
+                        break;
                     }
-                } else if (nothingNow || now - p.createdNanos >= WaitingPulls.PULL_ONCE_FETCH_WAIT_NANOS) {
                     it.remove();
-                    answerAsTask(turn, p, PullResult.Status.EMPTY, List.of(), null);
+                    if (longPoll) {
+                        counters.pullsTimedOut.increment();
+                    }
+                    answerAsTask(turn, p, longPoll ? PullResult.Status.TIMED_OUT : PullResult.Status.EMPTY, List.of(),
+                            null);
+                    answered++;
                 }
             }
         }
-        waiting.publish();
+        waiting.publish(quiescedAt, dueNow);
     }
 
     /** Answers as one task of the turn: the quota, hog detection and error accounting apply to it. */
@@ -760,13 +778,15 @@ final class ConsumerGroupActor extends ActorCell {
         engine().cancelTimer(tick);
         IllegalStateException closed = new IllegalStateException("pull consumer closed: group " + subject
                 + "/" + group + " no longer serves pulls");
-        // quiescing, a long poll is answered as at its timeout whether or not the actor's turn came first:
-        // the disposal that follows a quiescence must not turn the answers it promised into errors
+        // quiescing, a caller's long poll is answered as at its timeout whether or not the actor's turn came
+        // first: the disposal that follows a quiescence must not turn the answers it promised into errors. Not
+        // a consumer stream's pull: that answer would make the stream pull again, from a terminated actor; the
+        // error ends it (a quiesced stream completes through its own pending signal)
         boolean quiescing = settings.quiescing();
         List<Pull> timedOut = new ArrayList<>();
         ConsumerGroupCommand c;
         while ((c = commands.poll()) != null) {
-            if (quiescing && c instanceof Pull p && p.timeoutNanos > 0) {
+            if (quiescing && c instanceof Pull p && p.timeoutNanos > 0 && p.consumerId == 0) {
                 timedOut.add(p);
             } else {
                 c.fail(closed);
@@ -775,7 +795,7 @@ final class ConsumerGroupActor extends ActorCell {
         if (quiescing) {
             for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
                 Pull p = it.next();
-                if (p.timeoutNanos > 0) {
+                if (p.timeoutNanos > 0 && p.consumerId == 0) {
                     it.remove();
                     timedOut.add(p);
                 }

@@ -100,9 +100,18 @@ abstract class ConsumerGroupCommand {
     /** A consumer went away: its unacknowledged messages are redelivered. */
     static final class Release extends ConsumerGroupCommand {
         final long consumerId;
+        /** The offsets to release, or {@code null}: every message delivered to the consumer. */
+        final long[] offsets;
 
+        /** Releases every message delivered to the consumer and not acknowledged (it cancelled). */
         Release(long consumerId) {
+            this(consumerId, null);
+        }
+
+        /** Releases these messages of the consumer's (an answer it did not deliver downstream). */
+        Release(long consumerId, long[] offsets) {
             this.consumerId = consumerId;
+            this.offsets = offsets;
         }
     }
 }

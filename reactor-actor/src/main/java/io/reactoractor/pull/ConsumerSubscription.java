@@ -1,5 +1,6 @@
 package io.reactoractor.pull;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
@@ -54,6 +55,15 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
     private final java.util.concurrent.atomic.AtomicReference<Throwable> pendingError =
             new java.util.concurrent.atomic.AtomicReference<>();
     private final java.util.concurrent.atomic.AtomicBoolean detached = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Set by the subscribing thread once {@code onSubscribe} returned: a terminal signal recorded before that
+     * (a disposal or quiescence walking the consumer registry, which holds this consumer from before
+     * {@code onSubscribe}) waits for it (rule 1.9). The walker writes {@link #pendingError}, then reads this;
+     * the subscriber writes this, then reads {@link #pendingError} ({@link #subscribed()}): all volatile, so
+     * at least one of them sees the other and signals, and the {@code done} CAS lets exactly one.
+     */
+    private volatile boolean subscribed;
 
     /** Told once when this consumer ends (cancelled or errored): the pull consumer's registry of live ones. */
     private final java.util.function.Consumer<ConsumerSubscription> onEnd;
@@ -162,12 +172,12 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         current = null;
         long[] handled = options.ackMode() == AckMode.AFTER_ON_NEXT ? new long[result.messages().size()] : null;
         int nHandled = 0;
-        boolean undelivered = false;
+        int undeliveredFrom = -1;
         for (int i = 0; i < result.messages().size(); i++) {
             if (cancelled || done.get()) {
                 // not delivered: released below, since a pull posted while the cancel ran may have been
-                // served after the cancel's own release
-                undelivered = true;
+                // served after the cancel's own release (or the consumer quiesced, which posts none)
+                undeliveredFrom = i;
                 break;
             }
             Delivery d = new Delivery(result.messages().get(i), attempts[i], actor, policy);
@@ -190,8 +200,15 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             }
         }
         ackHandled(handled, nHandled);
-        if (undelivered) {
-            actor.post(new ConsumerGroupCommand.Release(consumerId)); // redelivered now, not after the ack timeout
+        if (undeliveredFrom >= 0) {
+            // only these: the messages delivered before may still be in the application's hands (a quiesced
+            // consumer keeps them in flight; a cancel's own release covers them)
+            List<Message> rest = result.messages().subList(undeliveredFrom, result.messages().size());
+            long[] offsets = new long[rest.size()];
+            for (int i = 0; i < offsets.length; i++) {
+                offsets[i] = rest.get(i).offset();
+            }
+            actor.post(new ConsumerGroupCommand.Release(consumerId, offsets)); // redelivered now, not after the ack timeout
         }
         pullInFlight = false;
         delivering = false;
@@ -199,10 +216,19 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         drain();
     }
 
-    /** Signals a pending bad request's error unless an answer is being delivered (see {@link #pendingError}). */
+    /** {@code onSubscribe} returned (the subscribing thread): delivers a terminal signal recorded meanwhile. */
+    void subscribed() {
+        subscribed = true;
+        deliverPendingErrorIfIdle();
+    }
+
+    /**
+     * Signals a pending bad request's error (or the consumer's disposal or quiescence) unless an answer is
+     * being delivered (see {@link #pendingError}) or {@code onSubscribe} has not returned (see {@link #subscribed}).
+     */
     private void deliverPendingErrorIfIdle() {
         Throwable e = pendingError.get();
-        if (e != null && !delivering) {
+        if (e != null && !delivering && subscribed) {
             error(e);
         }
     }

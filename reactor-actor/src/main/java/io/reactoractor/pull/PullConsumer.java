@@ -451,9 +451,10 @@ public final class PullConsumer implements Disposable {
                     // disposed while subscribing: dispose() may have walked the registry before the add
                     sub.consumerDisposed(disposedError());
                 } else if (quiescing) {
-                    // quiescing (before or while subscribing: quiesce() may have walked the registry before the add)
+                    // quiesced while subscribing: quiesce() may have walked the registry before the add
                     sub.consumerQuiesced();
                 }
+                sub.subscribed(); // a walk that found it during onSubscribe left its signal for now (rule 1.9)
             }
         };
     }

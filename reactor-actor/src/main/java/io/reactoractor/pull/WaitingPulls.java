@@ -72,11 +72,24 @@ final class WaitingPulls {
 
     /** Publishes the count and the earliest deadline after the actor answered or dropped pulls. */
     void publish() {
+        publish(0L, Long.MAX_VALUE);
+    }
+
+    /**
+     * Publishes the count and the earliest deadline after the actor answered or dropped pulls.
+     *
+     * @param quiescedAt when the actor first saw its consumer quiescing, {@code 0} if not: a long poll then
+     *                   waits as a pull-once does, from this moment or its own start, whichever is later
+     * @param dueNow     a moment some pulls are due by already (answers the quota cut short), or
+     *                   {@code Long.MAX_VALUE}
+     */
+    void publish(long quiescedAt, long dueNow) {
         count = queue.size();
-        long earliest = Long.MAX_VALUE;
+        long earliest = dueNow;
         for (Pull p : queue) {
             if (p.timeoutNanos > 0) {
-                earliest = Math.min(earliest, p.deadline);
+                earliest = Math.min(earliest, quiescedAt == 0 ? p.deadline
+                        : Math.min(p.deadline, Math.max(p.createdNanos, quiescedAt) + PULL_ONCE_FETCH_WAIT_NANOS));
             } else {
                 // a pull-once waits for an outstanding fetch at most this long: then serve() answers it EMPTY
                 // whatever else holds (so a passed deadline cannot keep the actor spinning)

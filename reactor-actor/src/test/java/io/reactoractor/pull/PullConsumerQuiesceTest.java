@@ -86,6 +86,51 @@ class PullConsumerQuiesceTest {
         StepVerifier.create(consumer.consume("orders", "billing")).expectComplete().verify(WAIT);
     }
 
+    /**
+     * Thousands of waiting long polls are all answered, however many turns that takes: each answer is a task,
+     * the quota (100 µs here) cuts the turn, and the actor stays scheduled for the rest.
+     */
+    @Test
+    void everyWaitingLongPollIsAnsweredAcrossTurnsCutByTheQuota() throws Exception {
+        ActorScheduler tight = ActorScheduler.builder().name("quiesce-quota").threads(2)
+                .quota(Duration.ofNanos(100_000)).preemptionGranularity(Duration.ofNanos(50_000)).build();
+        PullConsumer c = PullConsumer.builder(tight).build();
+        try {
+            int n = 3_000;
+            List<CompletableFuture<PullResult>> polls = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                polls.add(c.pull("quiet", "g", 1, MINUTE).toFuture());
+            }
+            await(() -> c.stats("quiet", "g").waitingPulls() == n);
+            c.quiesce();
+            for (CompletableFuture<PullResult> p : polls) {
+                assertEquals(PullResult.Status.TIMED_OUT, p.get(WAIT.toSeconds(), TimeUnit.SECONDS).status());
+            }
+        } finally {
+            c.dispose();
+            tight.disposeGracefully().block(Duration.ofSeconds(10));
+        }
+    }
+
+    /** With an asynchronous store a quiesced long poll still asks the store, and gets what it holds. */
+    @Test
+    void withAnAsynchronousStoreALongPollStillGetsTheStoresMessages() {
+        ActorScheduler s = ActorScheduler.builder().name("quiesce-async").threads(2).build();
+        PullConsumer c = PullConsumer.builder(s).asyncStore(AsyncMessageStore.of(InMemoryMessageStore.create()))
+                .build();
+        try {
+            c.quiesce();
+            c.appendAsync("orders", b("a")).block(WAIT);
+            PullResult r = c.pull("orders", "billing", 10, MINUTE).block(WAIT);
+            assertEquals(PullResult.Status.MESSAGES, r.status());
+            assertEquals(1, r.messages().size());
+            assertEquals(PullResult.Status.TIMED_OUT, c.pull("orders", "billing", 10, MINUTE).block(WAIT).status());
+        } finally {
+            c.dispose();
+            s.disposeGracefully().block(Duration.ofSeconds(10));
+        }
+    }
+
     @Test
     void disposeAfterQuiesceEndsTheRestAsBefore() throws Exception {
         consumer.quiesce();

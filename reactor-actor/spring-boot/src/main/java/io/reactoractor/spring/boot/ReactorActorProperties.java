@@ -22,14 +22,14 @@ import org.springframework.util.unit.DataSize;
  * @param preemptionGranularity  Minimum slice before a running actor yields to one that has used less CPU
  *                               time. At most the quota.
  * @param hogThreshold           A task running longer than this is a hog: it is logged and counted, and a
- *                               compensating thread is started. At least the quota, at most 1 day.
+ *                               compensating thread is started. At least the quota, at most 1 day when set.
  *                               Default: 10 times the quota.
  * @param maxCompensatingThreads Most compensating threads running at once; 0 disables compensation; at most
  *                               32767 minus the permanent threads. Default: as many as the permanent threads.
  * @param ordering               How the next actor is chosen: fair (least weighted CPU time first) or fifo
  *                               (bounded by the quota only).
  * @param shutdownTimeout        How long closing the application waits for the scheduler to finish its
- *                               queued work before disposing of it at once.
+ *                               queued work before disposing of it at once. At most 1 day.
  * @param pull                   The pull consumer.
  */
 @ConfigurationProperties(ReactorActorProperties.PREFIX)
@@ -98,6 +98,7 @@ public record ReactorActorProperties(
             throw invalid("ordering", "must be fair or fifo", null);
         }
         requirePositive("shutdown-timeout", shutdownTimeout);
+        requireAtMostADay("shutdown-timeout", shutdownTimeout);
         if (pull == null) {
             throw invalid("pull", "must not be null", null);
         }

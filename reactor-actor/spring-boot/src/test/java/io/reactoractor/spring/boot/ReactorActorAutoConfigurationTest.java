@@ -178,6 +178,7 @@ class ReactorActorAutoConfigurationTest {
         assertStartUpFails("reactor.actor.quota must be at most 1 day", "reactor.actor.quota=2d");
         assertStartUpFails("reactor.actor.hog-threshold must be at most 1 day", "reactor.actor.hog-threshold=25h");
         assertStartUpFails("reactor.actor.shutdown-timeout must be positive", "reactor.actor.shutdown-timeout=-1s");
+        assertStartUpFails("reactor.actor.shutdown-timeout must be at most 1 day", "reactor.actor.shutdown-timeout=300000d");
         assertStartUpFails("reactor.actor.pull.max-groups must be >= 1 but was 0", "reactor.actor.pull.max-groups=0");
         assertStartUpFails("reactor.actor.pull.max-subjects must be >= 1 but was 0", "reactor.actor.pull.max-subjects=0");
         assertStartUpFails("reactor.actor.pull.max-committed-offsets must be >= 1 but was 0",
