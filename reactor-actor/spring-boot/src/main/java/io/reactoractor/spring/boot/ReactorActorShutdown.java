@@ -31,7 +31,7 @@ import org.springframework.context.SmartLifecycle;
  * other way round: Spring stops a lifecycle bean's dependents before the bean itself, whatever their
  * phases, so the step the other depends on must be the later one.
  */
-final class ReactorActorShutdown implements SmartLifecycle {
+final class ReactorActorShutdown extends ShutdownStep {
 
     /** After the web server stopped ({@code WebServerApplicationContext}'s stop phase, {@code DEFAULT_PHASE - 2048}). */
     static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
@@ -42,9 +42,9 @@ final class ReactorActorShutdown implements SmartLifecycle {
     private final List<PullConsumer> consumers = new ArrayList<>();
     private final List<ActorScheduler> schedulers = new ArrayList<>();
     private final Quiescence quiescence = new Quiescence();
-    private volatile boolean running;
 
     ReactorActorShutdown(Duration timeout) {
+        super(PHASE);
         this.timeout = timeout;
     }
 
@@ -63,14 +63,9 @@ final class ReactorActorShutdown implements SmartLifecycle {
         return quiescence;
     }
 
+    /** The second step: disposes the consumers, then the schedulers. */
     @Override
-    public void start() {
-        running = true;
-    }
-
-    @Override
-    public synchronized void stop() {
-        running = false;
+    synchronized void shutDown() {
         // the consumers first: their answers to the pulls still waiting need the scheduler's threads
         for (PullConsumer consumer : consumers) {
             consumer.dispose();
@@ -80,28 +75,8 @@ final class ReactorActorShutdown implements SmartLifecycle {
         }
     }
 
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    /**
-     * Not pauseable: {@link #stop()} disposes for good, so a context {@code pause()} (Spring's test
-     * context cache pauses the contexts a test class does not use) must not call it; only closing the
-     * context does.
-     */
-    @Override
-    public boolean isPauseable() {
-        return false;
-    }
-
-    @Override
-    public int getPhase() {
-        return PHASE;
-    }
-
     /** The first step: the consumers quiesce before the web server's graceful shutdown. */
-    final class Quiescence implements SmartLifecycle {
+    final class Quiescence extends ShutdownStep {
 
         /**
          * Stops after the application's own lifecycle beans of the default phase (they may still use the
@@ -110,40 +85,17 @@ final class ReactorActorShutdown implements SmartLifecycle {
          */
         static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
 
-        private volatile boolean running;
-
         private Quiescence() {
+            super(PHASE);
         }
 
         @Override
-        public void start() {
-            running = true;
-        }
-
-        @Override
-        public void stop() {
-            running = false;
+        void shutDown() {
             synchronized (ReactorActorShutdown.this) {
                 for (PullConsumer consumer : consumers) {
                     consumer.quiesce();
                 }
             }
-        }
-
-        @Override
-        public boolean isRunning() {
-            return running;
-        }
-
-        /** Not pauseable, as the second step: a quiesced consumer stays so. */
-        @Override
-        public boolean isPauseable() {
-            return false;
-        }
-
-        @Override
-        public int getPhase() {
-            return PHASE;
         }
     }
 
