@@ -151,7 +151,9 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         int missed = 1;
         for (;;) {
             long r = requested;
-            if (!cancelled && !done.get() && !pullInFlight && r > 0) {
+            // not before onSubscribe returned: a pull's answer would run onNext on the actor's thread while
+            // onSubscribe still runs on the subscriber's (rule 1.3); subscribed() drains once it did
+            if (!cancelled && !done.get() && !pullInFlight && r > 0 && subscribed) {
                 pullInFlight = true;
                 int max = (int) Math.min(r, options.batchSize());
                 ConsumerGroupCommand.Pull p = new ConsumerGroupCommand.Pull(max,
@@ -216,10 +218,14 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         drain();
     }
 
-    /** {@code onSubscribe} returned (the subscribing thread): delivers a terminal signal recorded meanwhile. */
+    /**
+     * {@code onSubscribe} returned (the subscribing thread): delivers a terminal signal recorded meanwhile,
+     * and issues the first pull for the demand requested during {@code onSubscribe}.
+     */
     void subscribed() {
         subscribed = true;
         deliverPendingErrorIfIdle();
+        drain(); // the demand requested during onSubscribe
     }
 
     /**
