@@ -29,7 +29,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *   suspended (n>0)                                | resume           | n-1; reaching n=0 with S=0 and work: signal
  *   suspended (n>0,S=0)                            | signal           | unchanged (work waits for the resume)
  *   any                                            | terminate        | T=1; whoever holds or gains S drains the
- *                                                  |                  | mailbox (pending work is cancelled), then S=0
+ *                                                  |                  | mailbox (pending work is cancelled), then S=0;
+ *                                                  |                  | a carrier holding S drains at the turn's end
+ *                                                  |                  | whether or not work is left
  *   terminated (T=1)                               | signal           | returns false: the producer's work is rejected
  * </pre>
  */
@@ -351,9 +353,10 @@ public abstract class ActorCell extends SchedulingEntity {
     final void releaseAfterTurn() {
         int ns = clearScheduled();
         if ((ns & TERMINATED) != 0) {
-            if (hasWork()) {
-                tryDrain();
-            }
+            // whether or not it has work: the termination may have come after keepScheduledAfterTurn read the
+            // status (so nobody drained), and terminate() left the drain to the holder, us. An actor with
+            // nothing queued still owes its terminal signal (a ring consumer gated by another, a stream)
+            tryDrain();
         } else if (ns < SUSPEND_UNIT && hasWork()) {
             signal();
         }
