@@ -43,6 +43,12 @@ import reactor.util.Loggers;
  * A waiting pull whose deadline passed is answered {@code TIMED_OUT}; one whose Mono was cancelled is
  * dropped. Nothing is left unanswered: termination answers every waiting pull with an error.
  *
+ * <p>While the consumer {@linkplain PullConsumer#quiesce() quiesces}, no long poll waits longer than a
+ * pull-once would (at most {@link WaitingPulls#PULL_ONCE_FETCH_WAIT_NANOS} for a store fetch, from the
+ * quiescence or its own start): each is answered with the messages it can get, else {@code TIMED_OUT}, and
+ * the termination's drain answers a caller's long poll {@code TIMED_OUT} rather than with an error (a
+ * consumer stream's pull still fails: its stream completes through its own pending signal).
+ *
  * <h2>Wait state ({@code dataWait}, a {@link SuspensionLatch}; the suspension itself is the cell's count)</h2>
  * <pre>
  *   state                 | event (thread)                       | next state / action
@@ -140,6 +146,10 @@ final class ConsumerGroupActor extends ActorCell {
     private final WaitingPulls waiting = new WaitingPulls();
     /** When a turn first saw the consumer {@linkplain PullConsumer#quiesce() quiescing}; {@code 0}: not yet. */
     private long quiescedAt;
+    /** Whether {@link #drainTerminated} ran (with consumer rights: one thread at a time). */
+    private boolean drained;
+    /** Whether a turn ran (the actor lived under a running scheduler); written by turns, read by the drain. */
+    private boolean ran;
     final AckLedger ledger;
     private long armedAt = Long.MAX_VALUE;
     /** When the actor last handled a pull, an ack, a nack or a release (the idle clock). */
@@ -392,6 +402,7 @@ final class ConsumerGroupActor extends ActorCell {
 
     @Override
     protected void runTurn(Turn turn) {
+        ran = true;
         long now;
         ConsumerGroupCommand c;
         while (turn.shouldContinue() && (c = commands.poll()) != null) {
@@ -782,7 +793,11 @@ final class ConsumerGroupActor extends ActorCell {
         // first: the disposal that follows a quiescence must not turn the answers it promised into errors. Not
         // a consumer stream's pull: that answer would make the stream pull again, from a terminated actor; the
         // error ends it (a quiesced stream completes through its own pending signal)
-        boolean quiescing = settings.quiescing();
+        // only at the first drain of an actor that ran (the termination's): a pull posted later, to an actor
+        // terminated under a quiescing consumer (its scheduler disposed first), or to one created on a dead
+        // scheduler, must fail, or a caller polling again on TIMED_OUT would loop on these drains
+        boolean quiescing = settings.quiescing() && ran && !drained;
+        drained = true;
         List<Pull> timedOut = new ArrayList<>();
         ConsumerGroupCommand c;
         while ((c = commands.poll()) != null) {
@@ -803,6 +818,7 @@ final class ConsumerGroupActor extends ActorCell {
             waiting.publish();
         }
         for (Pull p : timedOut) {
+            counters.pullsTimedOut.increment();
             answer(p, PullResult.Status.TIMED_OUT, List.of(), null);
         }
         waiting.failAll(closed);

@@ -20,6 +20,10 @@ import org.reactivestreams.Subscription;
  *
  * <p>Cancellation sends a release to the group: every message delivered to this consumer and not yet
  * acknowledged is redelivered (to the group's other consumers, or to the next one that subscribes).
+ *
+ * <p>Nothing is signalled, and no pull goes out, before {@code onSubscribe} returned ({@link #subscribed()}):
+ * a disposal or quiescence that finds this consumer earlier leaves its terminal signal for then. A quiescence
+ * completes the stream (after an answer in progress) without a release: what was delivered stays in flight.
  */
 final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.PullCallback {
 

@@ -45,9 +45,10 @@ class ConsumeSerialSignalsTest {
             @Override
             public void onSubscribe(Subscription s) {
                 inOnSubscribe.set(true);
-                s.request(1); // the message is there: before the fix, its onNext came while we slept below
+                s.request(1); // the message is there: before the fix, its onNext came while we waited below
                 try {
-                    Thread.sleep(300);
+                    // until the message arrives (before the fix) or 2 s pass (no pull goes out before we return)
+                    received.await(2, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

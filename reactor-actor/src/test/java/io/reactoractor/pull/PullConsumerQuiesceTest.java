@@ -101,11 +101,16 @@ class PullConsumerQuiesceTest {
             for (int i = 0; i < n; i++) {
                 polls.add(c.pull("quiet", "g", 1, MINUTE).toFuture());
             }
-            await(() -> c.stats("quiet", "g").waitingPulls() == n);
+            // every pull waiting, and the actor suspended for them (its count final until something resumes it)
+            await(() -> c.stats("quiet", "g").waitingPulls() == n && c.stats("quiet", "g").suspended());
+            long suspends = c.stats("quiet", "g").suspends();
             c.quiesce();
             for (CompletableFuture<PullResult> p : polls) {
                 assertEquals(PullResult.Status.TIMED_OUT, p.get(WAIT.toSeconds(), TimeUnit.SECONDS).status());
             }
+            // the pulls a quota cut left were due at once: the actor stayed scheduled for them, it did not
+            // suspend until a deadline (a count, not a clock: exact on any machine)
+            assertEquals(suspends, c.stats("quiet", "g").suspends(), "suspended between two quota-cut turns");
         } finally {
             c.dispose();
             tight.disposeGracefully().block(Duration.ofSeconds(10));
@@ -128,6 +133,27 @@ class PullConsumerQuiesceTest {
         } finally {
             c.dispose();
             s.disposeGracefully().block(Duration.ofSeconds(10));
+        }
+    }
+
+    /**
+     * The scheduler disposed under a quiescing consumer (the consumer itself not disposed): a caller's long
+     * poll posted afterwards fails, as before quiescing. A {@code TIMED_OUT} there would make a caller that
+     * polls again at once loop on the terminated actor.
+     */
+    @Test
+    void aLongPollToAGroupWhoseSchedulerWasDisposedFailsEvenWhileQuiescing() throws Exception {
+        ActorScheduler s = ActorScheduler.builder().name("quiesce-disposed").threads(1).build();
+        PullConsumer c = PullConsumer.builder(s).build();
+        try {
+            CompletableFuture<PullResult> waiting = c.pull("quiet", "g", 1, MINUTE).toFuture();
+            await(() -> c.stats("quiet", "g").waitingPulls() == 1);
+            c.quiesce();
+            assertEquals(PullResult.Status.TIMED_OUT, waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS).status());
+            s.dispose();
+            StepVerifier.create(c.pull("quiet", "g", 1, MINUTE)).expectError(IllegalStateException.class).verify(WAIT);
+        } finally {
+            c.dispose();
         }
     }
 
