@@ -151,7 +151,17 @@ class PullConsumerQuiesceTest {
             c.quiesce();
             assertEquals(PullResult.Status.TIMED_OUT, waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS).status());
             s.dispose();
-            StepVerifier.create(c.pull("quiet", "g", 1, MINUTE)).expectError(IllegalStateException.class).verify(WAIT);
+            // a pull that raced the termination's drain (the actor's last turn may still be ending) is answered
+            // TIMED_OUT with the ones the drain finds; every pull after that drain fails
+            Throwable failed = null;
+            for (int i = 0; i < 5 && failed == null; i++) {
+                try {
+                    assertEquals(PullResult.Status.TIMED_OUT, c.pull("quiet", "g", 1, MINUTE).block(WAIT).status());
+                } catch (IllegalStateException e) {
+                    failed = e;
+                }
+            }
+            assertTrue(failed != null, "a caller polling again on TIMED_OUT is stopped by an error");
         } finally {
             c.dispose();
         }
