@@ -53,9 +53,6 @@ public abstract class ActorCell extends SchedulingEntity {
 
     private volatile int status;
 
-    /** The next actor in the same bucket of its group's {@link ReadyActorQueue} (run queue lock). */
-    ActorCell readyNext;
-
     /**
      * The index of the carrier queue that last gave this actor a turn ({@link FairRunQueue}), -1 before
      * its first: where a wake-up from outside the pool queues it. Written under that queue's lock, read
@@ -70,6 +67,13 @@ public abstract class ActorCell extends SchedulingEntity {
      * carrier that holds the actor (handed over with it through the slot's or the run queue's ordering).
      */
     boolean placementDue;
+
+    /**
+     * Tasks between two clock reads at the end of this actor's last turn, 0 before its first: where its
+     * next turn starts ({@link Turn}, "Clock reads between tasks"). Confined to the carrier that holds
+     * the actor, like {@link #placementDue}.
+     */
+    byte clockStride;
 
     private final SchedulerEngine engine;
     private final SchedulingGroup group;

@@ -19,7 +19,10 @@ abstract class SchedulingEntity {
     int heapIndex = -1;
     /** Tie-breaker: order of insertion into the ready set (FIFO among equal virtual times). */
     long seq;
-    /** {@code System.nanoTime()} when the entity last became ready (for delay metrics and preemption). */
+    /**
+     * {@code System.nanoTime()} when the entity last became ready, for the scheduling-delay metric only;
+     * without that metric a wake-up from outside the pool reads no clock and leaves 0 here.
+     */
     long readyAt;
 
     SchedulingEntity() {

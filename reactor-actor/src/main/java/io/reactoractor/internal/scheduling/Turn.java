@@ -11,13 +11,17 @@ package io.reactoractor.internal.scheduling;
  * <h2>Clock reads between tasks</h2>
  * A clock read costs about 20 ns on common virtual machines, as much as a tiny task itself (a
  * {@code publishOn} element, a message that updates a field): read after each, it was more than half
- * of a fused {@code publishOn}'s time per element. So reads are spread adaptively within a turn: a
- * turn starts reading after every task; when a read finds that the tasks since the previous one took
- * at most {@value #TINY_TASK_NANOS} ns each on average, the number of tasks until the next read
- * doubles, up to {@value #MAX_CLOCK_STRIDE}; any read that finds longer tasks goes back to one.
+ * of a fused {@code publishOn}'s time per element. So reads are spread adaptively: when a read finds
+ * that the tasks since the previous one took at most {@value #TINY_TASK_NANOS} ns each on average,
+ * the number of tasks until the next read doubles, up to {@value #MAX_CLOCK_STRIDE}; any read that
+ * finds longer tasks goes back to one. An actor's first turn starts reading after every task; a later
+ * turn starts at the stride its actor's previous turn ended with (an actor's tasks tend to be alike: a
+ * turn of 4 tiny tasks then costs one read, the closing one, instead of three; the actor's own
+ * history, never another actor's).
  * Between reads the turn's clock ({@code now}) stands still. The stride is chosen from tasks that
  * already ran, while the tasks it leaves unmeasured may take any time; so what the clock drives lags by
- * up to {@value #MAX_CLOCK_STRIDE} - 1 tasks <em>of any length</em>, after reads that found tiny ones:
+ * up to {@value #MAX_CLOCK_STRIDE} - 1 tasks <em>of any length</em>, after reads (in this turn or the
+ * actor's previous one) that found tiny ones:
  * <ul>
  *   <li>the quota and the preemption check ({@link #shouldContinue()}) see the time at the next read:
  *       a turn whose tiny tasks are followed by long ones may run up to that many tasks past its quota
@@ -103,8 +107,10 @@ public final class Turn {
         this.now = start;
         this.tasks = 0;
         this.preempted = false;
-        // every turn starts reading after each task: the last actor's tiny tasks say nothing of this one's
-        this.clockStride = 1;
+        // where this actor's previous turn left off (1 for its first): the last actor's tiny tasks say
+        // nothing of this one's, its own do
+        int stride = cell.clockStride;
+        this.clockStride = stride == 0 ? 1 : stride;
         this.tasksAtRead = 0;
     }
 
@@ -138,6 +144,7 @@ public final class Turn {
 
     /** Forgets the actor once its turn is over, so an idle carrier keeps nothing reachable. */
     void end() {
+        cell.clockStride = (byte) clockStride;
         this.cell = null;
     }
 
@@ -151,7 +158,9 @@ public final class Turn {
         if (tasks != tasksAtRead) {
             long end = System.nanoTime();
             carrier.clockReads++;
-            countOverrun(end - taskStart, tasks - tasksAtRead);
+            int covered = tasks - tasksAtRead;
+            countOverrun(end - taskStart, covered);
+            nextStride(end, covered); // what this read found is where the actor's next turn starts
             now = end;
             tasksAtRead = tasks;
         }
@@ -262,8 +271,13 @@ public final class Turn {
         carrier.clockReads++;
         // taskStart is the last read, so this covers every task since then
         countOverrun(end - taskStart, covered);
-        clockStride = end - now <= covered * TINY_TASK_NANOS ? Math.min(clockStride << 1, MAX_CLOCK_STRIDE) : 1;
+        nextStride(end, covered);
         tasksAtRead = tasks;
         now = end;
+    }
+
+    /** After a read at {@code end} covering {@code covered} tasks since the last one: doubles or resets the stride. */
+    private void nextStride(long end, int covered) {
+        clockStride = end - now <= covered * TINY_TASK_NANOS ? Math.min(clockStride << 1, MAX_CLOCK_STRIDE) : 1;
     }
 }

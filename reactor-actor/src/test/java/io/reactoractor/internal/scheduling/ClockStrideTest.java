@@ -132,4 +132,67 @@ class ClockStrideTest {
         });
         assertTrue(reads >= tasks, tasks + " tasks of 20 us cost only " + reads + " clock reads");
     }
+
+    /**
+     * A turn starts at the stride its actor's previous turn ended with: turns of 4 tiny tasks (a task
+     * that schedules the next on its own worker, so the 4 run in one turn) cost one read each, the closing
+     * one, where starting every turn at 1 cost 3 (after the first, the third and the fourth task). Each
+     * round gives each of {@code actors} workers one such turn, queued behind a gate so that the turns
+     * run back to back; from the second round on every actor has a previous turn. Rounds repeat until the
+     * JIT has done its work, as above; a descheduled task only adds reads.
+     */
+    @Test
+    void aTurnStartsAtTheStrideItsActorsLastTurnEndedWith() throws Exception {
+        int actors = 1_000;
+        ActorWorker[] workers = new ActorWorker[actors];
+        for (int i = 0; i < actors; i++) {
+            workers[i] = scheduler.createWorker();
+        }
+        java.util.List<Double> rounds = new java.util.ArrayList<>();
+        for (int round = 0; round < 15; round++) {
+            ActorWorker gateWorker = scheduler.createWorker();
+            CountDownLatch gate = new CountDownLatch(1);
+            CountDownLatch gateRunning = new CountDownLatch(1);
+            gateWorker.schedule(() -> {
+                gateRunning.countDown();
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(gateRunning.await(30, TimeUnit.SECONDS));
+            CountDownLatch done = new CountDownLatch(actors);
+            for (ActorWorker w : workers) {
+                w.schedule(new Runnable() {
+                    int left = 4;
+
+                    @Override
+                    public void run() {
+                        if (--left > 0) {
+                            w.schedule(this);
+                        } else {
+                            done.countDown();
+                        }
+                    }
+                });
+            }
+            long before = clockReads();
+            gate.countDown();
+            assertTrue(done.await(30, TimeUnit.SECONDS), "round " + round + " ran");
+            double perTurn = (double) (clockReads() - before) / actors;
+            gateWorker.dispose();
+            if (round == 0) {
+                continue; // every actor's first turn starts at 1
+            }
+            rounds.add(perTurn);
+            if (perTurn <= 1.5) {
+                for (ActorWorker w : workers) {
+                    w.dispose();
+                }
+                return;
+            }
+        }
+        throw new AssertionError("turns of 4 tiny tasks cost these clock reads per turn: " + rounds);
+    }
 }

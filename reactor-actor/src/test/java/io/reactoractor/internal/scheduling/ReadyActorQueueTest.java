@@ -172,4 +172,42 @@ class ReadyActorQueueTest {
             assertFalse(q.hasRing(), "an emptied group gives the ring's arrays back (round " + round + ")");
         }
     }
+
+    /**
+     * A bucket is a circular array: it wraps, grows while wrapped and keeps arrival order through both;
+     * emptied after a burst it gives the grown array back (a small one is kept for reuse).
+     */
+    @Test
+    void aRingBucketWrapsGrowsAndShrinksInArrivalOrder() {
+        ReadyActorQueue q = new ReadyActorQueue();
+        java.util.ArrayDeque<ActorCell> reference = new java.util.ArrayDeque<>();
+        long v = 500 * W + 1; // one bucket for all
+        for (int i = 0; i < ReadyActorQueue.RING_THRESHOLD; i++) {
+            q.add(cell(v + W)); // the small group's heap, one bucket above: after everything below
+        }
+        SplittableRandom random = new SplittableRandom(3);
+        for (int step = 0; step < 20_000; step++) {
+            // mostly balanced, so the bucket's head travels around its array; bursts make it grow while wrapped
+            int adds = step % 2_000 == 0 ? 700 : random.nextInt(3);
+            for (int k = 0; k < adds; k++) {
+                ActorCell c = cell(v);
+                reference.add(c);
+                q.add(c);
+            }
+            int polls = Math.min(reference.size(), random.nextInt(3));
+            for (int k = 0; k < polls; k++) {
+                assertSame(reference.poll(), q.poll(), "arrival order within the bucket, step " + step);
+            }
+        }
+        while (!reference.isEmpty()) {
+            assertSame(reference.poll(), q.poll());
+        }
+        assertTrue(q.hasRing());
+        assertTrue(q.ringCapacity() <= ReadyActorQueue.KEPT_BUCKET_CAPACITY,
+                "an emptied bucket keeps no grown array: " + q.ringCapacity() + " slots");
+        for (int i = 0; i < ReadyActorQueue.RING_THRESHOLD; i++) {
+            assertEquals(v + W, q.poll().vtime);
+        }
+        assertTrue(q.isEmpty());
+    }
 }
