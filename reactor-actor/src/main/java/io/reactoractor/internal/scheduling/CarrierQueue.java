@@ -158,6 +158,26 @@ final class CarrierQueue {
     }
 
     /**
+     * Lock held: removes the actor {@link #poll} would return, to move it to another carrier's queue
+     * (a thief's share, {@code FairRunQueue#steal}): no floor is raised (it is not picked here) and the
+     * head is not published (the caller publishes once for the batch).
+     *
+     * @return the actor, or {@code null} if none is queued here
+     */
+    ActorCell removeForMove() {
+        GroupLane lane = refreshTop();
+        if (lane == null) {
+            return null;
+        }
+        ActorCell cell = lane.ready.poll();
+        if (lane.ready.isEmpty()) {
+            lanes.remove(lane);
+        }
+        READY.setRelease(this, ready - 1);
+        return cell;
+    }
+
+    /**
      * Lock held: brings the top lane's key up to its group's virtual time until the top is fresh
      * (see {@link GroupLane}: the result is the exact minimum).
      */

@@ -222,6 +222,33 @@ class FairPolicyTest {
                 worst / US, bound / US, steals, turns);
     }
 
+    /**
+     * A thief with an empty queue takes a share of the victim's: the actor it steals and half of the
+     * rest (at most {@link FairRunQueue#STEAL_SHARE}), the ones the victim would pick next, in order; its
+     * next picks are then local (no remote lock), and the victim keeps the later ones.
+     */
+    @Test
+    void anIdleThiefTakesHalfOfTheVictimsQueueInPickOrder() {
+        SchedulingGroup g = engine.group("g", 1);
+        List<SimActor> actors = new ArrayList<>();
+        for (int i = 0; i < 17; i++) {
+            SimActor a = actor(g, "a" + i, 50 * US, BUSY, 0);
+            actors.add(a);
+            queue.enqueue(a, 0, 0);
+        }
+        queue.drainOwnArrivals(0, 0);
+        assertEquals(actors.get(0), queue.take(1, 0), "the thief steals the victim's next pick");
+        long remote = queue.remoteLockAcquisitions();
+        for (int i = 1; i <= 8; i++) {
+            assertEquals(actors.get(i), queue.take(1, 0), "moved in pick order: " + i);
+        }
+        assertEquals(remote, queue.remoteLockAcquisitions(), "the thief's next 8 picks are local");
+        for (int i = 9; i < 17; i++) {
+            assertEquals(actors.get(i), queue.take(0, 0), "the victim keeps the later half: " + i);
+        }
+        assertEquals(0, queue.readyCount());
+    }
+
     /** Group shares are global: the one-actor group keeps half the pool though every actor starts on carrier 0. */
     @Test
     void groupSharesHoldAcrossCarriersWhateverQueueTheActorsStartOn() {
