@@ -11,8 +11,8 @@ import reactor.core.scheduler.NonBlocking;
  * {@link FairRunQueue}) and runs their turns ({@link #runLoop}, beside the per-carrier state it drives: the run-next slot, the task stamps
  * the hog monitor reads, the park state). Implements Reactor's {@link NonBlocking} marker so {@code block()} fails fast on it.
  *
- * <p>Fields read by other threads ({@link #taskStartedAt}, {@link #currentCell}, {@link #hogStamp},
- * {@link #parkState}) are documented where they are declared.
+ * <p>Fields read by other threads ({@link #taskStartedAt}, {@link #hogStamp}, {@link #parkState}, and
+ * the actor of the turn in progress, {@link Turn#cellOpaque()}) are documented where they are declared.
  */
 final class CarrierThread extends Thread implements NonBlocking {
 
@@ -20,7 +20,6 @@ final class CarrierThread extends Thread implements NonBlocking {
     static final int PARKED = 1;
 
     private static final VarHandle TASK_STARTED_AT;
-    private static final VarHandle CURRENT_CELL;
     private static final VarHandle HOG_STAMP;
     private static final VarHandle PARK_STATE;
     private static final VarHandle RUN_NEXT;
@@ -30,7 +29,6 @@ final class CarrierThread extends Thread implements NonBlocking {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             TASK_STARTED_AT = l.findVarHandle(CarrierThread.class, "taskStartedAt", long.class);
-            CURRENT_CELL = l.findVarHandle(CarrierThread.class, "currentCell", ActorCell.class);
             HOG_STAMP = l.findVarHandle(CarrierThread.class, "hogStamp", long.class);
             PARK_STATE = l.findVarHandle(CarrierThread.class, "parkState", int.class);
             RUN_NEXT = l.findVarHandle(CarrierThread.class, "runNext", ActorCell.class);
@@ -49,8 +47,11 @@ final class CarrierThread extends Thread implements NonBlocking {
      * monitor only needs an eventually visible, untorn value.
      */
     private long taskStartedAt;
-    /** The actor of the task in progress (opaque, for the hog monitor's log line). */
-    private ActorCell currentCell;
+    /**
+     * The turn this carrier runs, reused for every turn; its actor is what {@link #currentCell()} answers.
+     * Final, so published with this thread.
+     */
+    private final Turn turn;
     /**
      * Non-zero while the hog monitor counts this carrier as hogged; the value is the
      * {@link #taskStartedAt} it flagged. Set by the monitor with CAS, cleared by this thread (or by
@@ -111,6 +112,12 @@ final class CarrierThread extends Thread implements NonBlocking {
         this.index = index;
         setDaemon(true);
         setUncaughtExceptionHandler(TaskErrors.UNCAUGHT); // as Reactor's thread factories do
+        this.turn = new Turn(engine, this);
+    }
+
+    /** @return the turn this carrier runs (the same object for every turn) */
+    Turn turn() {
+        return turn;
     }
 
     /** @return this carrier's slot in its pool */
@@ -142,7 +149,7 @@ final class CarrierThread extends Thread implements NonBlocking {
         final RunNext runNext = engine.runNext();
         final CarrierPool pool = engine.pool();
         final SchedulerEngine.Config config = engine.config();
-        Turn turn = new Turn(engine, self);
+        final Turn turn = this.turn;
         // the turns' group charges, summed on this carrier and handed over before an empty-handed take or idle
         final CarrierCharge charge = new CarrierCharge();
         boolean recordDelay = config.metrics().recordsSchedulingDelay();
@@ -239,8 +246,13 @@ final class CarrierThread extends Thread implements NonBlocking {
         return compensating;
     }
 
-    void taskStarted(long start, ActorCell cell) {
-        CURRENT_CELL.setOpaque(this, cell);
+    /**
+     * Marks the start of a task of the turn in progress. Only a timestamp: the task's actor is the turn's,
+     * stored once per turn ({@link Turn#cellOpaque()}). A reference stored per task into this long-lived
+     * object cost a G1 write barrier with a store-load fence per task (a carrier is old, the actor often
+     * young or in another region), for the hog monitor's log line only.
+     */
+    void taskStarted(long start) {
         TASK_STARTED_AT.setOpaque(this, start == 0 ? 1 : start);
     }
 
@@ -252,9 +264,6 @@ final class CarrierThread extends Thread implements NonBlocking {
      */
     boolean taskEnded() {
         TASK_STARTED_AT.setOpaque(this, 0L);
-        // an idle carrier must not keep the last actor (and what it references: its subscribers)
-        // reachable; the hog monitor reads a null cell as '?' (rule 3.13 needs the subscriber collectable)
-        CURRENT_CELL.setOpaque(this, null);
         tasksRun++;
         if (hogStamp != 0) {
             clearHogStamp();
@@ -267,8 +276,12 @@ final class CarrierThread extends Thread implements NonBlocking {
         return (long) TASK_STARTED_AT.getOpaque(this);
     }
 
+    /**
+     * @return the actor of the turn in progress (so of its task in progress, if any), or {@code null}
+     *     between turns; any thread (opaque)
+     */
     ActorCell currentCell() {
-        return (ActorCell) CURRENT_CELL.getOpaque(this);
+        return turn.cellOpaque();
     }
 
     long tasksRun() {

@@ -1,5 +1,8 @@
 package io.reactoractor.internal.scheduling;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * One carrier's view of the turn it is running: the clock, the quota and preemption decisions,
  * and the bookkeeping around each task (hog detection, quota overruns, errors).
@@ -37,6 +40,16 @@ package io.reactoractor.internal.scheduling;
  */
 public final class Turn {
 
+    private static final VarHandle CELL;
+
+    static {
+        try {
+            CELL = MethodHandles.lookup().findVarHandle(Turn.class, "cell", ActorCell.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final SchedulerEngine engine;
     private final CarrierThread carrier;
     private final RunQueue runQueue;
@@ -45,6 +58,11 @@ public final class Turn {
 
     private final RunNext runNext;
 
+    /**
+     * The actor of the turn in progress, {@code null} between turns (an idle carrier must not keep the
+     * last actor, and its subscribers, reachable: rule 3.13). Written by the carrier with opaque stores,
+     * read by it plainly and by the hog monitor (its log line) with opaque loads.
+     */
     private ActorCell cell;
     /**
      * Start of the slice this turn runs in: the turn's own start, or for an actor taken from the
@@ -103,7 +121,7 @@ public final class Turn {
      * start and its preemption checks' schedule go on.
      */
     void beginChained(ActorCell cell, long start) {
-        this.cell = cell;
+        CELL.setOpaque(this, cell);
         this.now = start;
         this.tasks = 0;
         this.preempted = false;
@@ -145,7 +163,7 @@ public final class Turn {
     /** Forgets the actor once its turn is over, so an idle carrier keeps nothing reachable. */
     void end() {
         cell.clockStride = (byte) clockStride;
-        this.cell = null;
+        CELL.setOpaque(this, (ActorCell) null);
     }
 
     /**
@@ -185,6 +203,11 @@ public final class Turn {
     /** @return the actor this turn runs */
     public ActorCell cell() {
         return cell;
+    }
+
+    /** Any thread: the actor of the turn in progress as last stored, or {@code null} between turns. */
+    ActorCell cellOpaque() {
+        return (ActorCell) CELL.getOpaque(this);
     }
 
     /** @return how many tasks ran in this turn so far */
@@ -250,7 +273,7 @@ public final class Turn {
             runNext.flush(carrier, now);
         }
         taskStart = now;
-        carrier.taskStarted(now, cell);
+        carrier.taskStarted(now);
     }
 
     /**

@@ -61,7 +61,8 @@ class RunNextTest {
 
     /** The carrier is inside a task of {@code running} that started {@code age} ago. */
     private void inTask(long age) {
-        carrier.taskStarted(now - age, running);
+        carrier.turn().begin(running, now - age);
+        carrier.taskStarted(now - age);
     }
 
     @Test
