@@ -130,6 +130,12 @@ final class CarrierQueue {
             lane.seq = seq;
             lane.readyAt = now;
             lanes.add(lane);
+            // a lane in the heap places its group's waking actors against its own floor (FairRunQueue,
+            // place): it must not be older than the group's. This lane may have picked nothing for a long
+            // time while the group ran elsewhere; its first actors were placed against the group's floor
+            // or (a thief's share) were not placed at all, and a sleeper woken next would otherwise get
+            // the credit of everything the group ran meanwhile
+            lane.raiseFloor(g.floor());
         }
         READY.setRelease(this, ready + 1);
     }

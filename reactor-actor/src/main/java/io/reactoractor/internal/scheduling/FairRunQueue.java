@@ -73,8 +73,10 @@ import java.util.function.LongSupplier;
  * {@code stealMargin} behind the running actor preempts it once the slice is used, and the pick right
  * after that preemption looks and steals it. So the head of any queue is never more than
  * {@code stealMargin + granularity} behind the actor a busy carrier runs, plus one task (a task is never
- * interrupted) and one look interval — and the quota caps a turn whatever the rules say. With the
- * defaults (granularity 0.5 ms, quota 5 ms) two equal actors drift at most about 1.1 ms + one task apart.
+ * interrupted; after tiny tasks, up to {@code Turn.MAX_CLOCK_STRIDE} tasks, which the checks see only at
+ * the next clock read: {@link Turn}, "Clock reads between tasks") and one look interval — and the
+ * quota caps a turn whatever the rules say. With the defaults (granularity 0.5 ms, quota 5 ms) two
+ * equal actors drift at most about 1.1 ms + one task apart (a few tasks after tiny ones).
  * {@code FairPolicyTest} checks this bound in the step-driven simulation with two carriers, and the thief's
  * preference for the most-behind head with three.
  *

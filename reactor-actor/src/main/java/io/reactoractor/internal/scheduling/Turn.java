@@ -7,8 +7,9 @@ import java.lang.invoke.VarHandle;
  * One carrier's view of the turn it is running: the clock, the quota and preemption decisions,
  * and the bookkeeping around each task (hog detection, quota overruns, errors).
  *
- * <p>A carrier owns exactly one {@code Turn} and reuses it for every turn; it is confined to that
- * thread. The clock is read after a task ({@code System.nanoTime()}; the end of one task is the start
+ * <p>A carrier owns exactly one {@code Turn} (created with it) and reuses it for every turn; it is
+ * confined to that thread, but for the actor of the turn in progress, which the hog monitor reads
+ * ({@link #cellOpaque()}). The clock is read after a task ({@code System.nanoTime()}; the end of one task is the start
  * of the next), but not after every task when they are tiny.
  *
  * <h2>Clock reads between tasks</h2>
@@ -18,9 +19,10 @@ import java.lang.invoke.VarHandle;
  * that the tasks since the previous one took at most {@value #TINY_TASK_NANOS} ns each on average,
  * the number of tasks until the next read doubles, up to {@value #MAX_CLOCK_STRIDE}; any read that
  * finds longer tasks goes back to one. An actor's first turn starts reading after every task; a later
- * turn starts at the stride its actor's previous turn ended with (an actor's tasks tend to be alike: a
- * turn of 4 tiny tasks then costs one read, the closing one, instead of three; the actor's own
- * history, never another actor's).
+ * turn starts at the stride its actor's previous turn ended with, but at most {@value #CARRIED_STRIDE}
+ * (an actor's tasks tend to be alike: a turn of 4 tiny tasks then costs two reads, not three; the
+ * actor's own history, never another actor's; capped because that history may be old, so at most one
+ * task at a turn's start goes unmeasured whatever the actor did before).
  * Between reads the turn's clock ({@code now}) stands still. The stride is chosen from tasks that
  * already ran, while the tasks it leaves unmeasured may take any time; so what the clock drives lags by
  * up to {@value #MAX_CLOCK_STRIDE} - 1 tasks <em>of any length</em>, after reads (in this turn or the
@@ -28,7 +30,8 @@ import java.lang.invoke.VarHandle;
  * <ul>
  *   <li>the quota and the preemption check ({@link #shouldContinue()}) see the time at the next read:
  *       a turn whose tiny tasks are followed by long ones may run up to that many tasks past its quota
- *       or its preemption point (a turn of tasks over 1 µs reads after each, as before);</li>
+ *       or its preemption point (a turn of tasks over 1 µs reads after each from its first or second
+ *       task on);</li>
  *   <li>quota overruns are counted per stretch between two reads, when its average task was over the
  *       quota (then at least one was): a lower bound, never a false count;</li>
  *   <li>the hog monitor sees a task's start as the last read, earlier than it was, and several tasks
@@ -79,6 +82,8 @@ public final class Turn {
     static final long TINY_TASK_NANOS = 1_000L;
     /** Most tasks between two clock reads within a turn (class doc, "Clock reads between tasks"). */
     static final int MAX_CLOCK_STRIDE = 4;
+    /** The most a turn's stride starts at, carried over from its actor's previous turn (class doc). */
+    static final int CARRIED_STRIDE = 2;
     /** Tasks between two clock reads now: 1, doubling after reads that found tiny tasks. */
     private int clockStride;
     /**
@@ -128,7 +133,7 @@ public final class Turn {
         // where this actor's previous turn left off (1 for its first): the last actor's tiny tasks say
         // nothing of this one's, its own do
         int stride = cell.clockStride;
-        this.clockStride = stride == 0 ? 1 : stride;
+        this.clockStride = stride == 0 ? 1 : Math.min(stride, CARRIED_STRIDE);
         this.tasksAtRead = 0;
     }
 

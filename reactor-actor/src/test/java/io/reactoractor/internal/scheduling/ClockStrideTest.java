@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link Turn}'s clock reads between tasks (its class doc, "Clock reads between tasks"): a turn of tiny
  * tasks reads the clock after a fraction of them; a turn of tasks longer than
- * {@link Turn#TINY_TASK_NANOS} reads it after every one. Counted with the engine's clock-read counter,
+ * {@link Turn#TINY_TASK_NANOS} reads it after every one (from its second on, when the actor's previous
+ * turn had tiny ones). Counted with the engine's clock-read counter,
  * never timed: a tiny task that the OS deschedules only makes the turn read more often, which the
  * bound for tiny tasks leaves room for.
  */
@@ -134,59 +135,76 @@ class ClockStrideTest {
     }
 
     /**
-     * A turn starts at the stride its actor's previous turn ended with: turns of 4 tiny tasks (a task
-     * that schedules the next on its own worker, so the 4 run in one turn) cost one read each, the closing
-     * one, where starting every turn at 1 cost 3 (after the first, the third and the fourth task). Each
-     * round gives each of {@code actors} workers one such turn, queued behind a gate so that the turns
-     * run back to back; from the second round on every actor has a previous turn. Rounds repeat until the
-     * JIT has done its work, as above; a descheduled task only adds reads.
+     * Gives each of {@code workers} one turn of 4 tasks (a task that schedules the next on its own worker,
+     * so the 4 run in one turn; {@code body} runs in each), all queued behind a gate so that the turns
+     * run back to back, and returns the clock reads per turn.
+     */
+    private double readsPerTurnOf4(ActorWorker[] workers, Runnable body) throws InterruptedException {
+        ActorWorker gateWorker = scheduler.createWorker();
+        CountDownLatch gate = new CountDownLatch(1);
+        CountDownLatch gateRunning = new CountDownLatch(1);
+        gateWorker.schedule(() -> {
+            gateRunning.countDown();
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(gateRunning.await(30, TimeUnit.SECONDS));
+        CountDownLatch done = new CountDownLatch(workers.length);
+        for (ActorWorker w : workers) {
+            w.schedule(new Runnable() {
+                int left = 4;
+
+                @Override
+                public void run() {
+                    body.run();
+                    if (--left > 0) {
+                        w.schedule(this);
+                    } else {
+                        done.countDown();
+                    }
+                }
+            });
+        }
+        long before = clockReads();
+        gate.countDown();
+        assertTrue(done.await(30, TimeUnit.SECONDS), "the turns ran");
+        double perTurn = (double) (clockReads() - before) / workers.length;
+        gateWorker.dispose();
+        return perTurn;
+    }
+
+    /**
+     * A turn starts at the stride its actor's previous turn ended with, capped at
+     * {@link Turn#CARRIED_STRIDE}: turns of 4 tiny tasks cost two reads each (after the second task, and
+     * the closing one after the fourth), where starting every turn at 1 cost 3 (after the first, the third
+     * and the fourth). And the cap holds: right after such turns, turns of 4 tasks of 20 us read after the
+     * second, third and fourth task (3 reads; a carried stride of 4 would have read once). From the second
+     * round on every actor has a previous turn. Rounds repeat until the JIT has done its work, as above;
+     * a descheduled task only adds reads.
      */
     @Test
-    void aTurnStartsAtTheStrideItsActorsLastTurnEndedWith() throws Exception {
-        int actors = 1_000;
-        ActorWorker[] workers = new ActorWorker[actors];
-        for (int i = 0; i < actors; i++) {
+    void aTurnStartsAtTheStrideItsActorsLastTurnEndedWithCapped() throws Exception {
+        ActorWorker[] workers = new ActorWorker[1_000];
+        for (int i = 0; i < workers.length; i++) {
             workers[i] = scheduler.createWorker();
         }
         java.util.List<Double> rounds = new java.util.ArrayList<>();
+        readsPerTurnOf4(workers, () -> { }); // every actor's first turn starts at 1
         for (int round = 0; round < 15; round++) {
-            ActorWorker gateWorker = scheduler.createWorker();
-            CountDownLatch gate = new CountDownLatch(1);
-            CountDownLatch gateRunning = new CountDownLatch(1);
-            gateWorker.schedule(() -> {
-                gateRunning.countDown();
-                try {
-                    gate.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            assertTrue(gateRunning.await(30, TimeUnit.SECONDS));
-            CountDownLatch done = new CountDownLatch(actors);
-            for (ActorWorker w : workers) {
-                w.schedule(new Runnable() {
-                    int left = 4;
-
-                    @Override
-                    public void run() {
-                        if (--left > 0) {
-                            w.schedule(this);
-                        } else {
-                            done.countDown();
-                        }
+            double tiny = readsPerTurnOf4(workers, () -> { });
+            rounds.add(tiny);
+            if (tiny <= 2.5) {
+                double longer = readsPerTurnOf4(workers, () -> {
+                    long end = System.nanoTime() + 20 * Turn.TINY_TASK_NANOS;
+                    while (System.nanoTime() < end) {
+                        Thread.onSpinWait();
                     }
                 });
-            }
-            long before = clockReads();
-            gate.countDown();
-            assertTrue(done.await(30, TimeUnit.SECONDS), "round " + round + " ran");
-            double perTurn = (double) (clockReads() - before) / actors;
-            gateWorker.dispose();
-            if (round == 0) {
-                continue; // every actor's first turn starts at 1
-            }
-            rounds.add(perTurn);
-            if (perTurn <= 1.5) {
+                assertTrue(longer >= 3.0 - 1e-9, "turns of 4 tasks of 20 us right after tiny turns cost only "
+                        + longer + " clock reads each: the carried stride is not capped");
                 for (ActorWorker w : workers) {
                     w.dispose();
                 }

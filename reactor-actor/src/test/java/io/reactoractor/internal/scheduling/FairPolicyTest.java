@@ -249,6 +249,45 @@ class FairPolicyTest {
         assertEquals(0, queue.readyCount());
     }
 
+    /**
+     * A lane that joins its queue's heap is placed against the group's floor, never its own older one: a
+     * thief's share arrives unplaced in a lane that may have picked nothing for a long time while the
+     * group ran elsewhere, and a sleeper woken there next must get at most the credit, not everything the
+     * group ran meanwhile.
+     */
+    @Test
+    void aSleeperWokenOnALaneFilledByAStolenShareGetsOnlyTheCredit() {
+        SchedulingGroup g = engine.group("g", 1);
+        long s = 1_000 * MS;
+        // carrier 1's lane of g picks once, at 1 ms of virtual time, and empties
+        SimActor early = actor(g, "early", 50 * US, BUSY, 0);
+        early.vtime = MS;
+        early.placed = true;
+        queue.enqueue(early, 0, 1);
+        assertEquals(early, queue.take(1, 0));
+        // g runs on carrier 0 up to 10 s of virtual time
+        List<SimActor> late = new ArrayList<>();
+        for (int i = 0; i < 18; i++) {
+            SimActor a = actor(g, "late" + i, 50 * US, BUSY, 0);
+            a.vtime = 10 * s;
+            a.placed = true;
+            late.add(a);
+            queue.enqueue(a, 0, 0);
+        }
+        queue.drainOwnArrivals(0, 0);
+        assertEquals(late.get(0), queue.take(0, 0));
+        // carrier 1, idle, steals one and takes a share
+        assertEquals(late.get(1), queue.take(1, 0));
+        // a sleeper that last ran at 5 s wakes on carrier 1
+        SimActor sleeper = actor(g, "sleeper", 50 * US, BUSY, 0);
+        sleeper.vtime = 5 * s;
+        sleeper.placed = true;
+        queue.enqueue(sleeper, 0, 1);
+        queue.drainOwnArrivals(1, 0);
+        assertTrue(sleeper.vtime >= 10 * s - QUOTA - SchedulingGroup.FLOOR_STEP,
+                "the sleeper was placed at " + sleeper.vtime + " ns, more than the credit below the group's floor");
+    }
+
     /** Group shares are global: the one-actor group keeps half the pool though every actor starts on carrier 0. */
     @Test
     void groupSharesHoldAcrossCarriersWhateverQueueTheActorsStartOn() {
