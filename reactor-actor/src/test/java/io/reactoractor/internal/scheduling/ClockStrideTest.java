@@ -36,11 +36,10 @@ class ClockStrideTest {
     }
 
     /**
-     * Runs {@code tasks} tasks queued behind a gate on one worker, so they run as long turns, and
-     * returns the clock reads they cost.
+     * Runs a task on {@code w} that holds the scheduler's one carrier until the returned gate opens, and
+     * returns once it runs: whatever is scheduled meanwhile waits, and runs back to back after.
      */
-    private long readsFor(int tasks, Runnable task) throws InterruptedException {
-        ActorWorker w = scheduler.createWorker();
+    private static CountDownLatch blockTheCarrier(ActorWorker w) throws InterruptedException {
         CountDownLatch gate = new CountDownLatch(1);
         CountDownLatch gateRunning = new CountDownLatch(1);
         w.schedule(() -> {
@@ -51,7 +50,17 @@ class ClockStrideTest {
                 Thread.currentThread().interrupt();
             }
         });
-        assertTrue(gateRunning.await(30, TimeUnit.SECONDS));
+        assertTrue(gateRunning.await(30, TimeUnit.SECONDS), "the gate task runs");
+        return gate;
+    }
+
+    /**
+     * Runs {@code tasks} tasks queued behind a gate on one worker, so they run as long turns, and
+     * returns the clock reads they cost.
+     */
+    private long readsFor(int tasks, Runnable task) throws InterruptedException {
+        ActorWorker w = scheduler.createWorker();
+        CountDownLatch gate = blockTheCarrier(w);
         CountDownLatch done = new CountDownLatch(tasks);
         for (int i = 0; i < tasks; i++) {
             w.schedule(() -> {
@@ -141,17 +150,7 @@ class ClockStrideTest {
      */
     private double readsPerTurnOf4(ActorWorker[] workers, Runnable body) throws InterruptedException {
         ActorWorker gateWorker = scheduler.createWorker();
-        CountDownLatch gate = new CountDownLatch(1);
-        CountDownLatch gateRunning = new CountDownLatch(1);
-        gateWorker.schedule(() -> {
-            gateRunning.countDown();
-            try {
-                gate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertTrue(gateRunning.await(30, TimeUnit.SECONDS));
+        CountDownLatch gate = blockTheCarrier(gateWorker);
         CountDownLatch done = new CountDownLatch(workers.length);
         for (ActorWorker w : workers) {
             w.schedule(new Runnable() {
