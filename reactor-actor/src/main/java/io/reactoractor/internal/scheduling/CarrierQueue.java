@@ -145,21 +145,10 @@ final class CarrierQueue {
      * actor virtual time), or returns {@code null}; raises the floors. The caller counts it as running.
      */
     ActorCell poll(long now) {
-        GroupLane lane = refreshTop();
-        if (lane == null) {
-            return null;
+        ActorCell cell = removeTop(true);
+        if (cell != null) {
+            publishHead(now);
         }
-        ActorCell cell = lane.ready.poll();
-        lane.raiseFloor(cell.vtime);
-        long gv = lane.group.vtimeNow();
-        if (gv > (long) ROOT_FLOOR.getOpaque(this)) {
-            ROOT_FLOOR.setOpaque(this, gv);
-        }
-        if (lane.ready.isEmpty()) {
-            lanes.remove(lane);
-        }
-        READY.setRelease(this, ready - 1);
-        publishHead(now);
         return cell;
     }
 
@@ -171,11 +160,23 @@ final class CarrierQueue {
      * @return the actor, or {@code null} if none is queued here
      */
     ActorCell removeForMove() {
+        return removeTop(false);
+    }
+
+    /** Lock held: removes the top lane's next actor; raises the floors if it is {@code picked} here. */
+    private ActorCell removeTop(boolean picked) {
         GroupLane lane = refreshTop();
         if (lane == null) {
             return null;
         }
         ActorCell cell = lane.ready.poll();
+        if (picked) {
+            lane.raiseFloor(cell.vtime);
+            long gv = lane.group.vtimeNow();
+            if (gv > (long) ROOT_FLOOR.getOpaque(this)) {
+                ROOT_FLOOR.setOpaque(this, gv);
+            }
+        }
         if (lane.ready.isEmpty()) {
             lanes.remove(lane);
         }
