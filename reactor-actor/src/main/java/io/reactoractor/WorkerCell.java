@@ -32,7 +32,7 @@ final class WorkerCell extends ActorCell {
      * @return {@code false} if the worker is terminated (the task may already be cancelled by the drain)
      */
     boolean offer(MailboxTask task) {
-        mailbox.offer(task);
+        mailbox.offerRelease(task); // signal() fences before it reads the status (the handshake)
         return signal();
     }
 

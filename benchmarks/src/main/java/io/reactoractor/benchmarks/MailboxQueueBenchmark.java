@@ -58,6 +58,15 @@ import org.openjdk.jmh.annotations.Warmup;
  * is never full earlier than the unbounded ones. The queue is recreated for every iteration, so
  * nothing is carried over.
  *
+ * <h2>Which offer</h2>
+ * {@code mpscChunked} offers with {@link MpscChunkedArrayQueue#offerRelease}, a release store into the
+ * slot, as the actors' mailboxes do and as JCTools' queues do: the store-load fence an actor's wake-up
+ * handshake needs is taken by {@code ActorCell.signal()} after the offer (only when the receiver is
+ * busy, suspended or terminated), and it is no more part of the queue than it is of JCTools' rows,
+ * whose users need the same fence. {@code mpscChunkedVolatile} offers with
+ * {@link MpscChunkedArrayQueue#offer}, whose volatile store carries the fence itself: the run queue's
+ * arrivals and the pull consumer's commands use it.
+ *
  * <h2>Semantics</h2>
  * JCTools' and the JDK's {@code offer}/{@code poll} are the {@code java.util.Queue} ones: their
  * {@code poll} waits (spins) for an element whose producer has claimed a slot but not yet written
@@ -87,7 +96,7 @@ public class MailboxQueueBenchmark {
     /** Elements one producer may have in the queue at once (2 producers: {@link #CAPACITY} in all). */
     public static final int WINDOW = CAPACITY / 2;
 
-    @Param({"mpscChunked", "mpscArray", "mpscXadd", "mpscXadd64", "concurrentLinked"})
+    @Param({"mpscChunked", "mpscChunkedVolatile", "mpscArray", "mpscXadd", "mpscXadd64", "concurrentLinked"})
     public String queue;
 
     /** What a thread does after a failed offer or poll: {@code none} or {@code yield}. */
@@ -253,7 +262,9 @@ public class MailboxQueueBenchmark {
         static BenchQueue create(String name) {
             switch (name) {
                 case "mpscChunked":
-                    return new Chunked();
+                    return new Chunked(true);
+                case "mpscChunkedVolatile":
+                    return new Chunked(false);
                 case "mpscArray":
                     return new JcArray();
                 case "mpscXadd":
@@ -270,10 +281,20 @@ public class MailboxQueueBenchmark {
 
     static final class Chunked extends BenchQueue {
         private final MpscChunkedArrayQueue<Token> q = new MpscChunkedArrayQueue<>();
+        private final boolean release;
+
+        Chunked(boolean release) {
+            this.release = release;
+        }
 
         @Override
         boolean offer(Token t) {
-            q.offer(t); // unbounded: always succeeds
+            // unbounded: always succeeds. The branch is on a final field of a monomorphic call site
+            if (release) {
+                q.offerRelease(t);
+            } else {
+                q.offer(t);
+            }
             return true;
         }
 

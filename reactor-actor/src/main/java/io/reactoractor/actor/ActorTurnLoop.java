@@ -183,10 +183,11 @@ final class ActorTurnLoop<I, O> {
 
     /**
      * Adds a control task (a timer of the behaviour that fired) and schedules the actor; any thread.
-     * The queue is created on first use by CAS (volatile), then offered to (volatile) before the
-     * signal reads the status word: a turn ending meanwhile clears {@code SCHEDULED} (a CAS) and then
-     * reads {@code control} (volatile) in {@code hasWork}, so either it sees the queue and the task
-     * (the queue's own handshake) or this thread's status read comes after its CAS and schedules it.
+     * The queue is created on first use by CAS (volatile), then offered to (a release store), and the
+     * signal reads the status word after a full fence: a turn ending meanwhile clears {@code SCHEDULED}
+     * (a CAS) and then reads {@code control} (volatile) in {@code hasWork}, so either it sees the queue
+     * and the task (the queue's handshake, with {@code signal()}'s fence) or this thread's status read
+     * comes after its CAS and schedules it.
      */
     void offerControl(Runnable task) {
         MpscChunkedArrayQueue<Runnable> q = control;
@@ -197,7 +198,7 @@ final class ActorTurnLoop<I, O> {
                     (MpscChunkedArrayQueue<Runnable>) CONTROL.compareAndExchange(this, null, created);
             q = witness == null ? created : witness;
         }
-        q.offer(task);
+        q.offerRelease(task); // signal() fences before it reads the status (the handshake)
         cell.signal();
     }
 
@@ -208,7 +209,7 @@ final class ActorTurnLoop<I, O> {
      *         rest of the mailbox
      */
     boolean enqueue(I message) {
-        mailbox.offer(message);
+        mailbox.offerRelease(message); // signal() fences before it reads the status (the handshake)
         return cell.signal();
     }
 

@@ -69,7 +69,17 @@ import java.util.Objects;
  *       (store-load), which would let both sides miss. To reach the head slot {@code isEmpty()}
  *       may need the next chunk; the producer that linked it did so with a CAS before its slot
  *       store, and a producer that found it linked read {@code next} with a volatile load, so the
- *       same order argument makes the link visible too.</li>
+ *       same order argument makes the link visible too.
+ *       <br>{@link #offerRelease} moves the store-load fence out of the queue: its slot store is a
+ *       release store, and the producer must put a full fence ({@link VarHandle#fullFence()}) between
+ *       it and its status read, or decide on a volatile read-modify-write of the status word (a CAS
+ *       that wins makes the producer the one who schedules the actor, so nobody else's check needs
+ *       the element). The fence then plays the slot store's part above: a producer's fence precedes
+ *       its status read, so if that read saw {@code SCHEDULED} still set, the fence precedes the
+ *       consumer's CAS and its loads in the total order, and a load ordered after a fence sees the
+ *       stores sequenced before it. The gain is that the slot's cache-line miss overlaps the status
+ *       read instead of stalling the producer at the store; {@code ActorCell.signal()} is the
+ *       producer's side.</li>
  *   <li><b>{@link #isEmpty()} from any thread.</b> It reads {@code consumerIndex}, then
  *       {@code consumerChunk}, then the head slot, then {@code consumerIndex} again. The consumer
  *       stores the next {@code consumerIndex} (release) <em>before</em> it clears the polled slot
@@ -146,12 +156,33 @@ public final class MpscChunkedArrayQueue<E> extends MpscChunkedArrayQueueConsume
         // acquire, and before the getAndAdd: never a chunk after the one our position lands in
         Chunk c = (Chunk) P_CHUNK.getAcquire(this);
         long i = (long) P_INDEX.getAndAdd(this, 1L); // volatile RMW: claims position i
-        long want = i >>> shift;
-        if (c.index != want) {
-            c = findChunk(c, want);
-        }
         // volatile, not release: the producer's half of the Dekker handshake (class doc)
-        SLOT.setVolatile(c.slots, (int) i & mask, e);
+        SLOT.setVolatile(chunkOf(c, i).slots, (int) i & mask, e);
+    }
+
+    /**
+     * Appends an element with a release store: like {@link #offer}, but the store may be ordered after
+     * a later load of the calling thread. For a producer that reads the consumer's state after offering
+     * (the Dekker handshake of the class doc), that load must come after a full fence
+     * ({@link VarHandle#fullFence()}, or a volatile read-modify-write the decision rests on): the
+     * actor's mailbox uses this with {@code ActorCell.signal()}, which takes the fence only when it does
+     * not win the status word's CAS. Any thread; lock-free like {@link #offer}.
+     *
+     * @param e the element, not {@code null}
+     */
+    public void offerRelease(E e) {
+        Objects.requireNonNull(e, "e");
+        // acquire, and before the getAndAdd: never a chunk after the one our position lands in
+        Chunk c = (Chunk) P_CHUNK.getAcquire(this);
+        long i = (long) P_INDEX.getAndAdd(this, 1L); // volatile RMW: claims position i
+        // release: the element is fully built for whoever reads the slot; the handshake's fence is the caller's
+        SLOT.setRelease(chunkOf(c, i).slots, (int) i & mask, e);
+    }
+
+    /** The chunk of position {@code i}, starting from {@code c} (read before {@code i} was claimed). */
+    private Chunk chunkOf(Chunk c, long i) {
+        long want = i >>> shift;
+        return c.index == want ? c : findChunk(c, want);
     }
 
     /** Producer slow path: walks forward from {@code c} to chunk {@code want}, appending if needed. */

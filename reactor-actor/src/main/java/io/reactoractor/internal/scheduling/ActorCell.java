@@ -184,16 +184,34 @@ public abstract class ActorCell extends SchedulingEntity {
     /**
      * Makes the actor runnable if it has work, is idle and not suspended. Call after adding work.
      *
+     * <p>This is the producer's half of the handshake with whoever clears {@code SCHEDULED}, lifts a
+     * suspension or drains a terminated actor (each changes the status word by CAS, then asks
+     * {@link #hasWork()}): the work added before this call must be visible to that check unless this
+     * call schedules the actor itself. So every outcome other than winning the CAS is decided on a
+     * status read that follows a full fence. The work may therefore be published with a release store
+     * (the mailbox's {@code offerRelease}): the fence orders it before the deciding read, as a
+     * volatile store would, but only when the actor is busy, suspended or terminated, and after the
+     * store's cache miss has had the first status read to overlap with. An idle actor's CAS needs no
+     * fence: winning it makes this caller the one that queues the actor, and the carrier that takes
+     * it from the run queue sees the work through the queue's ordering.
+     *
      * @return {@code false} if the actor is terminated (the caller must reject its work)
      */
     public final boolean signal() {
+        boolean fenced = false;
         for (;;) {
             int s = status;
-            if ((s & TERMINATED) != 0) {
-                tryDrain();
-                return false;
-            }
-            if ((s & SCHEDULED) != 0 || s >= SUSPEND_UNIT) {
+            if ((s & (SCHEDULED | TERMINATED)) != 0 || s >= SUSPEND_UNIT) {
+                if (!fenced) {
+                    // the store-load fence: the caller's work before the status read this decision rests on
+                    VarHandle.fullFence();
+                    fenced = true;
+                    continue;
+                }
+                if ((s & TERMINATED) != 0) {
+                    tryDrain();
+                    return false;
+                }
                 return true;
             }
             if (STATUS.compareAndSet(this, s, s | SCHEDULED)) {

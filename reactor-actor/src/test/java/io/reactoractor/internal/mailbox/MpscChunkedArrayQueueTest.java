@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -18,7 +19,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The chunked mailbox queue: single-threaded semantics across chunk boundaries, and under several
@@ -107,6 +108,26 @@ class MpscChunkedArrayQueueTest {
         assertTrue(q.isEmpty());
         assertEquals(0, q.size());
         assertThrows(NullPointerException.class, () -> q.offer(null));
+        assertThrows(NullPointerException.class, () -> q.offerRelease(null));
+        assertTrue(q.isEmpty(), "a rejected null claims no position");
+    }
+
+    /** Both offers fill one sequence of positions: mixed, they keep FIFO order across chunks. */
+    @Test
+    void offerAndOfferReleaseShareOneOrder() {
+        MpscChunkedArrayQueue<Integer> q = new MpscChunkedArrayQueue<>(2);
+        for (int i = 0; i < 11; i++) {
+            if (i % 3 == 0) {
+                q.offerRelease(i);
+            } else {
+                q.offer(i);
+            }
+        }
+        assertEquals(11, q.size());
+        for (int i = 0; i < 11; i++) {
+            assertEquals(i, q.poll());
+        }
+        assertTrue(q.isEmpty());
     }
 
     @Test
@@ -142,17 +163,19 @@ class MpscChunkedArrayQueueTest {
      * can remain), an "empty" answer means the consumer has polled everything; its counter lags its
      * polls by at most the one element between {@code poll} and the increment.
      */
-    @ParameterizedTest(name = "chunk size {0}")
-    @ValueSource(ints = {2, MpscChunkedArrayQueue.DEFAULT_CHUNK_SIZE})
+    @ParameterizedTest(name = "chunk size {0}, offerRelease {1}")
+    @CsvSource({"2, false", "2, true", "64, false", "64, true"})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void producersConsumerAndAnObserver(int chunkSize) throws Exception {
+    void producersConsumerAndAnObserver(int chunkSize, boolean release) throws Exception {
         MpscChunkedArrayQueue<long[]> q = new MpscChunkedArrayQueue<>(chunkSize);
         long total = (long) PRODUCERS * PER_PRODUCER;
         CountDownLatch start = new CountDownLatch(1);
         AtomicLong consumed = new AtomicLong();
         AtomicInteger producersDone = new AtomicInteger();
         AtomicReference<String> observerFailure = new AtomicReference<>();
-        List<Thread> producers = producers(q, start, () -> { }, producersDone::incrementAndGet);
+        // with offerRelease the observer's "every offer returned" needs the producers' fence: it is in
+        // whenDone's getAndAdd (a volatile read-modify-write), as it is in a signal
+        List<Thread> producers = producers(q, start, release, () -> { }, producersDone::incrementAndGet);
         Thread observer = new Thread(() -> {
             long emptyAnswersAfterDone = 0;
             while (consumed.get() < total || emptyAnswersAfterDone == 0) {
@@ -205,12 +228,13 @@ class MpscChunkedArrayQueueTest {
      * wake the consumer if it is idle; the consumer drains, clears the status, then asks
      * {@code isEmpty()} and parks only if it answers "empty". A wrong "empty" (or a store-load
      * reordering in the handshake) leaves the consumer parked with work waiting: a hang, which the
-     * timeout reports.
+     * timeout reports. With {@code offerRelease}, the producer's half takes a full fence between the
+     * offer and the status read, as {@code ActorCell.signal()} does.
      */
-    @ParameterizedTest(name = "chunk size {0}")
-    @ValueSource(ints = {2, MpscChunkedArrayQueue.DEFAULT_CHUNK_SIZE})
+    @ParameterizedTest(name = "chunk size {0}, offerRelease {1}")
+    @CsvSource({"2, false", "2, true", "64, false", "64, true"})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void noLostWakeUp(int chunkSize) throws Exception {
+    void noLostWakeUp(int chunkSize, boolean release) throws Exception {
         final int idle = 0;
         final int scheduled = 1;
         MpscChunkedArrayQueue<long[]> q = new MpscChunkedArrayQueue<>(chunkSize);
@@ -240,8 +264,11 @@ class MpscChunkedArrayQueueTest {
             }
         }, "consumer");
         CountDownLatch start = new CountDownLatch(1);
-        List<Thread> producers = producers(q, start, () -> {
-            // the producer's half: offer returned, then read the status
+        List<Thread> producers = producers(q, start, release, () -> {
+            // the producer's half: offer returned, then read the status (after a fence if the store was release)
+            if (release) {
+                VarHandle.fullFence();
+            }
             if (status.get() == idle && status.compareAndSet(idle, scheduled)) {
                 LockSupport.unpark(consumer);
             }
@@ -260,18 +287,18 @@ class MpscChunkedArrayQueueTest {
         assertTrue(q.isEmpty());
     }
 
-    /** Once {@code offer} returned on another thread (join: happens-before), "empty" is wrong. */
+    /** Once {@code offer} (or {@code offerRelease}) returned on another thread (join: happens-before), "empty" is wrong. */
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void isEmptyNeverHidesACompletedOffer() throws Exception {
-        for (int round = 0; round < 500; round++) {
+        for (int round = 0; round < 1000; round++) {
             MpscChunkedArrayQueue<Integer> q = new MpscChunkedArrayQueue<>(2);
             // round % 3 consumed elements put the head at every offset of a 2-slot chunk
             for (int k = 0; k < round % 3; k++) {
                 q.offer(k);
                 q.poll();
             }
-            Thread producer = new Thread(() -> q.offer(7));
+            Thread producer = new Thread(round % 2 == 0 ? () -> q.offer(7) : () -> q.offerRelease(7));
             producer.start();
             producer.join();
             assertFalse(q.isEmpty(), "round " + round);
@@ -282,10 +309,10 @@ class MpscChunkedArrayQueueTest {
 
     /**
      * {@link #PRODUCERS} unstarted threads, each offering {@code {id, i}} for i = 0 ..
-     * {@link #PER_PRODUCER} - 1 once {@code start} opens, running {@code afterEachOffer} after each
-     * offer returned and {@code whenDone} after the last.
+     * {@link #PER_PRODUCER} - 1 once {@code start} opens (with {@code offerRelease} if {@code release}),
+     * running {@code afterEachOffer} after each offer returned and {@code whenDone} after the last.
      */
-    private static List<Thread> producers(MpscChunkedArrayQueue<long[]> q, CountDownLatch start,
+    private static List<Thread> producers(MpscChunkedArrayQueue<long[]> q, CountDownLatch start, boolean release,
             Runnable afterEachOffer, Runnable whenDone) {
         List<Thread> producers = new ArrayList<>();
         for (int p = 0; p < PRODUCERS; p++) {
@@ -293,7 +320,11 @@ class MpscChunkedArrayQueueTest {
             producers.add(new Thread(() -> {
                 awaitQuietly(start);
                 for (int i = 0; i < PER_PRODUCER; i++) {
-                    q.offer(new long[] {id, i});
+                    if (release) {
+                        q.offerRelease(new long[] {id, i});
+                    } else {
+                        q.offer(new long[] {id, i});
+                    }
                     afterEachOffer.run();
                 }
                 whenDone.run();

@@ -17,10 +17,12 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * {@code MpscChunkedArrayQueueJCStress.DekkerHandshake} models the status word with a plain field): a
  * sender publishes a message and calls {@link ActorCell#signal()} while the carrier holding the actor ends
  * its turn ({@link ActorCell#releaseAfterTurn}: clear {@code SCHEDULED} by CAS, then re-check the mailbox).
- * The actor must end up scheduled, by one side or the other. The ordering that makes it so is the
- * mailbox's volatile slot store before the sender's status read ({@link MpscChunkedArrayQueue}, "The
- * Dekker handshake"). Checked for teeth: with the slot store made a release store and no fence in
- * {@code signal()}, the lost wake-up ({@code 0, 1}) shows up in 4 of the 8 quick configurations.
+ * The actor must end up scheduled, by one side or the other. The sender publishes as the actors' mailboxes
+ * do, with {@link MpscChunkedArrayQueue#offerRelease}; the ordering that makes the handshake hold is the
+ * full fence {@code signal()} takes before the status read it decides on ({@link MpscChunkedArrayQueue},
+ * "The Dekker handshake"). Checked for teeth: without that fence the lost wake-up ({@code 0, 1}) shows up
+ * in 4 of the 8 quick configurations. The other two tests are the same handshake against a resume (the
+ * actor suspended) and against a terminated actor's drain.
  */
 public final class SignalJCStress {
 
@@ -58,6 +60,23 @@ public final class SignalJCStress {
         }
     }
 
+    /** What every test here shares: the cell, a sender as an actor's mailbox sends, and what the arbiter reads. */
+    abstract static class SendState {
+        final MailboxCell cell = new MailboxCell();
+
+        /** A send: the message published with a release store, then the signal (which fences). */
+        final void send() {
+            cell.mailbox.offerRelease("m");
+            cell.signal();
+        }
+
+        /** r1: the actor is scheduled; r2: a message waits in its mailbox. */
+        final void observe(II_Result r) {
+            r.r1 = cell.isScheduled() ? 1 : 0;
+            r.r2 = cell.mailbox.isEmpty() ? 0 : 1;
+        }
+    }
+
     @JCStressTest
     @Description("a sender publishes a message and signals while the carrier holding the actor ends its turn "
             + "(clears SCHEDULED, then re-checks the mailbox): the actor must stay or become scheduled")
@@ -65,9 +84,7 @@ public final class SignalJCStress {
     @Outcome(id = "0, 1", expect = FORBIDDEN, desc = "lost wake-up: the message waits and nobody scheduled the actor")
     @Outcome(id = {"1, 0", "0, 0"}, expect = FORBIDDEN, desc = "the message vanished")
     @State
-    public static class SendVersusTurnEnd {
-        final MailboxCell cell = new MailboxCell();
-
+    public static class SendVersusTurnEnd extends SendState {
         public SendVersusTurnEnd() {
             // a carrier holds the actor, its turn running: scheduled, then taken out of the run queue (what
             // is taken with it, other states' cells, is likewise held by nobody's carrier: only the bits count)
@@ -77,8 +94,7 @@ public final class SignalJCStress {
 
         @Actor
         public void sender() {
-            cell.mailbox.offer("m");
-            cell.signal();
+            send();
         }
 
         @Actor
@@ -88,10 +104,70 @@ public final class SignalJCStress {
 
         @Arbiter
         public void arbiter(II_Result r) {
-            r.r1 = cell.isScheduled() ? 1 : 0;
-            r.r2 = cell.mailbox.isEmpty() ? 0 : 1;
+            observe(r);
             drainRunQueue(); // what the signals queued: nobody runs this engine
             cell.terminate(); // leaves its group's registry
+        }
+    }
+
+    @JCStressTest
+    @Description("a sender publishes a message and signals while another thread lifts the actor's only "
+            + "suspension (CAS, then re-checks the mailbox): the actor must become scheduled")
+    @Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "scheduled, the message waiting for its turn")
+    @Outcome(id = "0, 1", expect = FORBIDDEN, desc = "lost wake-up: resumed with a message and not scheduled")
+    @Outcome(id = {"1, 0", "0, 0"}, expect = FORBIDDEN, desc = "the message vanished")
+    @State
+    public static class SendVersusResume extends SendState {
+        public SendVersusResume() {
+            cell.suspend(); // idle and suspended: a signal leaves it alone, the resume must schedule it
+        }
+
+        @Actor
+        public void sender() {
+            send();
+        }
+
+        @Actor
+        public void resumer() {
+            cell.resume();
+        }
+
+        @Arbiter
+        public void arbiter(II_Result r) {
+            observe(r);
+            drainRunQueue();
+            cell.terminate();
+        }
+    }
+
+    @JCStressTest
+    @Description("a sender publishes a message and signals while the carrier holding a terminated actor ends "
+            + "its turn (clears SCHEDULED, then drains): the message is drained by one side or the other")
+    @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "drained, by the turn's end or by the sender's signal")
+    @Outcome(id = "0, 1", expect = FORBIDDEN, desc = "stranded: a terminated actor keeps a message nobody drains")
+    @Outcome(id = {"1, 0", "1, 1"}, expect = FORBIDDEN, desc = "a terminated actor left scheduled")
+    @State
+    public static class SendVersusTerminatedTurnEnd extends SendState {
+        public SendVersusTerminatedTurnEnd() {
+            // a carrier holds the actor (scheduled, out of the run queue) when it is terminated: the holder drains
+            cell.signal();
+            drainRunQueue();
+            cell.terminate();
+        }
+
+        @Actor
+        public void sender() {
+            send();
+        }
+
+        @Actor
+        public void turnEnds() {
+            cell.releaseAfterTurn();
+        }
+
+        @Arbiter
+        public void arbiter(II_Result r) {
+            observe(r);
         }
     }
 
