@@ -41,9 +41,9 @@ import java.util.Objects;
  * Each access below is tagged in the code with its mode; the reasons:
  * <ul>
  *   <li><b>No half-built element.</b> The element is fully constructed by the producer before it
- *       is stored into its slot with a volatile store (at least release); {@link #poll()} and
- *       {@link #peek()} read the slot with acquire, so everything the producer wrote before
- *       {@code offer} is visible to whoever gets the element. A chunk is published by the CAS that
+ *       is stored into its slot with a release store ({@link #offerRelease}) or a volatile one
+ *       ({@link #offer}); {@link #poll()} and {@link #peek()} read the slot with acquire, so
+ *       everything the producer wrote before the offer is visible to whoever gets the element. A chunk is published by the CAS that
  *       links it (volatile) and read through acquire loads; its {@code index} and {@code slots}
  *       are final.</li>
  *   <li><b>Claimed but not yet written.</b> Between a producer's {@code getAndAdd} and its slot
@@ -55,8 +55,8 @@ import java.util.Objects;
  *       polls its element and every element behind it.</li>
  *   <li><b>The Dekker handshake with the status word.</b> The actor protocol is, producer:
  *       publish the element, then read the actor's status word; consumer: CAS-clear
- *       {@code SCHEDULED}, then ask {@link #isEmpty()}. The slot store is <em>volatile</em>, not
- *       just release, and every load in {@link #isEmpty()} is volatile, so all of these accesses are
+ *       {@code SCHEDULED}, then ask {@link #isEmpty()}. With {@link #offer} the slot store is
+ *       <em>volatile</em>, not just release, and every load in {@link #isEmpty()} is volatile, so all of these accesses are
  *       in the single total synchronization order. If the producer's status read saw
  *       {@code SCHEDULED} still set, it comes before the consumer's CAS in that order, hence the
  *       producer's slot store comes before every load of {@code isEmpty()}, and a volatile load
@@ -70,16 +70,26 @@ import java.util.Objects;
  *       may need the next chunk; the producer that linked it did so with a CAS before its slot
  *       store, and a producer that found it linked read {@code next} with a volatile load, so the
  *       same order argument makes the link visible too.
- *       <br>{@link #offerRelease} moves the store-load fence out of the queue: its slot store is a
- *       release store, and the producer must put a full fence ({@link VarHandle#fullFence()}) between
- *       it and its status read, or decide on a volatile read-modify-write of the status word (a CAS
- *       that wins makes the producer the one who schedules the actor, so nobody else's check needs
- *       the element). The fence then plays the slot store's part above: a producer's fence precedes
- *       its status read, so if that read saw {@code SCHEDULED} still set, the fence precedes the
- *       consumer's CAS and its loads in the total order, and a load ordered after a fence sees the
- *       stores sequenced before it. The gain is that the slot's cache-line miss overlaps the status
- *       read instead of stalling the producer at the store; {@code ActorCell.signal()} is the
- *       producer's side.</li>
+ *       <br><b>With {@link #offerRelease}</b> the store-load fence moves out of the queue: the slot
+ *       store is a release store, and the producer must put a full fence
+ *       ({@link VarHandle#fullFence()}) between it and the status read it decides on, or decide by
+ *       winning a CAS of the status word. This argument rests on the fence semantics the
+ *       {@code VarHandle} documentation adopts from C++11 (a {@code fullFence} is a sequentially
+ *       consistent fence), not on JLS chapter 17, which models neither fences nor release stores.
+ *       The fence plays the volatile slot store's part above: it precedes the producer's status
+ *       read, so if that read saw {@code SCHEDULED} still set, the fence precedes the consumer's CAS
+ *       and the volatile loads of {@code isEmpty()} that follow it in the total order, and a
+ *       <em>volatile</em> load after a fence in that order sees the stores sequenced before the
+ *       fence (the acquire loads of {@link #poll()} get no such promise; the handshake's checks all go
+ *       through {@code isEmpty()}). Case (b) for a slower {@code offerRelease} producer: if the
+ *       consumer's volatile load missed its store, that producer's fence comes after the load, so its
+ *       status read comes after the consumer's CAS and sees {@code SCHEDULED} cleared. A producer
+ *       that wins the CAS instead needs no fence: its CAS is a volatile write after its slot store,
+ *       and every later party that checks the mailbox (the carrier that takes the actor from the run
+ *       queue, a resumer, a terminating or draining thread) first touches the status word by a CAS
+ *       later in the order, so the slot store happens-before its check. The gain is that the slot's
+ *       cache-line miss overlaps the status read instead of stalling the producer at the store;
+ *       {@code ActorCell.signal()} is the producer's side.</li>
  *   <li><b>{@link #isEmpty()} from any thread.</b> It reads {@code consumerIndex}, then
  *       {@code consumerChunk}, then the head slot, then {@code consumerIndex} again. The consumer
  *       stores the next {@code consumerIndex} (release) <em>before</em> it clears the polled slot

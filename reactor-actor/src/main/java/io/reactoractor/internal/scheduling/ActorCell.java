@@ -192,8 +192,11 @@ public abstract class ActorCell extends SchedulingEntity {
      * (the mailbox's {@code offerRelease}): the fence orders it before the deciding read, as a
      * volatile store would, but only when the actor is busy, suspended or terminated, and after the
      * store's cache miss has had the first status read to overlap with. An idle actor's CAS needs no
-     * fence: winning it makes this caller the one that queues the actor, and the carrier that takes
-     * it from the run queue sees the work through the queue's ordering.
+     * fence: it is a volatile write after the work was published, and whoever checks the work later
+     * (the carrier that takes the actor from the run queue, a resumer, a terminating or draining
+     * thread) first changes the status word by a CAS later in the order, so the work happens-before
+     * its check. The argument in full, with its basis (the C++11-style fence semantics of
+     * {@code VarHandle}), is beside the mailbox queue ({@code MpscChunkedArrayQueue}).
      *
      * @return {@code false} if the actor is terminated (the caller must reject its work)
      */

@@ -173,8 +173,8 @@ class MpscChunkedArrayQueueTest {
         AtomicLong consumed = new AtomicLong();
         AtomicInteger producersDone = new AtomicInteger();
         AtomicReference<String> observerFailure = new AtomicReference<>();
-        // with offerRelease the observer's "every offer returned" needs the producers' fence: it is in
-        // whenDone's getAndAdd (a volatile read-modify-write), as it is in a signal
+        // with offerRelease too, the observer's "every offer returned" is a happens-before edge: each
+        // producer's last offer, then its incrementAndGet, which the observer's volatile read sees
         List<Thread> producers = producers(q, start, release, () -> { }, producersDone::incrementAndGet);
         Thread observer = new Thread(() -> {
             long emptyAnswersAfterDone = 0;

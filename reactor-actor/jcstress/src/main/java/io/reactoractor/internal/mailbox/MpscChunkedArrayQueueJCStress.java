@@ -4,6 +4,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.openjdk.jcstress.annotations.Actor;
@@ -56,6 +57,17 @@ public final class MpscChunkedArrayQueueJCStress {
         return rest;
     }
 
+    /** The status word of the handshake tests and the consumer's half: write it, then ask isEmpty(). */
+    abstract static class HandshakeState {
+        final MpscChunkedArrayQueue<Object> q = queueAtNextStart();
+        volatile int status;
+
+        final void consume(II_Result r) {
+            status = 1;
+            r.r2 = q.isEmpty() ? 1 : 0;
+        }
+    }
+
     @JCStressTest
     @Description("the actor protocol's Dekker handshake: producer offers, then reads the status word; "
             + "consumer writes the status word, then asks isEmpty()")
@@ -65,10 +77,7 @@ public final class MpscChunkedArrayQueueJCStress {
     @Outcome(id = "0, 1", expect = FORBIDDEN,
             desc = "both missed: the producer would not schedule the actor, the consumer would go idle")
     @State
-    public static class DekkerHandshake {
-        final MpscChunkedArrayQueue<Object> q = queueAtNextStart();
-        volatile int status;
-
+    public static class DekkerHandshake extends HandshakeState {
         @Actor
         public void producer(II_Result r) {
             q.offer("m");
@@ -77,8 +86,30 @@ public final class MpscChunkedArrayQueueJCStress {
 
         @Actor
         public void consumer(II_Result r) {
-            status = 1;
-            r.r2 = q.isEmpty() ? 1 : 0;
+            consume(r);
+        }
+    }
+
+    @JCStressTest
+    @Description("the same handshake as the actors' mailboxes run it: offerRelease, then a full fence (what "
+            + "ActorCell.signal() takes), then the status read; also across a chunk boundary (the link)")
+    @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "producer first: the consumer sees the element")
+    @Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "consumer first: the producer sees the new status")
+    @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "interleaved: both see each other")
+    @Outcome(id = "0, 1", expect = FORBIDDEN,
+            desc = "both missed: the producer would not schedule the actor, the consumer would go idle")
+    @State
+    public static class DekkerHandshakeWithOfferRelease extends HandshakeState {
+        @Actor
+        public void producer(II_Result r) {
+            q.offerRelease("m");
+            VarHandle.fullFence();
+            r.r1 = status;
+        }
+
+        @Actor
+        public void consumer(II_Result r) {
+            consume(r);
         }
     }
 
@@ -88,25 +119,21 @@ public final class MpscChunkedArrayQueueJCStress {
         int b;
     }
 
-    @JCStressTest
-    @Description("poll() of an element that opens a new chunk sees it whole, and nothing is lost")
-    @Outcome(id = "1, 2, 1", expect = ACCEPTABLE, desc = "polled by the consumer, fully built")
-    @Outcome(id = "-1, -1, 1", expect = ACCEPTABLE, desc = "not there yet: left for a later poll")
-    @Outcome(expect = FORBIDDEN, desc = "a half-built element, a lost one or a duplicate")
-    @State
-    public static class PollSeesWholeElementAcrossChunks {
-        final MpscChunkedArrayQueue<Object> q = queueAt(2); // head: slot 0 of chunk 1, not linked yet
+    /**
+     * A queue whose head is slot 0 of chunk 1, not linked yet, and the consumer's and the arbiter's halves
+     * of the whole-element tests; the producer's half is the test's, with either offer.
+     */
+    abstract static class WholeElementState {
+        final MpscChunkedArrayQueue<Object> q = queueAt(2);
 
-        @Actor
-        public void producer() {
+        static Message built() {
             Message m = new Message();
             m.a = 1;
             m.b = 2;
-            q.offer(m);
+            return m;
         }
 
-        @Actor
-        public void consumer(III_Result r) {
+        final void consume(III_Result r) {
             Message m = (Message) q.poll();
             r.r1 = m == null ? -1 : m.a;
             r.r2 = m == null ? -1 : m.b;
@@ -114,14 +141,59 @@ public final class MpscChunkedArrayQueueJCStress {
         }
 
         /** After both: the element must be polled exactly once in all. */
-        @Arbiter
-        public void arbiter(III_Result r) {
+        final void check(III_Result r) {
             if (q.poll() != null) {
                 r.r3++;
             }
             if (q.poll() != null || !q.isEmpty()) {
                 r.r3 += 10;
             }
+        }
+    }
+
+    @JCStressTest
+    @Description("poll() of an element that opens a new chunk sees it whole, and nothing is lost")
+    @Outcome(id = "1, 2, 1", expect = ACCEPTABLE, desc = "polled by the consumer, fully built")
+    @Outcome(id = "-1, -1, 1", expect = ACCEPTABLE, desc = "not there yet: left for a later poll")
+    @Outcome(expect = FORBIDDEN, desc = "a half-built element, a lost one or a duplicate")
+    @State
+    public static class PollSeesWholeElementAcrossChunks extends WholeElementState {
+        @Actor
+        public void producer() {
+            q.offer(built());
+        }
+
+        @Actor
+        public void consumer(III_Result r) {
+            consume(r);
+        }
+
+        @Arbiter
+        public void arbiter(III_Result r) {
+            check(r);
+        }
+    }
+
+    @JCStressTest
+    @Description("the same with offerRelease (the actors' mailboxes): a release store publishes the element whole")
+    @Outcome(id = "1, 2, 1", expect = ACCEPTABLE, desc = "polled by the consumer, fully built")
+    @Outcome(id = "-1, -1, 1", expect = ACCEPTABLE, desc = "not there yet: left for a later poll")
+    @Outcome(expect = FORBIDDEN, desc = "a half-built element, a lost one or a duplicate")
+    @State
+    public static class PollSeesWholeElementAcrossChunksWithOfferRelease extends WholeElementState {
+        @Actor
+        public void producer() {
+            q.offerRelease(built());
+        }
+
+        @Actor
+        public void consumer(III_Result r) {
+            consume(r);
+        }
+
+        @Arbiter
+        public void arbiter(III_Result r) {
+            check(r);
         }
     }
 
