@@ -109,7 +109,9 @@ class MpscChunkedArrayQueueTest {
         assertEquals(0, q.size());
         assertThrows(NullPointerException.class, () -> q.offer(null));
         assertThrows(NullPointerException.class, () -> q.offerRelease(null));
-        assertTrue(q.isEmpty(), "a rejected null claims no position");
+        assertTrue(q.isEmpty());
+        // size() counts claimed positions (isEmpty() alone would also answer "empty" for a claimed, unwritten one)
+        assertEquals(0, q.size(), "a rejected null claims no position");
     }
 
     /** Both offers fill one sequence of positions: mixed, they keep FIFO order across chunks. */
