@@ -37,12 +37,14 @@ final class OutboundPort<O> implements Subscription {
 
 
     private static final VarHandle SUBSCRIBER_SLOT;
+    private static final VarHandle DOWNSTREAM;
     private static final VarHandle REQUESTED;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             SUBSCRIBER_SLOT = l.findVarHandle(OutboundPort.class, "subscriberSlot", Subscriber.class);
+            DOWNSTREAM = l.findVarHandle(OutboundPort.class, "downstream", Subscriber.class);
             REQUESTED = l.findVarHandle(OutboundPort.class, "requested", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -55,6 +57,12 @@ final class OutboundPort<O> implements Subscription {
     @SuppressWarnings("unused") // through SUBSCRIBER_SLOT
     private volatile Subscriber<? super O> subscriberSlot;
     volatile Subscriber<? super O> downstream;
+    /**
+     * How the actor ended, for a subscriber whose {@code subscribe} raced {@link #terminate} (see there):
+     * written before the slot's {@code getAndSet}, read after a volatile read that saw its sentinel.
+     */
+    private Throwable terminalError;
+    private boolean terminalSignalled;
     /**
      * The subscriber's Reactor context (its {@code doOnDiscard} hook), kept past termination when the
      * subscriber itself is forgotten (rule 3.13): messages the actor drops are discarded through it.
@@ -97,7 +105,20 @@ final class OutboundPort<O> implements Subscription {
             discardContext = cs.currentContext();
         }
         s.onSubscribe(this);
-        downstream = s;
+        downstream = s; // volatile: then the slot's read below (the handshake with terminate)
+        if (subscriberSlot == TerminatedSubscriber.instance() && DOWNSTREAM.compareAndSet(this, s, null)) {
+            // the actor terminated between our slot CAS and now, and its terminate found no downstream yet:
+            // the terminal signal is ours to deliver (terminate took it instead if its getAndSet came first)
+            Throwable e = terminalError;
+            if (e != null) {
+                s.onError(e);
+            } else if (terminalSignalled) {
+                s.onComplete();
+            } else {
+                s.onError(new IllegalStateException("Actor " + loop.path() + " is terminated"));
+            }
+            return;
+        }
         loop.wake();
     }
 
@@ -142,12 +163,25 @@ final class OutboundPort<O> implements Subscription {
         }
     }
 
-    /** Drops the downstream and the buffer, then signals it if asked ({@link ActorTurnLoop}'s terminate). */
+    /**
+     * Drops the downstream and the buffer, then signals it if asked ({@link ActorTurnLoop}'s terminate).
+     *
+     * <p>A {@link #subscribe} may race it: the subscriber won the slot's CAS, and has not published itself
+     * as {@code downstream} yet (its {@code onSubscribe} may still be running, and no signal may precede
+     * it). Both sides write, then read the other's field: the subscriber publishes {@code downstream}
+     * (volatile), then reads the slot; this method swaps the sentinel into the slot, then takes
+     * {@code downstream} by {@code getAndSet}. In the total order of these accesses either this method
+     * takes the subscriber (and signals it here), or the subscriber sees the sentinel and takes itself
+     * back from {@code downstream} by CAS and signals itself with {@link #terminalError}; the CAS and the
+     * {@code getAndSet} on one field let exactly one of them have it.
+     */
     void terminate(Throwable error, boolean signal) {
-        Subscriber<? super O> d = downstream;
-        downstream = null;
+        terminalError = error;
+        terminalSignalled = signal;
         // rule 3.13: drop the reference to the subscriber; the sentinel keeps rejecting later subscribers
-        SUBSCRIBER_SLOT.setVolatile(this, TerminatedSubscriber.instance()); // rule 3.13: forget the subscriber
+        SUBSCRIBER_SLOT.getAndSet(this, TerminatedSubscriber.instance()); // volatile RMW: publishes the two above
+        @SuppressWarnings("unchecked")
+        Subscriber<? super O> d = (Subscriber<? super O>) DOWNSTREAM.getAndSet(this, (Subscriber<? super O>) null);
         outBuffer = null;
         outBuffered = 0;
         if (signal && d != null) {

@@ -212,6 +212,30 @@ class ActorTerminationEdgesTest {
         StepVerifier.create(Flux.from(a)).expectNext(1).verifyComplete();
     }
 
+    /**
+     * A subscriber that subscribes while the actor's disposal is being drained (the actor still had a turn
+     * running when disposed): its slot CAS may win before the drain closes the slot, and before its
+     * {@code onSubscribe} returned. It must still get {@code onError(CancellationException)}, exactly once;
+     * the drain used to read no downstream and close the slot over it, leaving it hanging (about 2 % of
+     * these iterations). Repeated, because the race window is a few instructions wide.
+     */
+    @Test
+    void aSubscriberRacingTheDisposalDrainGetsTheCancellation() {
+        for (int i = 0; i < 2_000; i++) {
+            Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+            a.tell(1);
+            a.tell(2);
+            a.dispose();
+            int round = i;
+            StepVerifier.create(Flux.from(a))
+                    .expectError(java.util.concurrent.CancellationException.class)
+                    .verifyThenAssertThat(Duration.ofSeconds(5))
+                    .hasNotDroppedErrors()
+                    .hasNotDroppedElements();
+            assertTrue(a.isDisposed(), "round " + round);
+        }
+    }
+
     @Test
     void disposeReleasesAnActorThatNeverGotASubscriber() {
         int before = scheduler.stats().actors();
