@@ -32,6 +32,14 @@ import reactor.core.scheduler.Scheduler;
  * <pre>
  *   state    | event                                   | next
  *   ---------+-----------------------------------------+------------------------------------------------
+ *   OPEN     | idle for the scheduler's idle timeout   | RETIRED: out of the registries (groups(), stats,
+ *            | (no actor but idle lanes, nothing queued| meters removed); its lanes stay with it, idle
+ *            | or delayed, no turn), or idle when a    |
+ *            | group is registered at maxGroups        |
+ *   RETIRED  | schedule*, createWorker, an actor       | OPEN: registered again with its virtual time and
+ *            | created in it, or group(name, weight)   | statistics (fails only at maxGroups busy groups)
+ *   RETIRED  | no reference left                       | collected; group(name, ..) then creates a new one
+ *   RETIRED  | dispose()                               | DISPOSED
  *   OPEN     | dispose()                               | DISPOSED: every actor of the group terminated
  *            |                                         | (pending tasks cancelled; a running one finishes)
  *   OPEN     | disposeGracefully() subscribed          | CLOSING: new tasks rejected, periodic tasks
@@ -47,6 +55,15 @@ import reactor.core.scheduler.Scheduler;
  * it), so disposing it, forcibly or gracefully, disposes the scheduler the same way.
  * Groups are created, and looked up, by
  * {@link ActorScheduler#group(String, int)}; after disposal that call creates a new group.
+ *
+ * <p>Retirement is invisible to the group's users: a task that races it runs (at worst uncounted by the
+ * group's meters until the next use re-attaches it), and a retired group is the same object when it
+ * comes back, so a name never has two groups at once. The races are settled by two handshakes, each a
+ * volatile write followed by a volatile read on both sides: an actor created in the group raises the
+ * group's actor count and then reads its retirement mark, which the retirement writes before it counts
+ * the actors ({@code SchedulingGroup.register}); a task submitted to a lane is published by the lane's
+ * signal and then {@link #retired} is read, which the retirement writes before it checks that the
+ * lanes are still idle ({@link #retireLocked}).
  */
 public final class ActorGroup implements Scheduler, Scannable {
 
@@ -59,6 +76,7 @@ public final class ActorGroup implements Scheduler, Scannable {
 
             @Override
             public SchedulingGroup schedulingGroup(ActorGroup group) {
+                group.ensureAttached(); // an actor is about to be created in it
                 return group.group;
             }
         });
@@ -79,6 +97,18 @@ public final class ActorGroup implements Scheduler, Scannable {
     private final reactor.core.publisher.Sinks.Empty<Void> onTerminated = reactor.core.publisher.Sinks.empty();
     /** While closing gracefully: the subscription that disposes the group if the scheduler terminates first. */
     private volatile Disposable engineWatch;
+    /**
+     * Retired: out of the scheduler's registries (see the lifecycle). Written under the scheduler's group
+     * lock; read twice on every submission ({@link #ensureAttached}).
+     */
+    private volatile boolean retired;
+    /** What an actor registering in the retired group runs (see {@code SchedulingGroup.register}). */
+    private final Runnable reattachOnRegistration = () -> scheduler().reattach(this);
+    /** The retirement sweep's record, under the scheduler's group lock: idle since (or {@link #ACTIVE}). */
+    private long idleSince = ACTIVE;
+    /** The group's turns when the sweep last looked: a change means it ran in between. */
+    private long turnsSeen = -1;
+    private static final long ACTIVE = Long.MIN_VALUE;
 
     ActorGroup(ActorScheduler scheduler, SchedulerEngine engine, SchedulingGroup group) {
         this.scheduler = scheduler;
@@ -114,6 +144,7 @@ public final class ActorGroup implements Scheduler, Scannable {
 
     @Override
     public ActorWorker createWorker() {
+        ensureAttached();
         ActorWorker w = new ActorWorker(this, engine, group.name() + "/worker-" + workerSeq.incrementAndGet());
         if (isDisposed()) {
             w.dispose(); // Reactor's convention: a worker of a disposed scheduler rejects its tasks
@@ -190,7 +221,10 @@ public final class ActorGroup implements Scheduler, Scannable {
         if (disposed) {
             throw engine.reject();
         }
-        return lane().schedule(task);
+        ensureAttached();
+        Disposable d = lane().schedule(task);
+        ensureAttached(); // the second read of the handshake
+        return d;
     }
 
     @Override
@@ -199,7 +233,10 @@ public final class ActorGroup implements Scheduler, Scannable {
         if (disposed) {
             throw engine.reject();
         }
-        return lane().schedule(task, delay, unit);
+        ensureAttached();
+        Disposable d = lane().schedule(task, delay, unit);
+        ensureAttached(); // the second read of the handshake
+        return d;
     }
 
     @Override
@@ -208,7 +245,131 @@ public final class ActorGroup implements Scheduler, Scannable {
         if (disposed) {
             throw engine.reject();
         }
-        return lane().schedulePeriodically(task, initialDelay, period, unit);
+        ensureAttached();
+        Disposable d = lane().schedulePeriodically(task, initialDelay, period, unit);
+        ensureAttached(); // the second read of the handshake
+        return d;
+    }
+
+    /**
+     * A retired group is registered again. Called before a submission or an actor's creation, and again
+     * after a submission to a lane: the task was published by the lane's signal (a volatile write, or a
+     * fence), so either a retirement that started meanwhile sees the lane busy and is undone, or the read
+     * after the submission sees it and re-attaches the group (see {@link #retireLocked}).
+     */
+    private void ensureAttached() {
+        if (retired) {
+            scheduler.reattach(this);
+        }
+    }
+
+    /** @return whether the group is retired (see the lifecycle) */
+    boolean isRetired() {
+        return retired;
+    }
+
+    /**
+     * Whether the group may be retired now: open, no actor but its lanes, every lane idle (no task
+     * queued or delayed, not scheduled). Racy reads, settled by {@link #retireLocked}'s handshakes.
+     */
+    boolean idleNow() {
+        if (disposed || terminated || retired || !workers.isEmpty()) {
+            return false;
+        }
+        int n = 0;
+        for (ActorWorker lane : lanes) {
+            if (lane != null) {
+                if (!lane.cell().isIdle()) {
+                    return false;
+                }
+                n++;
+            }
+        }
+        return group.actors() == n;
+    }
+
+    /**
+     * The scheduler's retirement sweep (its group lock held): retires the group once it has been idle,
+     * with no turn run, for {@code timeoutNanos}.
+     */
+    void sweepLocked(long now, long timeoutNanos) {
+        long turns = group.turns();
+        if (!idleNow() || turns != turnsSeen) {
+            turnsSeen = turns;
+            idleSince = idleNow() ? now : ACTIVE;
+            return;
+        }
+        if (idleSince == ACTIVE) {
+            idleSince = now;
+        } else if (now - idleSince >= timeoutNanos) {
+            retireLocked(now);
+        }
+    }
+
+    /**
+     * Retires the group if it is idle (the scheduler's group lock held): the lanes leave the counts, the
+     * group leaves the registries (its meters are removed), {@link #retired} is set.
+     *
+     * <p>Two handshakes make it safe against concurrent use (see the class comment):
+     * <ol>
+     *   <li>{@code SchedulingGroup.tryRetire} writes the retirement mark, then checks that the group's
+     *       actors are exactly its lanes: an actor created concurrently is either counted there (the
+     *       retirement is undone) or sees the mark and re-attaches the group, waiting for this lock.</li>
+     *   <li>{@link #retired} is written, then the lanes are checked idle again: a task submitted
+     *       concurrently is either seen there (the group is re-attached at once) or the submitter reads
+     *       {@code retired} after its signal and re-attaches the group ({@link #ensureAttached}).</li>
+     * </ol>
+     *
+     * @return whether it retired
+     */
+    boolean retireLocked(long now) {
+        if (!idleNow()) {
+            return false;
+        }
+        ActorWorker[] ls = lanes.clone();
+        int n = 0;
+        for (ActorWorker lane : ls) {
+            n += lane != null ? 1 : 0;
+        }
+        if (!group.tryRetire(reattachOnRegistration, n)) {
+            return false;
+        }
+        if (!workers.isEmpty()) {
+            group.attached();
+            return false;
+        }
+        for (ActorWorker lane : ls) {
+            if (lane != null) {
+                lane.cell().detachFromGroup();
+            }
+        }
+        engine.removeGroup(group);
+        retired = true;
+        scheduler.retiredLocked(this);
+        for (ActorWorker lane : ls) {
+            if (lane != null && !lane.cell().isIdle()) {
+                scheduler.reattach(this); // a task raced the retirement: it stays registered
+                return false;
+            }
+        }
+        idleSince = ACTIVE;
+        return true;
+    }
+
+    /** Registers the retired group again (the scheduler's group lock held; the scheduler's map is its part). */
+    void reattachLocked() {
+        group.attached();
+        engine.reattachGroup(group);
+        // not under the lanes' lock: a lane created meanwhile holds it while it registers, and may wait for
+        // the scheduler's group lock (held here) to re-attach the group; such a lane counted itself in
+        for (ActorWorker lane : lanes) {
+            if (lane != null) {
+                lane.cell().reattachToGroup();
+            }
+        }
+        retired = false;
+        idleSince = ACTIVE;
+        turnsSeen = -1;
     }
 
     /** @return the CPU time used by this group's actors so far, in nanoseconds */
@@ -221,7 +382,10 @@ public final class ActorGroup implements Scheduler, Scannable {
         return group.turns();
     }
 
-    /** @return the number of live actors (workers and lanes) in this group */
+    /**
+     * @return the number of live actors (workers, lanes, library actors) in this group; a retired group
+     *         counts none (its idle lanes are out of the counts until it is re-attached)
+     */
     public int actors() {
         return group.actors();
     }

@@ -1,9 +1,13 @@
 package io.reactoractor;
 
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -13,6 +17,7 @@ import io.reactoractor.internal.scheduling.SchedulerEngine;
 import io.reactoractor.internal.metrics.MetricsBinding;
 import io.reactoractor.internal.scheduling.SchedulerMetrics;
 import io.reactoractor.internal.scheduling.SchedulingGroup;
+import io.reactoractor.internal.scheduling.TimerEntry;
 import reactor.core.Disposable;
 import reactor.core.Scannable;
 import reactor.core.publisher.Mono;
@@ -32,6 +37,14 @@ import reactor.core.scheduler.Scheduler;
  * <p>Actors can be grouped ({@link #group(String, int)}): CPU is shared fairly between groups first,
  * then between the actors of a group. Workers can be {@link ActorWorker#suspend() suspended} and
  * resumed. Threads are named after the scheduler and are {@link reactor.core.scheduler.NonBlocking}.
+ *
+ * <p>Group names may come from clients (a tenant id), so the registry of groups is bounded: a group
+ * idle for {@linkplain Builder#groupIdleTimeout the idle timeout} (no actor but idle lanes, no task
+ * queued or delayed, no turn run) is <em>retired</em> from the registries and its meters are removed;
+ * the application's reference to it stays valid and re-attaches it on its next use, as does
+ * {@code group(name, ..)}. At most {@linkplain Builder#maxGroups maxGroups} groups are registered at
+ * once; creating one more first retires the groups idle at that moment, then fails with
+ * {@link RejectedExecutionException} if none was. See {@link ActorGroup} for the lifecycle.
  *
  * <p>What no scheduler can do: the JVM cannot preempt a running task. A task that blocks, or a
  * {@code publishOn} drain loop that never returns while items keep arriving, holds its thread; the
@@ -71,14 +84,46 @@ public final class ActorScheduler implements Scheduler, Scannable {
     private final SchedulerEngine engine;
     private final Ordering ordering;
     private final ActorMetrics metrics;
+    /** The registered (live) groups: looked up without a lock; changed under {@link #groupLock}. */
     private final ConcurrentHashMap<String, ActorGroup> groups = new ConcurrentHashMap<>();
+    /**
+     * Guards every change of a group's registration: creation, retirement, re-attachment and the
+     * removal of a disposed group, and {@link #retired}. Taken rarely (once per group per idle period),
+     * never on a task's path.
+     */
+    final Object groupLock = new Object();
+    /**
+     * Retired groups, by name, held weakly: a retired group the application still references is found
+     * (and re-attached) by {@code group(name, ..)}, so a name never has two groups at once; one nobody
+     * references is collected, and its entry expunged. Guarded by {@link #groupLock}.
+     */
+    private final HashMap<String, RetiredGroup> retired = new HashMap<>();
+    private final ReferenceQueue<ActorGroup> collected = new ReferenceQueue<>();
+    private final long groupIdleTimeoutNanos;
+    private final int maxGroups;
     private final ActorGroup defaultGroup;
 
-    private ActorScheduler(SchedulerEngine engine, Ordering ordering, ActorMetrics metrics) {
+    private ActorScheduler(SchedulerEngine engine, Ordering ordering, ActorMetrics metrics,
+            long groupIdleTimeoutNanos, int maxGroups) {
         this.metrics = metrics;
         this.engine = engine;
         this.ordering = ordering;
+        this.groupIdleTimeoutNanos = groupIdleTimeoutNanos;
+        this.maxGroups = maxGroups;
         this.defaultGroup = group(DEFAULT_GROUP, 1);
+        if (groupIdleTimeoutNanos > 0) {
+            new RetirementSweep().arm();
+        }
+    }
+
+    /** A retired group's entry in {@link #retired}. */
+    private static final class RetiredGroup extends WeakReference<ActorGroup> {
+        final String name;
+
+        RetiredGroup(ActorGroup g, ReferenceQueue<ActorGroup> q) {
+            super(g, q);
+            this.name = g.name();
+        }
     }
 
     /**
@@ -118,37 +163,164 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
     /**
      * Returns the group named {@code name}, creating it with {@code weight} on first use. A larger
-     * weight gets a proportionally larger CPU share when groups compete. A disposed group leaves the
-     * scheduler's registries (and its meters are removed), so the same name then creates a new group.
+     * weight gets a proportionally larger CPU share when groups compete. While a group of that name
+     * exists, this returns that same object: registered, or retired after an idle period and still
+     * referenced by the application (it is then re-attached). A disposed group leaves the scheduler's
+     * registries (and its meters are removed), so the same name then creates a new group; so does the
+     * name of a retired group nobody references any more.
      *
      * @param name   the group's name: not empty, at most 128 characters, no {@code '/'}
      * @param weight the weight, at least 1
      * @return the group, a {@link Scheduler} whose workers all belong to it
-     * @throws IllegalArgumentException if the name or weight is invalid, or the group exists with another weight
+     * @throws IllegalArgumentException   if the name or weight is invalid, or the group exists with
+     *                                    another weight
+     * @throws RejectedExecutionException if the group would be one more than {@link Builder#maxGroups}
+     *                                    registered groups and none of those is idle
      */
     public ActorGroup group(String name, int weight) {
         validateGroupName(name);
         if (weight < 1) {
             throw new IllegalArgumentException("weight must be >= 1 but was " + weight);
         }
-        ActorGroup g;
-        for (;;) {
-            g = groups.get(name);
-            if (g == null) {
-                SchedulingGroup sg = engine.group(name, weight);
-                g = groups.computeIfAbsent(name, n -> new ActorGroup(this, engine, sg));
+        ActorGroup g = groups.get(name);
+        if (g == null || g.isTerminated()) {
+            synchronized (groupLock) {
+                g = lookupOrCreateLocked(name, weight);
             }
-            if (!g.isTerminated()) {
-                break;
-            }
-            // a disposed group is forgotten (its dispose does the same); its name starts a new group
-            forget(g);
         }
         if (g.weight() != weight) {
             throw new IllegalArgumentException("weight: group '" + name + "' already exists with weight "
                     + g.weight() + ", cannot use weight " + weight);
         }
         return g;
+    }
+
+    private ActorGroup lookupOrCreateLocked(String name, int weight) {
+        expungeCollectedLocked();
+        ActorGroup g = groups.get(name);
+        if (g != null && g.isTerminated()) {
+            forgetLocked(g); // a disposed group is forgotten (its dispose does the same): the name starts anew
+            g = null;
+        }
+        if (g != null) {
+            return g;
+        }
+        RetiredGroup r = retired.get(name);
+        ActorGroup old = r != null ? r.get() : null;
+        if (old != null && !old.isTerminated()) {
+            if (old.weight() != weight) {
+                return old; // the caller reports the weight, and the group stays retired
+            }
+            reattachLocked(old);
+            return old;
+        }
+        makeRoomLocked(name);
+        SchedulingGroup sg = engine.group(name, weight);
+        g = new ActorGroup(this, engine, sg);
+        groups.put(name, g);
+        return g;
+    }
+
+    /**
+     * Before a group is registered: if {@link Builder#maxGroups} are, retires those idle now (their idle
+     * timeout not waited for), and fails if none was.
+     */
+    private void makeRoomLocked(String name) {
+        if (groups.size() < maxGroups) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (ActorGroup g : groups.values()) {
+            if (g != defaultGroup && g.idleNow()) {
+                g.retireLocked(now);
+            }
+        }
+        if (groups.size() >= maxGroups) {
+            throw new RejectedExecutionException("cannot register group '" + name + "' in scheduler '" + name()
+                    + "': " + groups.size() + " groups are registered and busy, the maximum (maxGroups = "
+                    + maxGroups + "); idle groups are retired to make room");
+        }
+    }
+
+    /**
+     * Re-attaches a retired group in use again (its schedule, createWorker, or an actor created in it).
+     *
+     * @throws RejectedExecutionException if {@link Builder#maxGroups} groups are registered and busy
+     */
+    void reattach(ActorGroup g) {
+        synchronized (groupLock) {
+            expungeCollectedLocked();
+            reattachLocked(g);
+        }
+    }
+
+    private void reattachLocked(ActorGroup g) {
+        if (!g.isRetired() || g.isTerminated()) {
+            return;
+        }
+        makeRoomLocked(g.name());
+        RetiredGroup r = retired.get(g.name());
+        if (r != null && r.get() == g) {
+            retired.remove(g.name());
+        }
+        g.reattachLocked();
+        groups.put(g.name(), g);
+    }
+
+    /** Called by a group that retired itself (the lock held): it moves to the weak registry. */
+    void retiredLocked(ActorGroup g) {
+        groups.remove(g.name(), g);
+        retired.put(g.name(), new RetiredGroup(g, collected));
+    }
+
+    private void expungeCollectedLocked() {
+        java.lang.ref.Reference<? extends ActorGroup> ref;
+        while ((ref = collected.poll()) != null) {
+            RetiredGroup r = (RetiredGroup) ref;
+            retired.remove(r.name, r);
+        }
+    }
+
+    /**
+     * Retires the groups idle for the idle timeout, on the scheduler's timer. Its period is half the
+     * timeout, at least 1 ms and at most 1 s, so a group retires between one timeout and one timeout
+     * plus one period after its last activity.
+     */
+    private final class RetirementSweep extends TimerEntry {
+        private final long periodNanos = Math.max(1_000_000L, Math.min(1_000_000_000L, groupIdleTimeoutNanos / 2));
+
+        void arm() {
+            engine.scheduleTimer(this, System.nanoTime() + periodNanos);
+        }
+
+        @Override
+        protected void fire() {
+            try {
+                synchronized (groupLock) {
+                    expungeCollectedLocked();
+                    long now = System.nanoTime();
+                    for (ActorGroup g : groups.values()) {
+                        if (g != defaultGroup) {
+                            g.sweepLocked(now, groupIdleTimeoutNanos);
+                        }
+                    }
+                }
+            } finally {
+                if (!engine.isDisposed()) {
+                    arm(); // a failed sweep (an allocation failure) leaves the next one armed
+                }
+            }
+        }
+
+        @Override
+        protected boolean awaitedOnShutdown() {
+            return false;
+        }
+
+        @Override
+        protected boolean internal() {
+            return true;
+        }
     }
 
     private static void validateGroupName(String name) {
@@ -165,8 +337,28 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
     /** Removes a disposed group from every registry (idempotent; a newer group of that name stays). */
     void forget(ActorGroup g) {
+        synchronized (groupLock) {
+            forgetLocked(g);
+        }
+    }
+
+    private void forgetLocked(ActorGroup g) {
         engine.removeGroup(g.schedulingGroup());
         groups.remove(g.name(), g);
+        RetiredGroup r = retired.get(g.name());
+        if (r != null && r.get() == g) {
+            retired.remove(g.name());
+        }
+    }
+
+    /** @return the most groups registered at once ({@link Builder#maxGroups}) */
+    public int maxGroups() {
+        return maxGroups;
+    }
+
+    /** @return how long a group stays idle before it is retired ({@link Builder#groupIdleTimeout}); zero: never */
+    public Duration groupIdleTimeout() {
+        return Duration.ofNanos(groupIdleTimeoutNanos);
     }
 
     /** @return the group of {@link #createWorker()} and direct {@code schedule} calls */
@@ -174,7 +366,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
         return defaultGroup;
     }
 
-    /** @return the groups created so far (the default group included) */
+    /** @return the registered groups (the default group included; retired and disposed ones are not) */
     public List<ActorGroup> groups() {
         return List.copyOf(groups.values());
     }
@@ -338,6 +530,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
         private Duration hogThreshold;
         private Integer maxCompensating;
         private ActorMetrics metrics = ActorMetrics.NONE;
+        private Duration groupIdleTimeout = Duration.ofMinutes(5);
+        private int maxGroups = 65_536;
 
         private Builder() {
         }
@@ -454,6 +648,39 @@ public final class ActorScheduler implements Scheduler, Scannable {
             return this;
         }
 
+        /**
+         * @param groupIdleTimeout how long a group stays registered while idle (no actor but its idle
+         *                         lanes, no task queued or delayed, no turn run) before it is retired:
+         *                         it leaves the registries and its meters are removed, and is re-attached
+         *                         on its next use (default 5 min); zero: never; at most 1 day
+         * @return this
+         */
+        public Builder groupIdleTimeout(Duration groupIdleTimeout) {
+            if (groupIdleTimeout == null || groupIdleTimeout.isNegative()) {
+                throw new IllegalArgumentException("groupIdleTimeout must be >= 0 but was " + groupIdleTimeout);
+            }
+            if (groupIdleTimeout.compareTo(MAX_DURATION) > 0) {
+                throw new IllegalArgumentException("groupIdleTimeout must be at most " + MAX_DURATION + " but was "
+                        + groupIdleTimeout);
+            }
+            this.groupIdleTimeout = groupIdleTimeout;
+            return this;
+        }
+
+        /**
+         * @param maxGroups the most groups registered at once, the default group included (default 65,536,
+         *                  at least 1): registering one more retires the groups idle at that moment
+         *                  first, and fails with {@link RejectedExecutionException} if none was
+         * @return this
+         */
+        public Builder maxGroups(int maxGroups) {
+            if (maxGroups < 1) {
+                throw new IllegalArgumentException("maxGroups must be >= 1 but was " + maxGroups);
+            }
+            this.maxGroups = maxGroups;
+            return this;
+        }
+
         private static Duration positive(String parameter, Duration d) {
             if (d == null) {
                 throw new IllegalArgumentException(parameter + " must not be null");
@@ -497,7 +724,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
             }
             SchedulerEngine engine = new SchedulerEngine(new SchedulerEngine.Config(name, threads, quotaNanos,
                     granularityNanos, ordering == Ordering.FAIR, hogNanos, maxComp, schedulerMetrics));
-            ActorScheduler scheduler = new ActorScheduler(engine, ordering, metrics);
+            ActorScheduler scheduler = new ActorScheduler(engine, ordering, metrics, groupIdleTimeout.toNanos(),
+                    maxGroups);
             scheduler.init();
             return scheduler;
         }

@@ -10,7 +10,7 @@ import java.util.List;
  * @param threads             permanent carrier threads
  * @param compensatingThreads compensating threads running now (started while hogs run)
  * @param readyActors         actors waiting in the run queue
- * @param actors              live actors (workers, lanes, library actors)
+ * @param actors              live actors (workers, lanes, library actors) of the registered groups
  * @param suspendedActors     live actors currently suspended
  * @param tasksRun            tasks run so far
  * @param failedTasks         tasks that threw

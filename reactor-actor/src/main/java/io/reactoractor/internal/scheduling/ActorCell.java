@@ -101,8 +101,37 @@ public abstract class ActorCell extends SchedulingEntity {
         this.group = group;
         this.path = path;
         this.weight = weight;
-        group.register(this);
-        engine.actorCreated(this);
+        if (group.register(this)) {
+            engine.actorCreated(this);
+        }
+    }
+
+    /**
+     * Takes this idle actor out of its group's and the engine's counts while its group is retired
+     * (see {@code ActorGroup}'s lifecycle); {@link #reattachToGroup()} counts it in again. It keeps
+     * working meanwhile: an actor needs no registry to run.
+     */
+    public final void detachFromGroup() {
+        if (group.unregister(this)) {
+            engine.actorTerminated(this);
+        }
+    }
+
+    /**
+     * Counts this actor in again when its group is re-attached; a terminated actor stays out (a
+     * termination that races this call takes it out again: both sides remove it from the group's set,
+     * so it is counted out exactly once).
+     */
+    public final void reattachToGroup() {
+        if (isTerminated()) {
+            return;
+        }
+        if (group.register(this)) {
+            engine.actorCreated(this);
+        }
+        if (isTerminated()) {
+            detachFromGroup();
+        }
     }
 
     /** @return the scheduler engine running this actor */
@@ -301,8 +330,9 @@ public abstract class ActorCell extends SchedulingEntity {
                 if (s >= SUSPEND_UNIT) {
                     engine.suspendedDelta(-1);
                 }
-                group.unregister(this);
-                engine.actorTerminated(this);
+                if (group.unregister(this)) { // not counted any more if its retired group detached it
+                    engine.actorTerminated(this);
+                }
                 tryDrain();
                 return true;
             }

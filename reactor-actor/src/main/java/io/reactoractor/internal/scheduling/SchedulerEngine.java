@@ -371,6 +371,25 @@ public final class SchedulerEngine {
         }
     }
 
+    /**
+     * Puts a retired group back into the registry and binds its meters again (its statistics and
+     * virtual time were kept). The caller holds the scheduler's group lock.
+     *
+     * @param group the retired group
+     * @return {@code false} if another group of that name is registered (the group is left out)
+     */
+    public boolean reattachGroup(SchedulingGroup group) {
+        if (groups.putIfAbsent(group.name(), group) != null) {
+            return false;
+        }
+        synchronized (metricsLock) {
+            if (!metricsClosed) {
+                config.metrics().bindGroup(this, group);
+            }
+        }
+        return true;
+    }
+
     /** @return the live groups */
     public Collection<SchedulingGroup> groups() {
         return groups.values();

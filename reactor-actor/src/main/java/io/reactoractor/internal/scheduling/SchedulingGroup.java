@@ -197,15 +197,69 @@ public final class SchedulingGroup extends SchedulingEntity {
         }
     }
 
-    void register(ActorCell cell) {
-        cells.add(cell);
+    /**
+     * While the group is retired (idle, out of the scheduler's registries): what re-attaches it. An actor
+     * registering meanwhile runs it. Written and cleared under the scheduler's group lock; read by any
+     * thread that registers an actor.
+     */
+    private volatile Runnable reattach;
+
+    /**
+     * Counts an actor in (from its constructor, or when its group is re-attached).
+     *
+     * <p>Against a concurrent retirement this is one side of a Dekker handshake: the count is raised
+     * (a volatile read-modify-write) before {@link #reattach} is read, and {@link #tryRetire} writes
+     * {@code reattach} (volatile) before it reads the count. Volatile accesses are sequentially
+     * consistent, so either the retirement sees this actor and backs off, or this actor sees the
+     * retirement and re-attaches its group. No actor is left in a retired group.
+     *
+     * @return {@code false} if it was counted already
+     */
+    boolean register(ActorCell cell) {
+        if (!cells.add(cell)) {
+            return false;
+        }
         actorCount.incrementAndGet();
+        Runnable r = reattach;
+        if (r != null) {
+            r.run();
+        }
+        return true;
     }
 
-    void unregister(ActorCell cell) {
+    /** @return {@code false} if it was not counted (terminated, or detached by a retirement, before) */
+    boolean unregister(ActorCell cell) {
         if (cells.remove(cell)) {
             actorCount.decrementAndGet();
+            return true;
         }
+        return false;
+    }
+
+    /**
+     * Marks the group retired if it has exactly {@code expectedActors} actors (the idle ones its owner
+     * will detach); from then on an actor registering runs {@code reattach}. The caller holds the
+     * scheduler's group lock. See {@link #register} for the handshake.
+     *
+     * @return whether the group is now marked retired
+     */
+    public boolean tryRetire(Runnable reattach, int expectedActors) {
+        this.reattach = reattach;
+        if (actorCount.get() != expectedActors) {
+            this.reattach = null;
+            return false;
+        }
+        return true;
+    }
+
+    /** The group is attached again (or its retirement was undone): registering no longer re-attaches. */
+    public void attached() {
+        this.reattach = null;
+    }
+
+    /** @return whether the group is marked retired */
+    public boolean isRetired() {
+        return reattach != null;
     }
 
     @Override

@@ -77,6 +77,8 @@ public class ReactorActorAutoConfiguration {
                 .quota(properties.quota())
                 .preemptionGranularity(properties.preemptionGranularity())
                 .ordering(properties.ordering())
+                .groupIdleTimeout(properties.groupIdleTimeout())
+                .maxGroups(properties.maxGroups())
                 .metrics(metrics.getIfAvailable(() -> ActorMetrics.NONE));
         if (properties.threads() != null) {
             builder.threads(properties.threads());

@@ -30,6 +30,11 @@ import org.springframework.util.unit.DataSize;
  *                               (bounded by the quota only).
  * @param shutdownTimeout        How long closing the application waits for the scheduler to finish its
  *                               queued work before disposing of it at once. At most 1 day.
+ * @param groupIdleTimeout       A scheduler group idle this long (no actor but its idle lanes, nothing queued)
+ *                               leaves the registries and its meters are removed; its next use brings it
+ *                               back. 0: never. At most 1 day.
+ * @param maxGroups              Most scheduler groups registered at once; one more first retires the idle
+ *                               ones, and is refused if none is idle.
  * @param pull                   The pull consumer.
  */
 @ConfigurationProperties(ReactorActorProperties.PREFIX)
@@ -42,6 +47,8 @@ public record ReactorActorProperties(
         Integer maxCompensatingThreads,
         @DefaultValue("fair") ActorScheduler.Ordering ordering,
         @DefaultValue("5s") Duration shutdownTimeout,
+        @DefaultValue("5m") Duration groupIdleTimeout,
+        @DefaultValue("65536") int maxGroups,
         @DefaultValue Pull pull) {
 
     /** The prefix of every property. */
@@ -59,6 +66,8 @@ public record ReactorActorProperties(
      * @param maxCompensatingThreads see {@link #maxCompensatingThreads()}
      * @param ordering               see {@link #ordering()}
      * @param shutdownTimeout        see {@link #shutdownTimeout()}
+     * @param groupIdleTimeout       see {@link #groupIdleTimeout()}
+     * @param maxGroups              see {@link #maxGroups()}
      * @param pull                   see {@link #pull()}
      * @throws IllegalArgumentException naming the property of a bad value
      */
@@ -99,6 +108,13 @@ public record ReactorActorProperties(
         }
         requirePositive("shutdown-timeout", shutdownTimeout);
         requireAtMostADay("shutdown-timeout", shutdownTimeout);
+        if (groupIdleTimeout == null || groupIdleTimeout.isNegative()) {
+            throw invalid("group-idle-timeout", "must be >= 0", groupIdleTimeout);
+        }
+        requireAtMostADay("group-idle-timeout", groupIdleTimeout);
+        if (maxGroups < 1) {
+            throw invalid("max-groups", "must be >= 1", maxGroups);
+        }
         if (pull == null) {
             throw invalid("pull", "must not be null", null);
         }

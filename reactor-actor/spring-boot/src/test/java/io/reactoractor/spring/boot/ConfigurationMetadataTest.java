@@ -26,7 +26,7 @@ class ConfigurationMetadataTest {
     void theMetadataDescribesEveryPropertyWithItsDefault() throws IOException {
         String metadata = ownMetadata();
         for (String property : new String[] {"name", "threads", "quota", "preemption-granularity", "hog-threshold",
-                "max-compensating-threads", "ordering", "shutdown-timeout", "pull.enabled", "pull.retention",
+                "max-compensating-threads", "ordering", "shutdown-timeout", "group-idle-timeout", "max-groups", "pull.enabled", "pull.retention",
                 "pull.ack-timeout", "pull.max-waiting-pulls", "pull.max-messages-per-pull",
                 "pull.max-bytes-per-pull", "pull.idle-timeout", "pull.max-groups", "pull.max-subjects",
                 "pull.max-committed-offsets", "pull.offset-retention"}) {

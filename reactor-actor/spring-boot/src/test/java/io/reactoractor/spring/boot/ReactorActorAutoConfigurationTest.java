@@ -44,6 +44,8 @@ class ReactorActorAutoConfigurationTest {
                 assertThat(scheduler.threads()).isEqualTo(library.threads());
                 assertThat(scheduler.quota()).isEqualTo(library.quota());
                 assertThat(scheduler.ordering()).isEqualTo(library.ordering());
+                assertThat(scheduler.groupIdleTimeout()).isEqualTo(library.groupIdleTimeout());
+                assertThat(scheduler.maxGroups()).isEqualTo(library.maxGroups());
             } finally {
                 library.dispose();
             }
@@ -99,6 +101,8 @@ class ReactorActorAutoConfigurationTest {
                 "reactor.actor.preemption-granularity=1ms",
                 "reactor.actor.max-compensating-threads=3",
                 "reactor.actor.ordering=fifo",
+                "reactor.actor.group-idle-timeout=90s",
+                "reactor.actor.max-groups=17",
                 "reactor.actor.pull.enabled=true",
                 "reactor.actor.pull.retention=50",
                 "reactor.actor.pull.ack-timeout=7s",
@@ -116,6 +120,8 @@ class ReactorActorAutoConfigurationTest {
                     assertThat(scheduler.threads()).isEqualTo(1);
                     assertThat(scheduler.quota()).isEqualTo(Duration.ofMillis(2));
                     assertThat(scheduler.ordering()).isEqualTo(ActorScheduler.Ordering.FIFO);
+                    assertThat(scheduler.groupIdleTimeout()).isEqualTo(Duration.ofSeconds(90));
+                    assertThat(scheduler.maxGroups()).isEqualTo(17);
                     // no getter for it: the pool's maximum is the permanent plus the compensating threads
                     assertThat(context.getBean(MeterRegistry.class).get("reactor.actor.pool.max")
                             .tag("scheduler", "tenants").gauge().value()).isEqualTo(1 + 3);
@@ -179,6 +185,9 @@ class ReactorActorAutoConfigurationTest {
         assertStartUpFails("reactor.actor.hog-threshold must be at most 1 day", "reactor.actor.hog-threshold=25h");
         assertStartUpFails("reactor.actor.shutdown-timeout must be positive", "reactor.actor.shutdown-timeout=-1s");
         assertStartUpFails("reactor.actor.shutdown-timeout must be at most 1 day", "reactor.actor.shutdown-timeout=300000d");
+        assertStartUpFails("reactor.actor.group-idle-timeout must be >= 0", "reactor.actor.group-idle-timeout=-1s");
+        assertStartUpFails("reactor.actor.group-idle-timeout must be at most 1 day", "reactor.actor.group-idle-timeout=2d");
+        assertStartUpFails("reactor.actor.max-groups must be >= 1 but was 0", "reactor.actor.max-groups=0");
         assertStartUpFails("reactor.actor.pull.max-groups must be >= 1 but was 0", "reactor.actor.pull.max-groups=0");
         assertStartUpFails("reactor.actor.pull.max-subjects must be >= 1 but was 0", "reactor.actor.pull.max-subjects=0");
         assertStartUpFails("reactor.actor.pull.max-committed-offsets must be >= 1 but was 0",

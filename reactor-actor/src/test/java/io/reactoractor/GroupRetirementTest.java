@@ -1,0 +1,346 @@
+package io.reactoractor;
+
+import static io.reactoractor.TestSupport.LONG;
+import static io.reactoractor.TestSupport.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactoractor.actor.Actor;
+import io.reactoractor.micrometer.MicrometerActorMetrics;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Groups keyed by client-chosen names are bounded: an idle group retires from the registries after the
+ * idle timeout and comes back, the same object, on its next use; at {@code maxGroups} the idle ones make
+ * room and busy ones are never evicted. Waits are for conditions (bounded by {@link TestSupport#LONG}),
+ * never for a duration that must be precise.
+ */
+class GroupRetirementTest {
+
+    private ActorScheduler scheduler;
+
+    @AfterEach
+    void tearDown() {
+        if (scheduler != null) {
+            scheduler.dispose();
+        }
+    }
+
+    private ActorScheduler build(ActorScheduler.Builder b) {
+        scheduler = b.name(TestSupport.uniqueName("retire")).threads(2).build();
+        return scheduler;
+    }
+
+    private static void runOn(Scheduler s) throws InterruptedException {
+        CountDownLatch ran = new CountDownLatch(1);
+        s.schedule(ran::countDown);
+        assertTrue(ran.await(LONG.toSeconds(), TimeUnit.SECONDS), "the task ran");
+    }
+
+    private static boolean registered(ActorScheduler s, ActorGroup g) {
+        return s.groups().contains(g);
+    }
+
+    @Test
+    void anIdleGroupRetiresAndItsNextTaskBringsTheSameGroupBack() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(20)));
+        ActorGroup g = s.group("tenant", 1);
+        runOn(g);
+        await(LONG, () -> g.isRetired(), "the idle group retired");
+        assertFalse(registered(s, g), "groups() no longer lists it");
+        assertTrue(s.stats().groups().stream().noneMatch(x -> x.name().equals("tenant")), "stats() neither");
+        long turns = g.turns();
+
+        runOn(g); // the same reference is still a working scheduler
+        assertFalse(g.isRetired() && registered(s, g), "registered again, or retired again after it ran");
+        await(LONG, () -> g.turns() > turns, "its statistics were kept and go on (carriers add turns in sums)");
+        assertFalse(g.isDisposed());
+    }
+
+    @Test
+    void groupByNameReturnsARetiredGroupTheApplicationStillHolds() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(20)));
+        ActorGroup g = s.group("tenant", 3);
+        runOn(g);
+        await(LONG, () -> g.isRetired(), "the idle group retired");
+
+        assertThrows(IllegalArgumentException.class, () -> s.group("tenant", 1),
+                "the retired group still exists with weight 3");
+        ActorGroup again = s.group("tenant", 3);
+        assertSame(g, again, "a name never has two groups at once");
+        assertTrue(registered(s, g) || g.isRetired(), "re-attached (it may retire again while idle)");
+    }
+
+    @Test
+    void aRetiredGroupNobodyHoldsIsCollectedAndItsNameStartsANewGroup() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(10)));
+        retireAndDrop(s);
+        // the old group had weight 1: a group of weight 2 can be made only once it is gone
+        ActorGroup fresh = null;
+        for (int i = 0; i < 200 && fresh == null; i++) {
+            System.gc();
+            try {
+                fresh = s.group("dropped", 2);
+            } catch (IllegalArgumentException stillThere) {
+                TestSupport.sleepMillis(10);
+            }
+        }
+        assertTrue(fresh != null, "the unreferenced retired group was collected");
+        assertEquals(2, fresh.weight());
+    }
+
+    private static void retireAndDrop(ActorScheduler s) throws InterruptedException {
+        ActorGroup g = s.group("dropped", 1);
+        runOn(g);
+        await(LONG, () -> g.isRetired(), "the idle group retired");
+    }
+
+    @Test
+    void aGroupInUseIsNeverRetired() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(5)));
+        ActorGroup withWorker = s.group("with-worker", 1);
+        Scheduler.Worker w = withWorker.createWorker();
+        ActorGroup withDelayed = s.group("with-delayed", 1);
+        CountDownLatch delayedRan = new CountDownLatch(1);
+        withDelayed.schedule(delayedRan::countDown, 300, TimeUnit.MILLISECONDS);
+        ActorGroup withPeriodic = s.group("with-periodic", 1);
+        Disposable periodic = withPeriodic.schedulePeriodically(() -> { }, 200, 200, TimeUnit.MILLISECONDS);
+        ActorGroup withActor = s.group("with-actor", 1);
+        Actor<Integer, Integer> actor = Actor.identity(withActor, 8);
+        ActorGroup idle = s.group("idle", 1);
+        runOn(idle);
+
+        await(LONG, () -> idle.isRetired(), "the idle group retired");
+        TestSupport.sleepMillis(100); // many sweeps: none of the others may retire
+        assertFalse(withWorker.isRetired(), "a live worker keeps its group");
+        assertFalse(withDelayed.isRetired(), "a delayed task keeps its group");
+        assertFalse(withPeriodic.isRetired(), "a periodic task keeps its group");
+        assertFalse(withActor.isRetired(), "a live actor keeps its group");
+
+        assertTrue(delayedRan.await(LONG.toSeconds(), TimeUnit.SECONDS), "the delayed task ran");
+        w.dispose();
+        periodic.dispose();
+        actor.dispose();
+        await(LONG, () -> withWorker.isRetired() && withDelayed.isRetired() && withPeriodic.isRetired()
+                && withActor.isRetired(), "each retired once idle");
+        assertEquals(1, s.groups().size(), "only the default group is registered: " + s.groups());
+        assertFalse(s.defaultGroup().isRetired(), "the default group never retires");
+    }
+
+    @Test
+    void anActorOrWorkerCreatedInARetiredGroupReattachesIt() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(10)));
+        ActorGroup g = s.group("tenant", 1);
+        runOn(g);
+        await(LONG, () -> g.isRetired(), "retired");
+
+        Scheduler.Worker w = g.createWorker();
+        assertTrue(registered(s, g), "a worker re-attaches its group");
+        assertEquals(1 + g.inners().count(), g.actors(), "the worker and the lane that ran the task are counted");
+        w.dispose();
+        await(LONG, () -> g.isRetired(), "retired again");
+
+        Actor<Integer, Integer> actor = Actor.identity(g, 8);
+        assertTrue(registered(s, g), "an actor re-attaches its group");
+        assertEquals(java.util.List.of(1, 2, 3), Flux.from(Flux.just(1, 2, 3).subscribeWith(actor)).collectList()
+                .block(LONG));
+    }
+
+    @Test
+    void atMaxGroupsIdleGroupsMakeRoomAndBusyOnesAreKept() throws Exception {
+        // no idle timeout: only the cap retires groups
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ZERO).maxGroups(3));
+        ActorGroup busyA = s.group("a", 1);
+        ActorGroup busyB = s.group("b", 1);
+        Scheduler.Worker wa = busyA.createWorker();
+        Scheduler.Worker wb = busyB.createWorker();
+
+        RejectedExecutionException full = assertThrows(RejectedExecutionException.class, () -> s.group("c", 1));
+        assertTrue(full.getMessage().contains("maxGroups = 3"), full.getMessage());
+        assertEquals(3, s.groups().size(), "nothing was registered");
+
+        wb.dispose(); // b is idle now
+        ActorGroup c = s.group("c", 1);
+        assertTrue(busyB.isRetired(), "the idle group made room");
+        assertFalse(busyA.isRetired(), "the busy one stayed");
+        assertEquals(3, s.groups().size());
+
+        Scheduler.Worker wc = c.createWorker();
+        assertThrows(RejectedExecutionException.class, () -> busyB.schedule(() -> { }),
+                "re-attaching b needs room too, and every registered group is busy");
+        wc.dispose();
+        runOn(busyB); // c is idle: it makes room for b
+        assertTrue(c.isRetired());
+        wa.dispose();
+    }
+
+    @Test
+    void aZeroIdleTimeoutNeverRetires() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ZERO));
+        ActorGroup g = s.group("kept", 1);
+        runOn(g);
+        TestSupport.sleepMillis(50);
+        assertFalse(g.isRetired());
+        assertTrue(registered(s, g));
+        assertEquals(Duration.ZERO, s.groupIdleTimeout());
+    }
+
+    @Test
+    void theBuilderNamesBadValues() {
+        ActorScheduler.Builder b = ActorScheduler.builder();
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> b.groupIdleTimeout(null))
+                .getMessage().contains("groupIdleTimeout"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> b.groupIdleTimeout(Duration.ofMillis(-1)))
+                .getMessage().contains("groupIdleTimeout"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> b.groupIdleTimeout(Duration.ofDays(2)))
+                .getMessage().contains("groupIdleTimeout"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> b.maxGroups(0))
+                .getMessage().contains("maxGroups"));
+        ActorScheduler s = build(ActorScheduler.builder());
+        assertEquals(Duration.ofMinutes(5), s.groupIdleTimeout(), "default");
+        assertEquals(65_536, s.maxGroups(), "default");
+    }
+
+    @Test
+    void retiredGroupsLeaveTheirMetersAndGetThemBack() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(10))
+                .metrics(MicrometerActorMetrics.of(registry)));
+        ActorGroup g = s.group("metered", 1);
+        runOn(g);
+        assertTrue(meters(registry, "metered") > 0, "the group has meters");
+        await(LONG, () -> g.isRetired(), "retired");
+        assertEquals(0, meters(registry, "metered"), "a retired group's meters are removed");
+
+        Scheduler.Worker w = g.createWorker(); // keeps it attached
+        assertTrue(meters(registry, "metered") > 0, "re-attached with its meters");
+        w.dispose();
+    }
+
+    private static long meters(SimpleMeterRegistry registry, String group) {
+        return registry.getMeters().stream().filter(m -> group.equals(m.getId().getTag("group"))).count();
+    }
+
+    @Test
+    void manyClientNamedGroupsStayBounded() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(5)).maxGroups(100));
+        int rejected = 0;
+        for (int i = 0; i < 5_000; i++) {
+            try {
+                s.group("client-" + i, 1).schedule(() -> { });
+            } catch (RejectedExecutionException allBusy) {
+                // every registered group still had its task queued (a slow machine): busy groups are kept
+                rejected++;
+                TestSupport.sleepMillis(1);
+            }
+            assertTrue(s.groups().size() <= 100, "at most maxGroups registered");
+        }
+        assertTrue(rejected < 2_500, "most names were served: " + rejected + " rejected");
+        await(LONG, () -> s.groups().size() == 1, () -> "idle groups retire: " + s.groups().size());
+        await(LONG, () -> s.stats().actors() == 0 || s.stats().actors() == s.defaultGroup().actors(),
+                () -> "no actor of a retired group is counted: " + s.stats());
+    }
+
+    /**
+     * Submissions, worker creations and actor creations race the retirement sweep (1 ms timeout): every
+     * task runs, and the counts stay exact (an actor counted twice or lost would show in the totals).
+     */
+    @Test
+    void useRacingRetirementLosesNothingAndKeepsTheCountsExact() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(1)));
+        ActorGroup g = s.group("racy", 1);
+        int rounds = 3_000;
+        AtomicInteger ran = new AtomicInteger();
+        int retirements = 0;
+        for (int i = 0; i < rounds; i++) {
+            CountDownLatch done = new CountDownLatch(1);
+            switch (i % 3) {
+                case 0 -> g.schedule(() -> {
+                    ran.incrementAndGet();
+                    done.countDown();
+                });
+                case 1 -> {
+                    Scheduler.Worker w = g.createWorker();
+                    w.schedule(() -> {
+                        ran.incrementAndGet();
+                        done.countDown();
+                    });
+                    TestSupport.await(done, LONG, "the worker's task ran");
+                    w.dispose();
+                }
+                default -> g.schedule(() -> {
+                    ran.incrementAndGet();
+                    done.countDown();
+                }, 1, TimeUnit.MILLISECONDS);
+            }
+            TestSupport.await(done, LONG, "task " + i + " ran");
+            if (g.isRetired()) {
+                retirements++;
+            }
+            if (i % 50 == 0) {
+                TestSupport.sleepMillis(3); // give the sweep a chance to retire it in the middle of the use
+            }
+        }
+        assertEquals(rounds, ran.get(), "every task ran");
+        assertTrue(retirements > 0, "the group retired during the run (else the race was not exercised)");
+        await(LONG, () -> g.isRetired(), "idle at the end: retired");
+        assertEquals(0, g.actors(), "a retired group counts no actor (its lanes are out)");
+        assertEquals(0, s.stats().actors() - s.defaultGroup().actors(), "the scheduler's count agrees: " + s.stats());
+        runOn(g);
+        int lanes = (int) g.inners().count();
+        await(LONG, () -> g.isRetired() || g.actors() == lanes, () -> "its lanes are counted once: " + g.actors());
+    }
+
+    /**
+     * The registration handshake, raced directly: a worker created while the group retires either keeps
+     * the retirement from happening or re-attaches the group. Forbidden: a live worker in a retired group.
+     */
+    @Test
+    void aWorkerCreatedDuringTheRetirementKeepsItsGroupRegistered() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ZERO));
+        ActorGroup g = s.group("raced", 1);
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        int retiredFirst = 0;
+        int createdFirst = 0;
+        try {
+            for (int i = 0; i < 20_000; i++) {
+                assertSame(g, s.group("raced", 1), "re-attached for the next round");
+                java.util.concurrent.Future<Boolean> retirement = other.submit(() -> {
+                    start.await();
+                    synchronized (s.groupLock) {
+                        return g.retireLocked(System.nanoTime());
+                    }
+                });
+                start.await();
+                Scheduler.Worker w = g.createWorker();
+                boolean retired = retirement.get();
+                if (retired) {
+                    retiredFirst++;
+                } else {
+                    createdFirst++;
+                }
+                assertFalse(g.isRetired(), "round " + i + ": a live worker's group is registered");
+                assertTrue(registered(s, g), "round " + i);
+                w.dispose();
+            }
+        } finally {
+            other.shutdownNow();
+        }
+        assertEquals(20_000, retiredFirst + createdFirst);
+    }
+}
