@@ -241,6 +241,8 @@ public final class SchedulingGroup extends SchedulingEntity {
      * will detach); from then on an actor registering runs {@code reattach}. The caller holds the
      * scheduler's group lock. See {@link #register} for the handshake.
      *
+     * @param reattach       what an actor registering while the group is retired runs
+     * @param expectedActors the group's idle actors its owner will detach
      * @return whether the group is now marked retired
      */
     public boolean tryRetire(Runnable reattach, int expectedActors) {
