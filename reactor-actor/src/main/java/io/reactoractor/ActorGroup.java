@@ -37,7 +37,8 @@ import reactor.core.scheduler.Scheduler;
  *            | or delayed, no turn), or idle when a    |
  *            | group is registered at maxGroups        |
  *   RETIRED  | schedule*, createWorker, an actor       | OPEN: registered again with its virtual time and
- *            | created in it, or group(name, weight)   | statistics (fails only at maxGroups busy groups)
+ *            | created in it, or group(name, weight)   | statistics (always, over maxGroups if need be)
+ *   RETIRED  | the scheduler terminates                | DISPOSED (if the application still holds it)
  *   RETIRED  | no reference left                       | collected; group(name, ..) then creates a new one
  *   RETIRED  | dispose()                               | DISPOSED
  *   OPEN     | dispose()                               | DISPOSED: every actor of the group terminated
@@ -56,9 +57,10 @@ import reactor.core.scheduler.Scheduler;
  * Groups are created, and looked up, by
  * {@link ActorScheduler#group(String, int)}; after disposal that call creates a new group.
  *
- * <p>Retirement is invisible to the group's users: a task that races it runs (at worst uncounted by the
- * group's meters until the next use re-attaches it), and a retired group is the same object when it
- * comes back, so a name never has two groups at once. The races are settled by two handshakes, each a
+ * <p>Retirement is invisible to the group's users: nothing they call fails because of it (re-attaching
+ * never does), a task that races it runs (at worst briefly uncounted by the group's meters: a
+ * retirement that sees the task undoes itself), and a retired group is the same object when it comes
+ * back, so a name never has two groups at once. A re-attached group's meters count from zero again. The races are settled by two handshakes, each a
  * volatile write followed by a volatile read on both sides: an actor created in the group raises the
  * group's actor count and then reads its retirement mark, which the retirement writes before it counts
  * the actors ({@code SchedulingGroup.register}); a task submitted to a lane is published by the lane's

@@ -42,9 +42,12 @@ import reactor.core.scheduler.Scheduler;
  * idle for {@linkplain Builder#groupIdleTimeout the idle timeout} (no actor but idle lanes, no task
  * queued or delayed, no turn run) is <em>retired</em> from the registries and its meters are removed;
  * the application's reference to it stays valid and re-attaches it on its next use, as does
- * {@code group(name, ..)}. At most {@linkplain Builder#maxGroups maxGroups} groups are registered at
- * once; creating one more first retires the groups idle at that moment, then fails with
- * {@link RejectedExecutionException} if none was. See {@link ActorGroup} for the lifecycle.
+ * {@code group(name, ..)}. Creating a group when {@linkplain Builder#maxGroups maxGroups} are
+ * registered first retires the groups idle at that moment, then fails with
+ * {@link RejectedExecutionException} if none was. Re-attaching a group the application holds never
+ * fails: it may take the registry over the cap until the next idle group retires, so the registry holds
+ * at most {@code maxGroups} groups plus those the application holds and uses. See {@link ActorGroup}
+ * for the lifecycle.
  *
  * <p>What no scheduler can do: the JVM cannot preempt a running task. A task that blocks, or a
  * {@code publishOn} drain loop that never returns while items keep arriving, holds its thread; the
@@ -88,8 +91,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
     private final ConcurrentHashMap<String, ActorGroup> groups = new ConcurrentHashMap<>();
     /**
      * Guards every change of a group's registration: creation, retirement, re-attachment and the
-     * removal of a disposed group, and {@link #retired}. Taken rarely (once per group per idle period),
-     * never on a task's path.
+     * removal of a disposed group, and {@link #retired}. Taken rarely: by the retirement sweep, and on
+     * a task's path only by the first submission to a retired group (once per group per idle period).
      */
     final Object groupLock = new Object();
     /**
@@ -113,6 +116,24 @@ public final class ActorScheduler implements Scheduler, Scannable {
         this.defaultGroup = group(DEFAULT_GROUP, 1);
         if (groupIdleTimeoutNanos > 0) {
             new RetirementSweep().arm();
+        }
+        // the engine's termination terminates the actors of registered groups; retired groups the
+        // application still holds are disposed here, so their idle lanes end as well
+        engine.onTerminated().subscribe(null, e -> disposeRetiredGroups(), this::disposeRetiredGroups);
+    }
+
+    private void disposeRetiredGroups() {
+        List<ActorGroup> held = new ArrayList<>();
+        synchronized (groupLock) {
+            for (RetiredGroup r : retired.values()) {
+                ActorGroup g = r.get();
+                if (g != null) {
+                    held.add(g);
+                }
+            }
+        }
+        for (ActorGroup g : held) {
+            g.dispose();
         }
     }
 
@@ -174,8 +195,9 @@ public final class ActorScheduler implements Scheduler, Scannable {
      * @return the group, a {@link Scheduler} whose workers all belong to it
      * @throws IllegalArgumentException   if the name or weight is invalid, or the group exists with
      *                                    another weight
-     * @throws RejectedExecutionException if the group would be one more than {@link Builder#maxGroups}
-     *                                    registered groups and none of those is idle
+     * @throws RejectedExecutionException if a new group would be one more than {@link Builder#maxGroups}
+     *                                    registered groups and none of those is idle (a retired group
+     *                                    found by its name is re-attached, whatever the count)
      */
     public ActorGroup group(String name, int weight) {
         validateGroupName(name);
@@ -244,8 +266,11 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
     /**
      * Re-attaches a retired group in use again (its schedule, createWorker, or an actor created in it).
-     *
-     * @throws RejectedExecutionException if {@link Builder#maxGroups} groups are registered and busy
+     * Never throws: it runs after a task was accepted, and inside an actor's constructor, where a failure
+     * would lose the task's handle or leave a half-built actor counted. It therefore ignores
+     * {@link Builder#maxGroups}: an existing group the application uses is let in, over the cap until the
+     * next idle group retires. After the scheduler's disposal it does nothing (the task is rejected by
+     * the lane, the actor terminated by its creator).
      */
     void reattach(ActorGroup g) {
         synchronized (groupLock) {
@@ -255,10 +280,9 @@ public final class ActorScheduler implements Scheduler, Scannable {
     }
 
     private void reattachLocked(ActorGroup g) {
-        if (!g.isRetired() || g.isTerminated()) {
+        if (!g.isRetired() || g.isTerminated() || engine.isDisposed()) {
             return;
         }
-        makeRoomLocked(g.name());
         RetiredGroup r = retired.get(g.name());
         if (r != null && r.get() == g) {
             retired.remove(g.name());
@@ -283,8 +307,9 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
     /**
      * Retires the groups idle for the idle timeout, on the scheduler's timer. Its period is half the
-     * timeout, at least 1 ms and at most 1 s, so a group retires between one timeout and one timeout
-     * plus one period after its last activity.
+     * timeout, at least 1 ms and at most 1 s: a group retires within the timeout plus two periods of
+     * its last activity. A sweep reads each registered group's lanes under {@link #groupLock} (at the
+     * default cap, tens of thousands of groups: milliseconds, once a second at most).
      */
     private final class RetirementSweep extends TimerEntry {
         private final long periodNanos = Math.max(1_000_000L, Math.min(1_000_000_000L, groupIdleTimeoutNanos / 2));
@@ -356,7 +381,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
         return maxGroups;
     }
 
-    /** @return how long a group stays idle before it is retired ({@link Builder#groupIdleTimeout}); zero: never */
+    /** @return how long a group stays idle before it is retired ({@link Builder#groupIdleTimeout}); zero: only at the cap */
     public Duration groupIdleTimeout() {
         return Duration.ofNanos(groupIdleTimeoutNanos);
     }
@@ -652,7 +677,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
          * @param groupIdleTimeout how long a group stays registered while idle (no actor but its idle
          *                         lanes, no task queued or delayed, no turn run) before it is retired:
          *                         it leaves the registries and its meters are removed, and is re-attached
-         *                         on its next use (default 5 min); zero: never; at most 1 day
+         *                         on its next use (default 5 min); zero: only to make room at
+         *                         {@link #maxGroups}; at most 1 day
          * @return this
          */
         public Builder groupIdleTimeout(Duration groupIdleTimeout) {
@@ -668,9 +694,11 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
 
         /**
-         * @param maxGroups the most groups registered at once, the default group included (default 65,536,
-         *                  at least 1): registering one more retires the groups idle at that moment
-         *                  first, and fails with {@link RejectedExecutionException} if none was
+         * @param maxGroups the most groups created and registered at once, the default group included
+         *                  (default 65,536, at least 1): creating one more retires the groups idle at
+         *                  that moment first, and fails with {@link RejectedExecutionException} if none
+         *                  was; a retired group the application uses again is always re-attached (over
+         *                  the cap until the next idle group retires)
          * @return this
          */
         public Builder maxGroups(int maxGroups) {

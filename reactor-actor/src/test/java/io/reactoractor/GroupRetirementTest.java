@@ -65,8 +65,21 @@ class GroupRetirementTest {
         assertTrue(s.stats().groups().stream().noneMatch(x -> x.name().equals("tenant")), "stats() neither");
         long turns = g.turns();
 
-        runOn(g); // the same reference is still a working scheduler
-        assertFalse(g.isRetired() && registered(s, g), "registered again, or retired again after it ran");
+        // the same reference is still a working scheduler; while its task runs it is registered
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        g.schedule(() -> {
+            running.countDown();
+            TestSupport.awaitQuietly(release, LONG);
+        });
+        TestSupport.await(running, LONG, "the task runs");
+        try {
+            assertFalse(g.isRetired(), "its task re-attached it");
+            assertTrue(registered(s, g), "groups() lists it again");
+            assertTrue(s.stats().groups().stream().anyMatch(x -> x.name().equals("tenant")), "stats() too");
+        } finally {
+            release.countDown();
+        }
         await(LONG, () -> g.turns() > turns, "its statistics were kept and go on (carriers add turns in sums)");
         assertFalse(g.isDisposed());
     }
@@ -115,8 +128,7 @@ class GroupRetirementTest {
         ActorGroup withWorker = s.group("with-worker", 1);
         Scheduler.Worker w = withWorker.createWorker();
         ActorGroup withDelayed = s.group("with-delayed", 1);
-        CountDownLatch delayedRan = new CountDownLatch(1);
-        withDelayed.schedule(delayedRan::countDown, 300, TimeUnit.MILLISECONDS);
+        Disposable delayed = withDelayed.schedule(() -> { }, 1, TimeUnit.HOURS);
         ActorGroup withPeriodic = s.group("with-periodic", 1);
         Disposable periodic = withPeriodic.schedulePeriodically(() -> { }, 200, 200, TimeUnit.MILLISECONDS);
         ActorGroup withActor = s.group("with-actor", 1);
@@ -131,8 +143,8 @@ class GroupRetirementTest {
         assertFalse(withPeriodic.isRetired(), "a periodic task keeps its group");
         assertFalse(withActor.isRetired(), "a live actor keeps its group");
 
-        assertTrue(delayedRan.await(LONG.toSeconds(), TimeUnit.SECONDS), "the delayed task ran");
         w.dispose();
+        delayed.dispose();
         periodic.dispose();
         actor.dispose();
         await(LONG, () -> withWorker.isRetired() && withDelayed.isRetired() && withPeriodic.isRetired()
@@ -180,12 +192,34 @@ class GroupRetirementTest {
         assertEquals(3, s.groups().size());
 
         Scheduler.Worker wc = c.createWorker();
-        assertThrows(RejectedExecutionException.class, () -> busyB.schedule(() -> { }),
-                "re-attaching b needs room too, and every registered group is busy");
+        // every registered group is busy, yet b, held by the application, comes back: re-attaching never
+        // fails (it runs after a task was accepted, or inside an actor's constructor)
+        runOn(busyB);
+        assertTrue(registered(s, busyB) || busyB.isRetired());
+        Scheduler.Worker wb2 = busyB.createWorker();
+        assertEquals(4, s.groups().size(), "over the cap while b is in use");
+        assertThrows(RejectedExecutionException.class, () -> s.group("d", 1), "a new group is still refused");
+        wb2.dispose();
         wc.dispose();
-        runOn(busyB); // c is idle: it makes room for b
-        assertTrue(c.isRetired());
+        ActorGroup d = s.group("d", 1); // b and c are idle again: they make room
+        assertTrue(busyB.isRetired() && c.isRetired());
+        assertEquals(3, s.groups().size(), "back at the cap: " + s.groups());
+        assertFalse(d.isRetired());
         wa.dispose();
+    }
+
+    @Test
+    void aRetiredGroupTheApplicationHoldsIsDisposedWithTheScheduler() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(10)));
+        ActorGroup g = s.group("held", 1);
+        runOn(g);
+        await(LONG, () -> g.isRetired(), "retired");
+        s.disposeGracefully().block(LONG);
+        await(LONG, () -> g.isTerminated(), "disposed with its scheduler");
+        assertTrue(g.isDisposed());
+        assertThrows(RejectedExecutionException.class, () -> g.schedule(() -> { }));
+        assertFalse(registered(s, g), "not re-attached to a terminated scheduler");
+        assertEquals(0, s.stats().actors(), "no actor left: " + s.stats());
     }
 
     @Test
@@ -216,19 +250,28 @@ class GroupRetirementTest {
     }
 
     @Test
-    void retiredGroupsLeaveTheirMetersAndGetThemBack() throws Exception {
+    void retiredGroupsLeaveTheirMetersAndGetThemBackCountingFromZero() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(10))
                 .metrics(MicrometerActorMetrics.of(registry)));
         ActorGroup g = s.group("metered", 1);
+        Scheduler.Worker pin = g.createWorker(); // a live worker keeps the group registered
         runOn(g);
         assertTrue(meters(registry, "metered") > 0, "the group has meters");
+        pin.dispose();
         await(LONG, () -> g.isRetired(), "retired");
         assertEquals(0, meters(registry, "metered"), "a retired group's meters are removed");
+        await(LONG, () -> g.turns() > 0, "its turns were counted");
 
-        Scheduler.Worker w = g.createWorker(); // keeps it attached
-        assertTrue(meters(registry, "metered") > 0, "re-attached with its meters");
-        w.dispose();
+        Scheduler.Worker w = g.createWorker(); // re-attaches it, and keeps it attached
+        try {
+            assertTrue(meters(registry, "metered") > 0, "re-attached with its meters");
+            assertEquals(0.0, registry.get("reactor.actor.group.turns").tag("group", "metered").functionCounter()
+                    .count(), "a re-attached group's counters start at zero (else a step registry would"
+                    + " report its past as one step)");
+        } finally {
+            w.dispose();
+        }
     }
 
     private static long meters(SimpleMeterRegistry registry, String group) {
@@ -288,21 +331,32 @@ class GroupRetirementTest {
                 }, 1, TimeUnit.MILLISECONDS);
             }
             TestSupport.await(done, LONG, "task " + i + " ran");
-            if (g.isRetired()) {
+            if (i % 100 == 99) {
+                // let it retire (the other rounds race the sweep at whatever point it is)
+                await(LONG, () -> g.isRetired(), "idle: retired");
                 retirements++;
-            }
-            if (i % 50 == 0) {
-                TestSupport.sleepMillis(3); // give the sweep a chance to retire it in the middle of the use
             }
         }
         assertEquals(rounds, ran.get(), "every task ran");
-        assertTrue(retirements > 0, "the group retired during the run (else the race was not exercised)");
+        assertEquals(rounds / 100, retirements);
         await(LONG, () -> g.isRetired(), "idle at the end: retired");
         assertEquals(0, g.actors(), "a retired group counts no actor (its lanes are out)");
         assertEquals(0, s.stats().actors() - s.defaultGroup().actors(), "the scheduler's count agrees: " + s.stats());
-        runOn(g);
-        int lanes = (int) g.inners().count();
-        await(LONG, () -> g.isRetired() || g.actors() == lanes, () -> "its lanes are counted once: " + g.actors());
+
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        g.schedule(() -> {
+            running.countDown();
+            TestSupport.awaitQuietly(release, LONG);
+        });
+        TestSupport.await(running, LONG, "the pinning task runs");
+        try {
+            long lanes = g.inners().count();
+            assertEquals(lanes, g.actors(), "re-attached: each lane counted exactly once");
+            assertEquals(lanes, s.stats().actors() - s.defaultGroup().actors(), "and once by the scheduler");
+        } finally {
+            release.countDown();
+        }
     }
 
     /**

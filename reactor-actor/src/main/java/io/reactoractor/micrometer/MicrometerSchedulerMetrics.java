@@ -82,12 +82,18 @@ final class MicrometerSchedulerMetrics implements SchedulerMetrics {
 
     @Override
     public void bindGroup(SchedulerEngine e, SchedulingGroup g) {
+        // the counters count from this binding: a group re-attached after an idle retirement (bound again)
+        // starts them at zero like any new meter. Reporting its whole past again would make a step
+        // registry report it as one step's increase; a cumulative registry sees an ordinary reset
+        double cpuAtBind = g.cpuTimeNanos() / 1e9;
+        long turnsAtBind = g.turns();
         MeterSet meters = new MeterSet(registry, Tags.of("scheduler", scheduler, "group", g.name()))
                 .gauge("reactor.actor.group.queued", BaseUnits.TASKS,
                         "Tasks and messages waiting in the group's mailboxes", g, MicrometerSchedulerMetrics::queuedInGroup)
                 .counter("reactor.actor.group.cpu", SECONDS, "CPU time used by the group's turns",
-                        g, x -> x.cpuTimeNanos() / 1e9)
-                .counter("reactor.actor.group.turns", TURNS, "Turns run by the group's actors", g, SchedulingGroup::turns)
+                        g, x -> x.cpuTimeNanos() / 1e9 - cpuAtBind)
+                .counter("reactor.actor.group.turns", TURNS, "Turns run by the group's actors",
+                        g, x -> x.turns() - turnsAtBind)
                 .gauge("reactor.actor.group.actors", ACTORS, "Live actors of the group", g, SchedulingGroup::actors)
                 .gauge("reactor.actor.group.actors.suspended", ACTORS, "Suspended actors of the group",
                         g, MicrometerSchedulerMetrics::suspended);
@@ -95,7 +101,7 @@ final class MicrometerSchedulerMetrics implements SchedulerMetrics {
                 "Time an actor waited between becoming ready and running");
         GroupMeters previous = groups.put(g, new GroupMeters(meters, delay));
         if (previous != null) {
-            previous.meters().removeAll(); // the engine binds a group once; this only guards a misuse
+            previous.meters().removeAll(); // the engine unbinds a group before binding it again; this guards a misuse
         }
     }
 

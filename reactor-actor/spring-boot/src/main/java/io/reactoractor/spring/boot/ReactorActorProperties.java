@@ -32,9 +32,10 @@ import org.springframework.util.unit.DataSize;
  *                               queued work before disposing of it at once. At most 1 day.
  * @param groupIdleTimeout       A scheduler group idle this long (no actor but its idle lanes, nothing queued)
  *                               leaves the registries and its meters are removed; its next use brings it
- *                               back. 0: never. At most 1 day.
- * @param maxGroups              Most scheduler groups registered at once; one more first retires the idle
- *                               ones, and is refused if none is idle.
+ *                               back. 0: only to make room at max-groups. At most 1 day.
+ * @param maxGroups              Most scheduler groups registered at once; creating one more first retires
+ *                               the idle ones, and is refused if none is idle. A retired group in use
+ *                               again always comes back.
  * @param pull                   The pull consumer.
  */
 @ConfigurationProperties(ReactorActorProperties.PREFIX)
