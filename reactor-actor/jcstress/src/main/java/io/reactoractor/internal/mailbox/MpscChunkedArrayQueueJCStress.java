@@ -286,4 +286,70 @@ public final class MpscChunkedArrayQueueJCStress {
             r.r3 = q.isEmpty() ? 1 : 0;
         }
     }
+
+    // ------------------------------------------------------------------ the owner's credits
+
+    /** Credits of capacity 1, for the tests below (each a {@code @State} of its own). */
+    abstract static class CreditState {
+        final MpscChunkedArrayQueue<Object> q = new MpscChunkedArrayQueue<>(2);
+
+        /** Starts with the one credit taken and its cached limit run out (the next take must refresh). */
+        void takeTheCredit() {
+            if (q.acquireCredits(1, 1) != 1) {
+                throw new IllegalStateException("the credit was free");
+            }
+        }
+    }
+
+    /** Two takers race for the one free credit: exactly one gets it ("none free" is exact, no double grant). */
+    @JCStressTest
+    @Description("Two acquireCredits(1) race for capacity 1: exactly one succeeds")
+    @Outcome(id = {"1, 0", "0, 1"}, expect = ACCEPTABLE, desc = "one got it, the other saw none free")
+    @Outcome(id = "1, 1", expect = FORBIDDEN, desc = "over-admitted: two credits of capacity 1")
+    @Outcome(id = "0, 0", expect = FORBIDDEN, desc = "none free reported while one was")
+    @State
+    public static class TwoTakersOneCredit extends CreditState {
+        @Actor
+        public void taker1(II_Result r) {
+            r.r1 = (int) q.acquireCredits(1, 1);
+        }
+
+        @Actor
+        public void taker2(II_Result r) {
+            r.r2 = (int) q.acquireCredits(1, 1);
+        }
+    }
+
+    /**
+     * The credit is held; its holder gives it back while a taker, whose cached limit ran out, refreshes
+     * it (two actors: jcstress runs a test only when the machine has a CPU per actor, and CI has 2).
+     * Afterwards the credit is held by the taker or free again, never both nor neither.
+     */
+    @JCStressTest
+    @Description("A give-back races a taker whose cached limit ran out")
+    @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "the taker saw the give-back and holds the credit")
+    @Outcome(id = "0, 1", expect = ACCEPTABLE, desc = "the taker came first and saw none free; it is free afterwards")
+    @Outcome(id = "1, 1", expect = FORBIDDEN, desc = "counted twice: taken and free")
+    @Outcome(id = "0, 0", expect = FORBIDDEN, desc = "the give-back was lost")
+    @State
+    public static class GiveBackRacesATaker extends CreditState {
+        public GiveBackRacesATaker() {
+            takeTheCredit();
+        }
+
+        @Actor
+        public void holder() {
+            q.releaseCredits(1);
+        }
+
+        @Actor
+        public void taker(II_Result r) {
+            r.r1 = (int) q.acquireCredits(1, 1);
+        }
+
+        @Arbiter
+        public void arbiter(II_Result r) {
+            r.r2 = (int) q.freeCredits(1);
+        }
+    }
 }
