@@ -18,14 +18,11 @@ import reactor.util.context.Context;
  *
  * <h2>Threads</h2>
  * <ul>
- *   <li>{@code freeCredits} (lock-free; the mailbox's credit counters,
- *       {@link MpscChunkedArrayQueue#acquireCredits}): taken only through
- *       {@code acquireCredits} ({@link #acquireUpTo}): without the lock by {@link #tryAcquire()} (any
- *       thread: {@code tell}, {@code send}), and under it when {@link #distribute()} moves them to ports
- *       or waiting sends; given back by {@link #returnCredits} (the turn) and by a closing port. Never
- *       negative, so demand plus messages never exceed the capacity; "none free" is exact. Takes and
- *       give-backs are counted on two cache lines (the senders' and the consumer's), so a turn's
- *       give-back does not take the senders' line away from them (see the queue).</li>
+ *   <li>{@code freeCredits} (atomic; the mailbox's {@link MpscChunkedArrayQueue#credits() credits} counter): taken only by CAS ({@link #acquireUpTo}): without the lock by
+ *       {@link #tryAcquire()} (any thread: {@code tell}, {@code send}), and under it when
+ *       {@link #distribute()} moves them to ports or waiting sends; given back by {@link #returnCredits}
+ *       (the turn) and by a closing port. Never negative, so demand plus messages never exceed the
+ *       capacity.</li>
  *   <li>{@code ports}, {@code openPorts}, {@code anyPortAttached}, {@code pendingSends}: guarded by this
  *       object's monitor (attach, close and distribute run on the upstreams', senders' and actor's
  *       threads). A monitor because {@link #distribute()} must see the ports, their windows and the
@@ -52,8 +49,8 @@ final class InboundCredits<I> {
     /** The actor's own {@link org.reactivestreams.Processor} side. */
     final InboundPort<I> primary;
     /**
-     * The actor's mailbox, whose credit counters are {@code freeCredits}: the takes live on the
-     * mailbox's producer line, which a {@code tell()} writes next; the give-backs on its consumer line.
+     * The actor's mailbox, whose {@link MpscChunkedArrayQueue#credits() credits} counter is
+     * {@code freeCredits}: it lives on the mailbox's producer line, which a {@code tell()} writes next.
      */
     private final MpscChunkedArrayQueue<I> mailbox;
 
@@ -75,7 +72,7 @@ final class InboundCredits<I> {
         this.capacity = capacity;
         this.replenishBatch = Math.max(1, capacity / 4);
         this.mailbox = loop.mailbox;
-        // freeCredits: the mailbox's counters start at zero taken, zero given back: capacity free
+        mailbox.setCredits(capacity); // freeCredits
         this.primary = new InboundPort<>(this, loop, Context.empty());
     }
 
@@ -90,15 +87,24 @@ final class InboundCredits<I> {
     }
 
     /**
-     * Takes up to {@code want} free credits, lock-free. Always through the mailbox's CAS, also under the
-     * monitor: {@link #tryAcquire()} takes credits without it, so a read-then-subtract could hand out
-     * credits a {@code tell()} took in between, leaving {@code freeCredits} negative and the demand plus
-     * the mailbox above the capacity.
+     * Takes up to {@code want} free credits by CAS. Always by CAS, also under the monitor:
+     * {@link #tryAcquire()} takes credits without it, so a read-then-subtract could hand out credits
+     * a {@code tell()} took in between, leaving {@code freeCredits} negative and the demand plus the
+     * mailbox above the capacity.
      *
      * @return the credits taken, {@code 0} if none are free
      */
     private long acquireUpTo(long want) {
-        return mailbox.acquireCredits(want, capacity);
+        for (;;) {
+            long f = mailbox.credits();
+            long take = Math.min(f, want);
+            if (take <= 0) {
+                return 0;
+            }
+            if (mailbox.compareAndSetCredits(f, f - take)) {
+                return take;
+            }
+        }
     }
 
     /** {@link Actor#send}: enqueues at once if a credit is free, else waits in {@code pendingSends}. */
@@ -163,7 +169,7 @@ final class InboundCredits<I> {
             if (ports.remove(port)) {
                 openPorts--;
                 updateClaimants();
-                mailbox.releaseCredits(port.outstanding.getAndSet(0));
+                mailbox.addCredits(port.outstanding.getAndSet(0));
                 completeNow = error == null && openPorts == 0 && anyPortAttached;
             }
         }
@@ -177,7 +183,7 @@ final class InboundCredits<I> {
 
     /** Called by the actor thread as messages leave the mailbox. */
     void returnCredits(int n) {
-        mailbox.releaseCredits(n);
+        mailbox.addCredits(n);
         distribute();
     }
 
@@ -188,9 +194,9 @@ final class InboundCredits<I> {
      * ({@code tell()} takes them from {@code freeCredits} itself), so the monitor is not taken; an
      * actor fed only by {@code tell()} returns its credits at every turn's end without a lock. No
      * claimant is missed: a claimant registers under the monitor (and {@link #claimants} is written,
-     * volatile) and then calls this method, which reads {@code freeCredits} under the monitor (a
-     * volatile read of the given-back count); a returner adds to the given-back count (a volatile
-     * read-modify-write) and then reads {@code claimants}. In the single order of these volatile accesses, either the returner sees the
+     * volatile) and then calls this method, which reads {@code freeCredits} under the monitor; a
+     * returner adds to {@code freeCredits} (a volatile read-modify-write) and then reads
+     * {@code claimants}. In the single order of these volatile accesses, either the returner sees the
      * claimant, or the claimant's own call comes after the returned credits and sees them.
      */
     void distribute() {
@@ -213,7 +219,7 @@ final class InboundCredits<I> {
             if (accepted != null) {
                 updateClaimants();
             }
-            if (openPorts > 0 && mailbox.freeCredits(capacity) > 0) {
+            if (openPorts > 0 && mailbox.credits() > 0) {
                 long share = Math.max(1, capacity / openPorts);
                 for (InboundPort<I> p : ports) {
                     // the primary port (Processor API) may hold the whole capacity when alone; an extra
@@ -300,7 +306,7 @@ final class InboundCredits<I> {
         inputStopped = true;
         List<InboundPort<I>> detached = new ArrayList<>(ports);
         for (InboundPort<I> p : ports) {
-            mailbox.releaseCredits(p.outstanding.getAndSet(0));
+            mailbox.addCredits(p.outstanding.getAndSet(0));
         }
         ports.clear();
         openPorts = 0;

@@ -114,9 +114,7 @@ public final class MpscChunkedArrayQueue<E> extends MpscChunkedArrayQueueConsume
 
     private static final VarHandle P_INDEX;
     private static final VarHandle P_CHUNK;
-    private static final VarHandle ACQUIRED;
-    private static final VarHandle ACQUIRE_LIMIT;
-    private static final VarHandle RELEASED;
+    private static final VarHandle CREDITS;
     private static final VarHandle C_INDEX;
     private static final VarHandle C_CHUNK;
     private static final VarHandle NEXT;
@@ -130,9 +128,7 @@ public final class MpscChunkedArrayQueue<E> extends MpscChunkedArrayQueueConsume
             MethodHandles.Lookup l = MethodHandles.lookup();
             P_INDEX = l.findVarHandle(MpscChunkedArrayQueueProducerFields.class, "producerIndex", long.class);
             P_CHUNK = l.findVarHandle(MpscChunkedArrayQueueProducerFields.class, "producerChunk", Chunk.class);
-            ACQUIRED = l.findVarHandle(MpscChunkedArrayQueueProducerFields.class, "acquired", long.class);
-            ACQUIRE_LIMIT = l.findVarHandle(MpscChunkedArrayQueueProducerFields.class, "acquireLimit", long.class);
-            RELEASED = l.findVarHandle(MpscChunkedArrayQueueConsumerFields.class, "released", long.class);
+            CREDITS = l.findVarHandle(MpscChunkedArrayQueueProducerFields.class, "credits", long.class);
             C_INDEX = l.findVarHandle(MpscChunkedArrayQueueConsumerFields.class, "consumerIndex", long.class);
             C_CHUNK = l.findVarHandle(MpscChunkedArrayQueueConsumerFields.class, "consumerChunk", Chunk.class);
             NEXT = l.findVarHandle(Chunk.class, "next", Chunk.class);
@@ -336,95 +332,54 @@ public final class MpscChunkedArrayQueue<E> extends MpscChunkedArrayQueueConsume
         return s <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, s);
     }
 
-    // ------------------------------------------------------------------ the owner's credits
+    // ------------------------------------------------------------------ the owner's credit counter
 
     /*
-     * Credits of a bounded owner (the actor's mailbox, io.reactoractor.actor.InboundCredits): at most
-     * `capacity` of them are taken at once. The queue never reads them; they live here for their cache
-     * lines. Two monotonic counters, each on the line of the side that writes it:
-     *
-     *   acquired      credits ever taken (producers' line: a sender takes a credit, then claims a
-     *                 position there, so both cost one coherence miss)
-     *   released      credits ever given back (consumer's line: the consumer gives them back at the end
-     *                 of its turns, next to consumerIndex, which it writes anyway)
-     *   acquireLimit  a cache of released + capacity on the producers' line, refreshed only when a
-     *                 taker reaches it (as JCTools' bounded queues cache the consumer index in a
-     *                 producer limit)
-     *
-     * Free credits = capacity - (acquired - released). Before this split, one counter on the producers'
-     * line took both the takes and the give-backs, so every turn's give-back pulled that line to the
-     * consumer's core and the next sender's take missed on it. Now a taker reads `released` (a miss on
-     * the consumer's line) about once per `capacity` credits, when its cached limit runs out.
-     *
-     * Invariants and their argument (every access is volatile: a read, a CAS or a getAndAdd; volatile
-     * accesses are sequentially consistent, and the owner's handshakes over them hold as they did with
-     * one AtomicLong):
-     *  - acquired - released <= capacity at every instant (never over-admitting): acquired only moves
-     *    by a CAS from a to a + take with a + take <= L, and every limit L ever computed is a value of
-     *    released read at some earlier instant plus capacity; released never decreases, so
-     *    L <= released(now) + capacity. A stale or lowered acquireLimit (racing refreshes store in any
-     *    order) is therefore only conservative: it costs a refresh, never a credit.
-     *  - "none free" is exact (linearizable): a taker answers 0 only after it read acquired = a and then
-     *    released = r with a >= r + capacity; at the instant it read r, acquired was at least a (it
-     *    never decreases), so no credit was free at that instant.
-     *  - nothing is lost: a credit given back is added to released (an atomic add) exactly once, and
-     *    the next refresh sees it.
-     * The counters are longs: at 10^9 credits a second they wrap after 292 years.
+     * A counter the queue never reads: a bounded owner keeps its free capacity here (the actor's
+     * mailbox credits, io.reactoractor.actor.InboundCredits). It shares the producers' cache line
+     * (producerIndex), because a sender takes a credit and then claims a position: two accesses to
+     * one line cost one coherence miss, where a counter in another object cost a second one per
+     * message. Every access is volatile (a plain read, a CAS or a getAndAdd), so the owner's own
+     * ordering arguments hold as they did with an AtomicLong; nothing here orders the queue's fields.
      */
 
     /**
-     * Takes up to {@code want} of the owner's credits (any thread).
+     * The owner's counter (volatile read).
      *
-     * @param want     how many to take, at least 1
-     * @param capacity the owner's capacity (the same at every call)
-     * @return how many were taken: {@code want}, or all that were free at an instant during the call
-     *         ({@code 0} only if none was)
+     * @return its value
      */
-    public long acquireCredits(long want, long capacity) {
-        for (;;) {
-            long a = (long) ACQUIRED.getVolatile(this);
-            long limit = (long) ACQUIRE_LIMIT.getVolatile(this);
-            if (a + want > limit) {
-                // the cached limit does not cover the request: read the consumer's count (the only read
-                // of its line; a tell() takes 1, so it reads it only when the cached credits ran out)
-                long fresh = (long) RELEASED.getVolatile(this) + capacity;
-                if (a >= fresh) {
-                    return 0;
-                }
-                if (fresh > limit) {
-                    limit = fresh;
-                    ACQUIRE_LIMIT.setVolatile(this, limit);
-                }
-            }
-            long take = Math.min(want, limit - a);
-            if (ACQUIRED.compareAndSet(this, a, a + take)) {
-                return take;
-            }
-        }
+    public long credits() {
+        return (long) CREDITS.getVolatile(this);
     }
 
     /**
-     * Gives credits back (any thread; usually the consumer, at the end of a turn): a volatile
-     * read-modify-write of the consumer's line.
+     * Sets the owner's counter (volatile store); for its initial value.
      *
-     * @param n how many, at least 0
+     * @param value the new value
      */
-    public void releaseCredits(long n) {
-        RELEASED.getAndAdd(this, n);
+    public void setCredits(long value) {
+        CREDITS.setVolatile(this, value);
     }
 
     /**
-     * The free credits (any thread): exact when no credit is taken or given back meanwhile, otherwise
-     * a value the count had, or a smaller one, never below 0.
+     * Compare-and-set of the owner's counter (volatile).
      *
-     * @param capacity the owner's capacity
-     * @return {@code capacity - (acquired - released)}
+     * @param expected the value it must have
+     * @param value    the new value
+     * @return whether it was set
      */
-    public long freeCredits(long capacity) {
-        // released first: acquired read after it can only be larger, so the result errs low
-        long r = (long) RELEASED.getVolatile(this);
-        long a = (long) ACQUIRED.getVolatile(this);
-        return Math.max(0L, capacity - (a - r));
+    public boolean compareAndSetCredits(long expected, long value) {
+        return CREDITS.compareAndSet(this, expected, value);
+    }
+
+    /**
+     * Adds to the owner's counter (volatile read-modify-write).
+     *
+     * @param delta what to add
+     * @return the value after the addition
+     */
+    public long addCredits(long delta) {
+        return (long) CREDITS.getAndAdd(this, delta) + delta;
     }
 
     /** A chunk of consecutive positions; {@code next} is accessed only through {@link #NEXT}. */
@@ -478,15 +433,13 @@ abstract class MpscChunkedArrayQueuePad0 extends MpscChunkedArrayQueueGeometry {
 
 /**
  * Written by producers only (with a CAS or getAndAdd), read by the consumer only in size(); one
- * cache line. {@code unused} closes the 4-byte gap after the reference. {@code acquired} and
- * {@code acquireLimit} are not the queue's: they are a bounded owner's credits
- * ({@link MpscChunkedArrayQueue#acquireCredits}), placed here because every producer that takes a
- * credit then claims a position, and one line costs one miss.
+ * cache line. {@code unused} closes the 4-byte gap after the reference. {@code credits} is not the
+ * queue's: it is the counter of a bounded owner ({@link MpscChunkedArrayQueue#credits()}), placed here
+ * because every producer that takes a credit then claims a position, and one line costs one miss.
  */
 abstract class MpscChunkedArrayQueueProducerFields extends MpscChunkedArrayQueuePad0 {
     long producerIndex;
-    long acquired;
-    long acquireLimit;
+    long credits;
     MpscChunkedArrayQueue.Chunk producerChunk;
     int unused1;
 
@@ -503,15 +456,9 @@ abstract class MpscChunkedArrayQueuePad1 extends MpscChunkedArrayQueueProducerFi
     }
 }
 
-/**
- * Written by the consumer only; read by other threads in isEmpty(), size() and a producer's restart.
- * {@code released} is a bounded owner's count of credits given back
- * ({@link MpscChunkedArrayQueue#releaseCredits}): written mostly by the consumer, at the end of its
- * turns; read by a producer about once per capacity's worth of credits.
- */
+/** Written by the consumer only; read by other threads in isEmpty(), size() and a producer's restart. */
 abstract class MpscChunkedArrayQueueConsumerFields extends MpscChunkedArrayQueuePad1 {
     long consumerIndex;
-    long released;
     MpscChunkedArrayQueue.Chunk consumerChunk;
     int unused2;
 
