@@ -305,14 +305,22 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
     }
 
+    /** Groups one firing of the retirement sweep looks at, at most (the timer thread runs it). */
+    static final int SWEEP_BATCH = 1_024;
+
     /**
      * Retires the groups idle for the idle timeout, on the scheduler's timer. Its period is half the
-     * timeout, at least 1 ms and at most 1 s: a group retires within the timeout plus two periods of
-     * its last activity. A sweep reads each registered group's lanes under {@link #groupLock} (at the
-     * default cap, tens of thousands of groups: milliseconds, once a second at most).
+     * timeout, at least 1 ms and at most 1 s. A firing looks at {@value #SWEEP_BATCH} groups at most,
+     * continuing where the previous one stopped, so the timer thread (which also fires every delayed
+     * task of the scheduler) and {@link #groupLock} are held for a bounded time (a fraction of a millisecond)
+     * whatever the number of groups; with more groups a cycle over all of them takes several periods.
+     * A group retires once two looks at it, at least the timeout apart, found it idle and found that no
+     * turn ran in between: within the timeout plus two cycles of its last activity.
      */
     private final class RetirementSweep extends TimerEntry {
         private final long periodNanos = Math.max(1_000_000L, Math.min(1_000_000_000L, groupIdleTimeoutNanos / 2));
+        /** Where the previous firing stopped (weakly consistent: groups added or removed meanwhile are fine). */
+        private java.util.Iterator<ActorGroup> cursor;
 
         void arm() {
             engine.scheduleTimer(this, System.nanoTime() + periodNanos);
@@ -324,7 +332,11 @@ public final class ActorScheduler implements Scheduler, Scannable {
                 synchronized (groupLock) {
                     expungeCollectedLocked();
                     long now = System.nanoTime();
-                    for (ActorGroup g : groups.values()) {
+                    if (cursor == null || !cursor.hasNext()) {
+                        cursor = groups.values().iterator();
+                    }
+                    for (int n = 0; n < SWEEP_BATCH && cursor.hasNext(); n++) {
+                        ActorGroup g = cursor.next();
                         if (g != defaultGroup) {
                             g.sweepLocked(now, groupIdleTimeoutNanos);
                         }

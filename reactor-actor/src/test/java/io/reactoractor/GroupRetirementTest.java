@@ -298,6 +298,20 @@ class GroupRetirementTest {
                 () -> "no actor of a retired group is counted: " + s.stats());
     }
 
+    /** More groups than one sweep looks at: the sweep goes on where it stopped, and every idle group retires. */
+    @Test
+    void idleGroupsBeyondOneSweepBatchAllRetire() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(5)));
+        int n = 3 * ActorScheduler.SWEEP_BATCH + 7;
+        java.util.List<ActorGroup> held = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            held.add(s.group("idle-" + i, 1));
+        }
+        await(LONG, () -> held.stream().allMatch(ActorGroup::isRetired),
+                () -> held.stream().filter(g -> !g.isRetired()).count() + " of " + n + " not retired");
+        assertEquals(1, s.groups().size());
+    }
+
     /**
      * Submissions, worker creations and actor creations race the retirement sweep (1 ms timeout): every
      * task runs, and the counts stay exact (an actor counted twice or lost would show in the totals).
