@@ -411,4 +411,47 @@ class GroupRetirementTest {
         }
         assertEquals(20_000, retiredFirst + createdFirst);
     }
+
+    /**
+     * The submission handshake, raced directly: a task submitted while the group retires is either seen
+     * by the retirement (which undoes itself) or sees the retirement (and re-attaches the group). The
+     * task blocks until the check, so it is queued or running then. Forbidden: a retired group with a
+     * busy lane.
+     */
+    @Test
+    void aTaskSubmittedDuringTheRetirementKeepsItsGroupRegistered() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ZERO));
+        ActorGroup g = s.group("raced-task", 1);
+        runOn(g); // creates the lanes the race uses
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            for (int i = 0; i < 10_000; i++) {
+                assertSame(g, s.group("raced-task", 1), "re-attached for the next round");
+                await(LONG, g::idleNow, "round " + i + ": idle before the race");
+                CountDownLatch release = new CountDownLatch(1);
+                CountDownLatch done = new CountDownLatch(1);
+                java.util.concurrent.Future<Boolean> retirement = other.submit(() -> {
+                    start.await();
+                    synchronized (s.groupLock) {
+                        return g.retireLocked(System.nanoTime());
+                    }
+                });
+                start.await();
+                g.schedule(() -> {
+                    TestSupport.awaitQuietly(release, LONG);
+                    done.countDown();
+                });
+                retirement.get();
+                try {
+                    assertFalse(g.isRetired(), "round " + i + ": a group with a queued or running task is registered");
+                } finally {
+                    release.countDown();
+                }
+                TestSupport.await(done, LONG, "round " + i + ": the task ran");
+            }
+        } finally {
+            other.shutdownNow();
+        }
+    }
 }
