@@ -37,7 +37,9 @@ import reactor.core.scheduler.Scheduler;
  *            | or delayed, no turn), or idle when a    |
  *            | group is registered at maxGroups        |
  *   RETIRED  | schedule*, createWorker, an actor       | OPEN: registered again with its virtual time and
- *            | created in it, or group(name, weight)   | statistics (always, over maxGroups if need be)
+ *            | created in it                           | statistics (always, over maxGroups if need be)
+ *   RETIRED  | group(name, weight)                     | OPEN, the same object (under maxGroups: idle
+ *            |                                         | groups retire to make room, or it throws)
  *   RETIRED  | the scheduler terminates                | DISPOSED (if the application still holds it)
  *   RETIRED  | no reference left                       | collected; group(name, ..) then creates a new one
  *   RETIRED  | dispose()                               | DISPOSED

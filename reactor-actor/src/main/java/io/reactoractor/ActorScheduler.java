@@ -42,12 +42,13 @@ import reactor.core.scheduler.Scheduler;
  * idle for {@linkplain Builder#groupIdleTimeout the idle timeout} (no actor but idle lanes, no task
  * queued or delayed, no turn run) is <em>retired</em> from the registries and its meters are removed;
  * the application's reference to it stays valid and re-attaches it on its next use, as does
- * {@code group(name, ..)}. Creating a group when {@linkplain Builder#maxGroups maxGroups} are
- * registered first retires the groups idle at that moment, then fails with
- * {@link RejectedExecutionException} if none was. Re-attaching a group the application holds never
- * fails: it may take the registry over the cap until the next idle group retires, so the registry holds
- * at most {@code maxGroups} groups plus those the application holds and uses. See {@link ActorGroup}
- * for the lifecycle.
+ * {@code group(name, ..)}. {@code group(name, ..)} registering a group (a new one, or a retired one
+ * by its name) when {@linkplain Builder#maxGroups maxGroups} are registered first retires groups idle
+ * at that moment, then fails with {@link RejectedExecutionException} if that made no room. Only the use
+ * of a retired group through a reference the application kept (a task, a worker, an actor created in
+ * it) re-attaches it whatever the count, because that must never fail: the registry then holds at most
+ * {@code maxGroups} groups plus the retired ones the application keeps and uses, and comes back under
+ * the cap as idle groups retire. See {@link ActorGroup} for the lifecycle.
  *
  * <p>What no scheduler can do: the JVM cannot preempt a running task. A task that blocks, or a
  * {@code publishOn} drain loop that never returns while items keep arriving, holds its thread; the
@@ -195,9 +196,9 @@ public final class ActorScheduler implements Scheduler, Scannable {
      * @return the group, a {@link Scheduler} whose workers all belong to it
      * @throws IllegalArgumentException   if the name or weight is invalid, or the group exists with
      *                                    another weight
-     * @throws RejectedExecutionException if a new group would be one more than {@link Builder#maxGroups}
-     *                                    registered groups and none of those is idle (a retired group
-     *                                    found by its name is re-attached, whatever the count)
+     * @throws RejectedExecutionException if the group (new, or retired and found by its name) would be one
+     *                                    more than {@link Builder#maxGroups} registered groups and retiring
+     *                                    idle ones made no room
      */
     public ActorGroup group(String name, int weight) {
         validateGroupName(name);
@@ -233,6 +234,10 @@ public final class ActorScheduler implements Scheduler, Scannable {
             if (old.weight() != weight) {
                 return old; // the caller reports the weight, and the group stays retired
             }
+            // by name, as a new group: under the cap. Nothing says the application still holds it (a
+            // retired group nobody references stays in the weak map until a collection clears it), so
+            // bringing every such name back regardless would leave the registry bounded only by the GC
+            makeRoomLocked(name);
             reattachLocked(old);
             return old;
         }
@@ -243,24 +248,39 @@ public final class ActorScheduler implements Scheduler, Scannable {
         return g;
     }
 
+    /** Where the previous search for room stopped (see {@link #makeRoomLocked}); under {@link #groupLock}. */
+    private java.util.Iterator<ActorGroup> roomCursor;
+
     /**
-     * Before a group is registered: if {@link Builder#maxGroups} are, retires those idle now (their idle
-     * timeout not waited for), and fails if none was.
+     * Before {@code group(name, ..)} registers a group: if {@link Builder#maxGroups} are registered,
+     * retires groups idle now (their idle timeout not waited for) until one fewer than the cap are, and
+     * fails if that was not possible. It looks at {@value #SWEEP_BATCH} groups at most, continuing where
+     * the previous search stopped, so a caller refused at a full registry of busy groups holds
+     * {@link #groupLock} (and the sweep, and through it the timer) for a bounded time.
      */
     private void makeRoomLocked(String name) {
         if (groups.size() < maxGroups) {
             return;
         }
         long now = System.nanoTime();
-        for (ActorGroup g : groups.values()) {
+        int looked = 0;
+        while (groups.size() >= maxGroups && looked < SWEEP_BATCH) {
+            if (roomCursor == null || !roomCursor.hasNext()) {
+                roomCursor = groups.values().iterator();
+                if (!roomCursor.hasNext()) {
+                    break;
+                }
+            }
+            ActorGroup g = roomCursor.next();
+            looked++;
             if (g != defaultGroup && g.idleNow()) {
                 g.retireLocked(now);
             }
         }
         if (groups.size() >= maxGroups) {
             throw new RejectedExecutionException("cannot register group '" + name + "' in scheduler '" + name()
-                    + "': " + groups.size() + " groups are registered and busy, the maximum (maxGroups = "
-                    + maxGroups + "); idle groups are retired to make room");
+                    + "': " + groups.size() + " groups are registered, the maximum (maxGroups = " + maxGroups
+                    + "), and none of the " + looked + " looked at is idle; idle groups are retired to make room");
         }
     }
 
@@ -706,11 +726,11 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
 
         /**
-         * @param maxGroups the most groups created and registered at once, the default group included
-         *                  (default 65,536, at least 1): creating one more retires the groups idle at
-         *                  that moment first, and fails with {@link RejectedExecutionException} if none
-         *                  was; a retired group the application uses again is always re-attached (over
-         *                  the cap until the next idle group retires)
+         * @param maxGroups the most groups {@code group(name, ..)} registers at once, the default group
+         *                  included (default 65,536, at least 1): at the cap it retires groups idle at
+         *                  that moment first, and fails with {@link RejectedExecutionException} if that
+         *                  made no room; a retired group used through a reference the application kept
+         *                  is always re-attached (over the cap until idle groups retire)
          * @return this
          */
         public Builder maxGroups(int maxGroups) {

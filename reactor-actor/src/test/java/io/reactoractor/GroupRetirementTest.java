@@ -192,8 +192,11 @@ class GroupRetirementTest {
         assertEquals(3, s.groups().size());
 
         Scheduler.Worker wc = c.createWorker();
-        // every registered group is busy, yet b, held by the application, comes back: re-attaching never
-        // fails (it runs after a task was accepted, or inside an actor's constructor)
+        // by its name, the retired b counts as a new registration: every registered group is busy
+        assertThrows(RejectedExecutionException.class, () -> s.group("b", 1));
+        assertTrue(busyB.isRetired());
+        // through the reference the application kept, b comes back: re-attaching on use never fails (it
+        // runs after a task was accepted, or inside an actor's constructor)
         runOn(busyB);
         assertTrue(registered(s, busyB) || busyB.isRetired());
         Scheduler.Worker wb2 = busyB.createWorker();
@@ -206,6 +209,9 @@ class GroupRetirementTest {
         assertEquals(3, s.groups().size(), "back at the cap: " + s.groups());
         assertFalse(d.isRetired());
         wa.dispose();
+        assertSame(busyB, s.group("b", 1), "a and d are idle now: one makes room for b, found by its name");
+        assertTrue(busyA.isRetired() || d.isRetired());
+        assertEquals(3, s.groups().size());
     }
 
     @Test

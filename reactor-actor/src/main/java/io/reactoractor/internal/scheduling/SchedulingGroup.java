@@ -216,13 +216,17 @@ public final class SchedulingGroup extends SchedulingEntity {
      * @return {@code false} if it was counted already
      */
     boolean register(ActorCell cell) {
-        if (!cells.add(cell)) {
-            return false;
-        }
         actorCount.incrementAndGet();
         Runnable r = reattach;
         if (r != null) {
+            // before the cell joins the set: the re-attachment may wait for the scheduler's group lock,
+            // and a half-built cell (its subclass's fields not set yet) must not be visible meanwhile to
+            // whoever walks the set (a group's dispose, a gauge)
             r.run();
+        }
+        if (!cells.add(cell)) {
+            actorCount.decrementAndGet(); // counted already
+            return false;
         }
         return true;
     }

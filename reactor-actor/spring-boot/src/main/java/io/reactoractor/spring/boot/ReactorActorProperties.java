@@ -33,9 +33,9 @@ import org.springframework.util.unit.DataSize;
  * @param groupIdleTimeout       A scheduler group idle this long (no actor but its idle lanes, nothing queued)
  *                               leaves the registries and its meters are removed; its next use brings it
  *                               back. 0: only to make room at max-groups. At most 1 day.
- * @param maxGroups              Most scheduler groups registered at once; creating one more first retires
- *                               the idle ones, and is refused if none is idle. A retired group in use
- *                               again always comes back.
+ * @param maxGroups              Most scheduler groups registered at once by name; at the cap, idle ones
+ *                               are retired first, and a new one is refused if that makes no room. A
+ *                               retired group used through a kept reference always comes back.
  * @param pull                   The pull consumer.
  */
 @ConfigurationProperties(ReactorActorProperties.PREFIX)
