@@ -306,6 +306,10 @@ final class InboundCredits<I> {
         inputStopped = true;
         List<InboundPort<I>> detached = new ArrayList<>(ports);
         for (InboundPort<I> p : ports) {
+            // closed before its demand is taken back: an element the upstream sends meanwhile, against
+            // demand it was granted (in flight, as rule 3.12 allows after a cancel), then finds the port
+            // closed (see InboundPort.onNext) instead of failing the actor with an overflow
+            p.closed = true;
             mailbox.addCredits(p.outstanding.getAndSet(0));
         }
         ports.clear();

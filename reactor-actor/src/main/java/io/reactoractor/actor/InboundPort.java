@@ -14,7 +14,9 @@ import reactor.util.context.Context;
  * One upstream feeding the actor's mailbox: the actor's own {@link org.reactivestreams.Processor} side
  * or one {@link Actor#newSubscriber()}. Its demand is the credits {@link InboundCredits} granted it
  * ({@code outstanding}); a message beyond them fails the actor with an overflow error (rule 1.1 broken
- * upstream), never a silent drop.
+ * upstream), never a silent drop. A message that arrives after the actor took the demand back (its
+ * completion or termination closes the port, then zeroes {@code outstanding}) was in flight against
+ * demand it had been granted: it goes to the discard hook, as any message after the port closed.
  *
  * <p>Signals arrive on the upstream's thread (serially, rule 1.3). {@code upstream} is set once by CAS
  * (rule 2.5) and replaced by the cancelled sentinel on cancellation; {@code closed} is set by the
@@ -67,6 +69,12 @@ final class InboundPort<I> implements CoreSubscriber<I> {
         if (outstanding.decrementAndGet() < 0) {
             outstanding.incrementAndGet();
             Operators.onDiscard(t, portContext);
+            if (closed) {
+                // the actor took its demand back while this element was in flight (completion or
+                // termination: InboundCredits.detachPortsLocked sets closed, then zeroes outstanding; this
+                // read follows the decrement that saw zero, so it sees closed): not an overflow
+                return;
+            }
             cancelUpstream();
             loop.fail(Exceptions.failWithOverflow("Actor " + loop.path()
                     + ": upstream sent more messages than it was asked for (rule 1.1); mailbox capacity "
