@@ -298,9 +298,10 @@ public final class ActorGroup implements Scheduler, Scannable {
      */
     void sweepLocked(long now, long timeoutNanos) {
         long turns = group.turns();
-        if (!idleNow() || turns != turnsSeen) {
+        boolean idle = idleNow();
+        if (!idle || turns != turnsSeen) {
             turnsSeen = turns;
-            idleSince = idleNow() ? now : ACTIVE;
+            idleSince = idle ? now : ACTIVE;
             return;
         }
         if (idleSince == ACTIVE) {

@@ -303,12 +303,17 @@ public final class ActorScheduler implements Scheduler, Scannable {
         if (!g.isRetired() || g.isTerminated() || engine.isDisposed()) {
             return;
         }
+        forgetRetiredLocked(g);
+        g.reattachLocked();
+        groups.put(g.name(), g);
+    }
+
+    /** Removes {@code g}'s entry from the weak registry, if it is there (a newer group's is left alone). */
+    private void forgetRetiredLocked(ActorGroup g) {
         RetiredGroup r = retired.get(g.name());
         if (r != null && r.get() == g) {
             retired.remove(g.name());
         }
-        g.reattachLocked();
-        groups.put(g.name(), g);
     }
 
     /** Called by a group that retired itself (the lock held): it moves to the weak registry. */
@@ -402,10 +407,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
     private void forgetLocked(ActorGroup g) {
         engine.removeGroup(g.schedulingGroup());
         groups.remove(g.name(), g);
-        RetiredGroup r = retired.get(g.name());
-        if (r != null && r.get() == g) {
-            retired.remove(g.name());
-        }
+        forgetRetiredLocked(g);
     }
 
     /** @return the most groups registered at once ({@link Builder#maxGroups}) */

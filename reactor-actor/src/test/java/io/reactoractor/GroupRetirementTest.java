@@ -51,6 +51,18 @@ class GroupRetirementTest {
         assertTrue(ran.await(LONG.toSeconds(), TimeUnit.SECONDS), "the task ran");
     }
 
+    /** Runs a task on {@code g} that blocks until the returned latch opens; returns once it runs. */
+    private static CountDownLatch pinWithARunningTask(Scheduler g) {
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        g.schedule(() -> {
+            running.countDown();
+            TestSupport.awaitQuietly(release, LONG);
+        });
+        TestSupport.await(running, LONG, "the pinning task runs");
+        return release;
+    }
+
     private static boolean registered(ActorScheduler s, ActorGroup g) {
         return s.groups().contains(g);
     }
@@ -66,13 +78,7 @@ class GroupRetirementTest {
         long turns = g.turns();
 
         // the same reference is still a working scheduler; while its task runs it is registered
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        g.schedule(() -> {
-            running.countDown();
-            TestSupport.awaitQuietly(release, LONG);
-        });
-        TestSupport.await(running, LONG, "the task runs");
+        CountDownLatch release = pinWithARunningTask(g);
         try {
             assertFalse(g.isRetired(), "its task re-attached it");
             assertTrue(registered(s, g), "groups() lists it again");
@@ -86,16 +92,21 @@ class GroupRetirementTest {
 
     @Test
     void groupByNameReturnsARetiredGroupTheApplicationStillHolds() throws Exception {
-        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(20)));
+        // no sweep (timeout zero): the group is retired by hand, so nothing retires it again meanwhile
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ZERO));
         ActorGroup g = s.group("tenant", 3);
         runOn(g);
-        await(LONG, () -> g.isRetired(), "the idle group retired");
+        await(LONG, g::idleNow, "its lane went idle");
+        synchronized (s.groupLock) {
+            assertTrue(g.retireLocked(System.nanoTime()), "the idle group retired");
+        }
+        assertFalse(registered(s, g));
 
         assertThrows(IllegalArgumentException.class, () -> s.group("tenant", 1),
                 "the retired group still exists with weight 3");
         ActorGroup again = s.group("tenant", 3);
         assertSame(g, again, "a name never has two groups at once");
-        assertTrue(registered(s, g) || g.isRetired(), "re-attached (it may retire again while idle)");
+        assertTrue(registered(s, g) && !g.isRetired(), "re-attached by group(name, ..)");
     }
 
     @Test
@@ -198,12 +209,14 @@ class GroupRetirementTest {
         // through the reference the application kept, b comes back: re-attaching on use never fails (it
         // runs after a task was accepted, or inside an actor's constructor)
         runOn(busyB);
-        assertTrue(registered(s, busyB) || busyB.isRetired());
+        assertTrue(registered(s, busyB) && !busyB.isRetired(), "re-attached by its task (no sweep: it stays)");
         Scheduler.Worker wb2 = busyB.createWorker();
         assertEquals(4, s.groups().size(), "over the cap while b is in use");
         assertThrows(RejectedExecutionException.class, () -> s.group("d", 1), "a new group is still refused");
         wb2.dispose();
         wc.dispose();
+        // b's lane ends the turn of runOn's task after the task counted down: wait until it has
+        await(LONG, () -> busyB.idleNow() && c.idleNow(), "b and c idle");
         ActorGroup d = s.group("d", 1); // b and c are idle again: they make room
         assertTrue(busyB.isRetired() && c.isRetired());
         assertEquals(3, s.groups().size(), "back at the cap: " + s.groups());
@@ -363,13 +376,7 @@ class GroupRetirementTest {
         assertEquals(0, g.actors(), "a retired group counts no actor (its lanes are out)");
         assertEquals(0, s.stats().actors() - s.defaultGroup().actors(), "the scheduler's count agrees: " + s.stats());
 
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        g.schedule(() -> {
-            running.countDown();
-            TestSupport.awaitQuietly(release, LONG);
-        });
-        TestSupport.await(running, LONG, "the pinning task runs");
+        CountDownLatch release = pinWithARunningTask(g);
         try {
             long lanes = g.inners().count();
             assertEquals(lanes, g.actors(), "re-attached: each lane counted exactly once");
