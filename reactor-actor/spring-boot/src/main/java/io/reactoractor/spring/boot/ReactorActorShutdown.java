@@ -8,7 +8,12 @@ import io.reactoractor.ActorScheduler;
 import io.reactoractor.pull.PullConsumer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ContextClosedEvent;
 
 /**
  * Shuts down what the auto-configuration created, in two steps around the web server's graceful shutdown
@@ -27,11 +32,19 @@ import org.springframework.context.SmartLifecycle;
  * Without a web server the two steps simply follow each other. Only what the auto-configuration created is
  * shut down here; an application's own scheduler or consumer bean is the application's to shut down.
  *
+ * <p>Only closing the context runs the steps ({@link ShutdownStep}): an explicit {@code context.stop()}
+ * leaves consumer and scheduler as they are, so {@code context.start()} finds them usable. The context is
+ * closing once {@link ConfigurableApplicationContext#isClosed()} says so, which Spring sets before it
+ * announces the close and stops the lifecycle beans. A context closed while an explicit {@code stop()}
+ * left the steps stopped does not stop them again, so they run when the close is announced
+ * ({@link ContextClosedEvent}), in their order.
+ *
  * <p>This bean is the second step, and the first is a bean made from it ({@link #quiescence()}), not the
  * other way round: Spring stops a lifecycle bean's dependents before the bean itself, whatever their
  * phases, so the step the other depends on must be the later one.
  */
-final class ReactorActorShutdown extends ShutdownStep {
+final class ReactorActorShutdown extends ShutdownStep
+        implements ApplicationContextAware, ApplicationListener<ContextClosedEvent> {
 
     /** After the web server stopped ({@code WebServerApplicationContext}'s stop phase, {@code DEFAULT_PHASE - 2048}). */
     static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
@@ -42,6 +55,8 @@ final class ReactorActorShutdown extends ShutdownStep {
     private final List<PullConsumer> consumers = new ArrayList<>();
     private final List<ActorScheduler> schedulers = new ArrayList<>();
     private final Quiescence quiescence = new Quiescence();
+    /** The context whose close runs the steps; {@code null} outside a context (then every stop runs them). */
+    private volatile ApplicationContext context;
 
     ReactorActorShutdown(Duration timeout) {
         super(PHASE);
@@ -56,6 +71,38 @@ final class ReactorActorShutdown extends ShutdownStep {
     /** Registered by the bean method that created it. */
     synchronized void manage(ActorScheduler scheduler) {
         schedulers.add(scheduler);
+    }
+
+    @Override
+    public void setApplicationContext(ApplicationContext applicationContext) {
+        this.context = applicationContext;
+    }
+
+    @Override
+    boolean closing() {
+        ApplicationContext c = context;
+        // a context that cannot say (not a ConfigurableApplicationContext) stops its beans only to close
+        return !(c instanceof ConfigurableApplicationContext configurable) || configurable.isClosed();
+    }
+
+    /**
+     * The close is announced, before the lifecycle beans are stopped: a step that is not running (an
+     * explicit {@code stop()} stopped it) would not be stopped by the close, so it runs now; running steps
+     * are left to the close, in their phases.
+     *
+     * @param event the close of a context: this one's, or a child's (ignored)
+     */
+    @Override
+    public void onApplicationEvent(ContextClosedEvent event) {
+        if (event.getApplicationContext() != context) {
+            return; // a child context's events reach its parent's listeners too
+        }
+        if (!quiescence.isRunning()) {
+            quiescence.shutDown();
+        }
+        if (!isRunning()) {
+            shutDown();
+        }
     }
 
     /** @return the first step, a lifecycle bean of its own (it needs a phase of its own) */
@@ -87,6 +134,11 @@ final class ReactorActorShutdown extends ShutdownStep {
 
         private Quiescence() {
             super(PHASE);
+        }
+
+        @Override
+        boolean closing() {
+            return ReactorActorShutdown.this.closing();
         }
 
         @Override

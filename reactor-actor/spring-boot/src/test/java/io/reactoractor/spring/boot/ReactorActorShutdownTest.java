@@ -171,6 +171,89 @@ class ReactorActorShutdownTest {
         });
     }
 
+    /**
+     * An explicit {@code stop()} is not a close: a restarted context finds the consumer and the scheduler
+     * usable (they used to be disposed by the stop while the restarted context still handed them out).
+     */
+    @Test
+    void stoppingAndRestartingTheContextDisposesNothing() {
+        ActorScheduler[] scheduler = new ActorScheduler[1];
+        PullConsumer[] consumer = new PullConsumer[1];
+        runner.run(context -> {
+            ConfigurableApplicationContext source = context.getSourceApplicationContext();
+            scheduler[0] = context.getBean(ActorScheduler.class);
+            consumer[0] = context.getBean(PullConsumer.class);
+            source.stop();
+            assertThat(source.isRunning()).isFalse();
+            assertThat(scheduler[0].isDisposed()).isFalse();
+            assertThat(consumer[0].isDisposed()).isFalse();
+            assertThat(consumer[0].isQuiescing()).isFalse();
+            source.start();
+            CountDownLatch ran = new CountDownLatch(1);
+            scheduler[0].schedule(ran::countDown);
+            assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(consumer[0].pullOnce("s", "g", 1).block(Duration.ofSeconds(10)).status())
+                    .isEqualTo(PullResult.Status.EMPTY);
+        });
+        // the close after the restart shuts down as usual
+        assertThat(consumer[0].isDisposed()).isTrue();
+        assertThat(scheduler[0].isDisposed()).isTrue();
+    }
+
+    /**
+     * A context closed while an explicit {@code stop()} left it stopped: Spring stops only running lifecycle
+     * beans, so the steps run when the close is announced, in order (a waiting poll is answered by the
+     * quiescence, not failed by the disposal).
+     */
+    @Test
+    void closingAStoppedContextStillQuiescesThenDisposes() throws Exception {
+        ActorScheduler[] scheduler = new ActorScheduler[1];
+        PullConsumer[] consumer = new PullConsumer[1];
+        CompletableFuture<PullResult> poll = new CompletableFuture<>();
+        runner.run(context -> {
+            scheduler[0] = context.getBean(ActorScheduler.class);
+            consumer[0] = context.getBean(PullConsumer.class);
+            context.getSourceApplicationContext().stop();
+            consumer[0].pull("quiet", "g", 1, Duration.ofMinutes(5)).toFuture().whenComplete((r, e) -> {
+                if (e != null) {
+                    poll.completeExceptionally(e);
+                } else {
+                    poll.complete(r);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (consumer[0].stats("quiet", "g").waitingPulls() < 1) {
+                assertThat(System.nanoTime()).isLessThan(deadline);
+                Thread.sleep(5);
+            }
+        });
+        assertThat(poll).succeedsWithin(Duration.ofSeconds(10))
+                .extracting(PullResult::status).isEqualTo(PullResult.Status.TIMED_OUT);
+        assertThat(consumer[0].isDisposed()).isTrue();
+        assertThat(scheduler[0].isDisposed()).isTrue();
+    }
+
+    /**
+     * A child context's close reaches the parent's listeners: it must not shut down the parent's beans, also
+     * while the parent is stopped (its steps not running, which is when the announced close runs them).
+     */
+    @Test
+    void closingAChildContextShutsDownNothingOfTheParent() {
+        runner.run(parent -> {
+            parent.getSourceApplicationContext().stop();
+            try (org.springframework.context.annotation.AnnotationConfigApplicationContext child =
+                    new org.springframework.context.annotation.AnnotationConfigApplicationContext()) {
+                child.setParent(parent.getSourceApplicationContext());
+                child.refresh();
+            }
+            ActorScheduler scheduler = parent.getBean(ActorScheduler.class);
+            PullConsumer consumer = parent.getBean(PullConsumer.class);
+            assertThat(consumer.isQuiescing()).isFalse();
+            assertThat(consumer.isDisposed()).isFalse();
+            assertThat(scheduler.isDisposed()).isFalse();
+        });
+    }
+
     @Test
     void anApplicationsOwnSchedulerIsLeftToTheApplication() {
         ActorScheduler own = ActorScheduler.builder().name("own").threads(1).build();
