@@ -238,7 +238,9 @@ public final class ActorScheduler implements Scheduler, Scannable {
             // retired group nobody references stays in the weak map until a collection clears it), so
             // bringing every such name back regardless would leave the registry bounded only by the GC
             makeRoomLocked(name);
-            reattachLocked(old);
+            if (reattachLocked(old)) {
+                old.dispose(); // the scheduler terminated meanwhile (see reattachLocked); under the lock, rarely
+            }
             return old;
         }
         makeRoomLocked(name);
@@ -293,19 +295,40 @@ public final class ActorScheduler implements Scheduler, Scannable {
      * the lane, the actor terminated by its creator).
      */
     void reattach(ActorGroup g) {
+        boolean terminatedMeanwhile;
         synchronized (groupLock) {
             expungeCollectedLocked();
-            reattachLocked(g);
+            terminatedMeanwhile = reattachLocked(g);
+        }
+        if (terminatedMeanwhile) {
+            g.dispose();
         }
     }
 
-    private void reattachLocked(ActorGroup g) {
+    /**
+     * Puts a retired group back into the registries, unless the scheduler is disposed.
+     *
+     * <p>A {@link #dispose()} racing it: {@code shutdownNow} sets the engine's state to terminated and
+     * then terminates the actors of the groups in the engine's registry, while the retired groups are
+     * disposed by this scheduler from its weak map. A re-attachment that passed the check below, then
+     * took the group out of the weak map after that disposal looked, and put it into the engine's
+     * registry after the termination went through it, would be missed by both: its idle lanes never
+     * terminated, counted in {@link #stats()} of a dead scheduler. So it reads the state again after its
+     * write to the engine's registry (a concurrent map: volatile writes and reads), while the termination
+     * writes the state before it reads the registry: one of the two sees the other, and the caller
+     * disposes the group when this one does.
+     *
+     * @return whether the engine terminated while the group was re-attached: the caller disposes it,
+     *         outside {@link #groupLock}
+     */
+    private boolean reattachLocked(ActorGroup g) {
         if (!g.isRetired() || g.isTerminated() || engine.isDisposed()) {
-            return;
+            return false;
         }
         forgetRetiredLocked(g);
         g.reattachLocked();
         groups.put(g.name(), g);
+        return engine.isStopping();
     }
 
     /** Removes {@code g}'s entry from the weak registry, if it is there (a newer group's is left alone). */

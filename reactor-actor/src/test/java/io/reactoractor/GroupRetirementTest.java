@@ -467,4 +467,47 @@ class GroupRetirementTest {
             other.shutdownNow();
         }
     }
+
+    /**
+     * A re-attachment racing the scheduler's {@code dispose()}: the group stays retired (and is disposed
+     * with the scheduler's retired groups), or comes back and is terminated, by the termination or by the
+     * re-attachment that sees it. Forbidden: a group re-attached after the termination went through the
+     * registry, whose idle lanes live on, counted by a dead scheduler.
+     */
+    @Test
+    void aReattachmentRacingDisposeLeavesNoActorBehind() throws Exception {
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            for (int i = 0; i < ROUNDS; i++) {
+                ActorScheduler s = ActorScheduler.builder().name(TestSupport.uniqueName("retire-dispose"))
+                        .threads(1).groupIdleTimeout(Duration.ZERO).build();
+                try {
+                    ActorGroup g = s.group("raced-dispose", 1);
+                    runOn(g); // a lane: the actor that must not outlive the scheduler
+                    await(LONG, g::idleNow, "round " + i + ": idle before the race");
+                    synchronized (s.groupLock) {
+                        assertTrue(g.retireLocked(System.nanoTime()), "round " + i + ": retired");
+                    }
+                    java.util.concurrent.Future<?> use = other.submit(() -> {
+                        start.await();
+                        s.reattach(g);
+                        return null;
+                    });
+                    start.await();
+                    s.dispose();
+                    use.get();
+                    int round = i;
+                    await(LONG, () -> s.stats().actors() == 0,
+                            () -> "round " + round + ": an actor outlived the scheduler: " + s.stats());
+                } finally {
+                    s.dispose();
+                }
+            }
+        } finally {
+            other.shutdownNow();
+        }
+    }
+
+    private static final int ROUNDS = Integer.getInteger("repro.n", 2_000);
 }

@@ -274,7 +274,8 @@ public final class SchedulerEngine {
         return state == SHUTTING_DOWN;
     }
 
-    boolean isStopping() {
+    /** @return whether the engine reached its terminal state (its threads may still be exiting) */
+    public boolean isStopping() {
         return state == TERMINATED;
     }
 
