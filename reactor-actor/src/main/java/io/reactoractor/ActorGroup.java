@@ -209,7 +209,11 @@ public final class ActorGroup implements Scheduler, Scannable {
                 w = lanes[i];
                 if (w == null) {
                     w = new ActorWorker(this, engine, group.name() + "/lane-" + (i + 1));
-                    if (disposed) {
+                    if (isDisposed()) {
+                        // the group's or the scheduler's disposal: a lane created now takes no task, and
+                        // one registered after the scheduler's termination went through its actors would
+                        // stay counted forever (the lane registered, then reads the state; the termination
+                        // writes the state, then reads the registered actors: one sees the other)
                         w.dispose();
                     }
                     lanes[i] = w;

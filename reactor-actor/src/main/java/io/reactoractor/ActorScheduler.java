@@ -189,7 +189,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
      * exists, this returns that same object: registered, or retired after an idle period and still
      * referenced by the application (it is then re-attached). A disposed group leaves the scheduler's
      * registries (and its meters are removed), so the same name then creates a new group; so does the
-     * name of a retired group nobody references any more.
+     * name of a retired group nobody references any more. On a disposed scheduler the group it returns
+     * rejects its tasks, as a worker of a disposed scheduler does.
      *
      * @param name   the group's name: not empty, at most 128 characters, no {@code '/'}
      * @param weight the weight, at least 1
@@ -247,6 +248,12 @@ public final class ActorScheduler implements Scheduler, Scannable {
         SchedulingGroup sg = engine.group(name, weight);
         g = new ActorGroup(this, engine, sg);
         groups.put(name, g);
+        if (engine.isStopping()) {
+            // created on a terminated scheduler (or as it terminated: the termination writes the state,
+            // then reads the registered groups): disposed at once, as a worker of a disposed scheduler is
+            // (it rejects its tasks), and out of the registries again
+            g.dispose();
+        }
         return g;
     }
 

@@ -509,5 +509,26 @@ class GroupRetirementTest {
         }
     }
 
+    /**
+     * A group asked for, and used, after the scheduler's dispose(): its tasks are rejected and nothing it
+     * creates outlives the scheduler (a lane created for the rejected task stayed counted, and the group
+     * registered, on the dead scheduler).
+     */
+    @Test
+    void aGroupUsedAfterTheSchedulersDisposalRejectsAndLeavesNothingBehind() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder());
+        ActorGroup kept = s.group("kept", 1);
+        s.dispose();
+        await(LONG, s::isDisposed, "disposed");
+        ActorGroup late = s.group("late", 1);
+        assertTrue(late.isDisposed());
+        assertThrows(RejectedExecutionException.class, () -> late.schedule(() -> { }));
+        assertThrows(RejectedExecutionException.class, () -> kept.schedule(() -> { }));
+        assertTrue(late.createWorker().isDisposed());
+        assertTrue(kept.createWorker().isDisposed());
+        assertEquals(0, s.stats().actors(), "no actor on a dead scheduler: " + s.stats());
+        assertFalse(s.groups().contains(late), "a group created after the disposal is not registered");
+    }
+
     private static final int ROUNDS = Integer.getInteger("repro.n", 2_000);
 }
