@@ -57,7 +57,11 @@ import reactor.core.scheduler.Scheduler;
  * group}: that one is the scheduler's own (the scheduler's {@code schedule} and {@code createWorker} use
  * it), so disposing it, forcibly or gracefully, disposes the scheduler the same way.
  * Groups are created, and looked up, by
- * {@link ActorScheduler#group(String, int)}; after disposal that call creates a new group.
+ * {@link ActorScheduler#group(String, int)}; after disposal that call creates a new group. Once the
+ * scheduler is disposed, every group rejects its tasks and its {@link #createWorker()} returns a
+ * disposed worker (Reactor's convention); a group asked for then is returned disposed, and a lane
+ * created then is disposed at once, so nothing is left counted on the dead scheduler. A retired group
+ * re-attached as the scheduler terminates is disposed by whichever of the two sees the other.
  *
  * <p>Retirement is invisible to the group's users: nothing they call fails because of it (re-attaching
  * never does), a task that races it runs (at worst briefly uncounted by the group's meters: a
