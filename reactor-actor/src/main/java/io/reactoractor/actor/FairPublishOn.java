@@ -244,7 +244,21 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
         public void onSubscribe(Subscription s) {
             if (Operators.validate(this.s, s)) {
                 this.s = s;
-                if (s instanceof Fuseable.QueueSubscription<?> && !group.isDisposed()) {
+                if (group.isDisposed()) {
+                    // as Reactor's publishOn on a disposed scheduler: onSubscribe, then the rejection. At
+                    // once, here, not by the actor: a request the downstream makes in its onSubscribe would
+                    // queue the actor, and its terminal drain would then wait for a carrier (all of a
+                    // closing scheduler's may be busy, perhaps waiting for this very stream)
+                    finished = true; // the actor's terminal drain signals nothing (actor-confined: it never ran)
+                    terminate();
+                    s.cancel();
+                    actual.onSubscribe(this);
+                    if (!cancelled) {
+                        actual.onError(Operators.onRejectedExecution(engine().reject(), actual.currentContext()));
+                    }
+                    return;
+                }
+                if (s instanceof Fuseable.QueueSubscription<?>) {
                     @SuppressWarnings("unchecked")
                     Fuseable.QueueSubscription<T> qs = (Fuseable.QueueSubscription<T>) s;
                     // as Reactor's publishOn, though asking for SYNC only: the source's side effects
@@ -258,18 +272,17 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
                     }
                 }
                 actual.onSubscribe(this);
-                if (group.isDisposed()) {
-                    // as Reactor's publishOn on a disposed scheduler: its worker rejects the first drain.
-                    // The drain of a terminated actor cancels upstream and signals the rejection
-                    terminate();
-                    return;
-                }
                 s.request(prefetch == Integer.MAX_VALUE ? Long.MAX_VALUE : prefetch);
             }
         }
 
         @Override
         public void onNext(T t) {
+            if (t == null) {
+                // rule 2.13 (Reactor's publishOn lets a null through to its queue, which may take it for
+                // "empty" and lose it)
+                throw new NullPointerException("onNext called with null (rule 2.13)");
+            }
             if (done) {
                 Operators.onNextDropped(t, actual.currentContext());
                 return;
@@ -307,6 +320,10 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
 
         @Override
         public void onError(Throwable t) {
+            if (t == null) {
+                // rule 2.13 (Reactor's publishOn takes a null error for a completion)
+                throw new NullPointerException("onError called with null (rule 2.13)");
+            }
             if (done) {
                 Operators.onErrorDropped(t, actual.currentContext());
                 return;
@@ -725,8 +742,8 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
                 // the rejection downstream; so do we, after cancelling upstream
                 finished = true;
                 Subscription up = s;
-                if (up != null) {
-                    up.cancel();
+                if (up != null && !cancelled) {
+                    up.cancel(); // a cancel() cancelled it already: once, as Reactor's publishOn
                 }
                 if (!outputFused) {
                     discardRest();

@@ -66,6 +66,8 @@ final class InboundCredits<I> {
      * it by {@link #distribute()}'s fast path (see there).
      */
     private volatile int claimants;
+    /** {@code pendingSends.size()}, written under the monitor with {@link #claimants}, read by {@link #returnCredits}. */
+    private volatile int waitingSends;
 
     InboundCredits(ActorTurnLoop<I, ?> loop, int capacity) {
         this.loop = loop;
@@ -181,10 +183,54 @@ final class InboundCredits<I> {
         distribute();
     }
 
-    /** Called by the actor thread as messages leave the mailbox. */
+    /**
+     * Called by the actor thread as messages leave the mailbox. Waiting sends get the credits first
+     * ({@link Actor}'s promise): while one waits they are handed over under the monitor, before any of
+     * them reaches {@code freeCredits}, where a {@code tell()} (which takes credits without the monitor)
+     * could take one between the give-back and {@link #distribute()} and leave the send waiting. A send
+     * that starts waiting at that very moment is served by the usual handshake (see {@link #distribute()}).
+     */
     void returnCredits(int n) {
-        mailbox.addCredits(n);
+        long rest = n;
+        if (waitingSends > 0) {
+            rest = admitWaitingSends(rest);
+        }
+        if (rest > 0) {
+            mailbox.addCredits(rest);
+        }
         distribute();
+    }
+
+    /**
+     * Hands up to {@code n} returned credits to waiting sends, oldest first, and enqueues their messages.
+     *
+     * @return the credits left over
+     */
+    private long admitWaitingSends(long n) {
+        List<PendingSend<I>> accepted = null;
+        long rest = n;
+        synchronized (this) {
+            if (loop.done) {
+                return rest; // close() failed the waiting sends
+            }
+            while (rest > 0 && !pendingSends.isEmpty()) {
+                if (accepted == null) {
+                    accepted = new ArrayList<>();
+                }
+                accepted.add(pendingSends.pollFirst());
+                rest--;
+            }
+            if (accepted != null) {
+                updateClaimants();
+            }
+        }
+        if (accepted != null) {
+            for (PendingSend<I> p : accepted) {
+                loop.enqueue(p.message);
+                p.sink.success();
+            }
+        }
+        return rest;
     }
 
     /**
@@ -330,6 +376,7 @@ final class InboundCredits<I> {
 
     /** Monitor held, after a change of {@code pendingSends} or {@code openPorts}. */
     private void updateClaimants() {
+        waitingSends = pendingSends.size();
         claimants = pendingSends.size() + openPorts;
     }
 

@@ -16,7 +16,9 @@ import reactor.util.context.Context;
  * ({@code outstanding}); a message beyond them fails the actor with an overflow error (rule 1.1 broken
  * upstream), never a silent drop. A message that arrives after the actor took the demand back (its
  * completion or termination closes the port, then zeroes {@code outstanding}) was in flight against
- * demand it had been granted: it goes to the discard hook, as any message after the port closed.
+ * demand it had been granted: it goes to the discard hook, as any message after the port closed, except
+ * one after the upstream's own terminal signal (rule 1.7 broken upstream), which goes to
+ * {@code Hooks.onNextDropped} as in Reactor's operators.
  *
  * <p>Signals arrive on the upstream's thread (serially, rule 1.3). {@code upstream} is set once by CAS
  * (rule 2.5) and replaced by the cancelled sentinel on cancellation; {@code closed} is set by the
@@ -33,6 +35,12 @@ final class InboundPort<I> implements CoreSubscriber<I> {
     private final AtomicReference<Subscription> upstream = new AtomicReference<>();
     private final Context portContext;
     volatile boolean closed;
+    /**
+     * The upstream signalled its end: an element after it breaks rule 1.7 and goes to
+     * {@code Hooks.onNextDropped}, as in Reactor's operators; an element after the actor closed the port
+     * was in flight (rule 3.12) and goes to the discard hook. Written before {@link #closed}.
+     */
+    private volatile boolean upstreamDone;
 
     InboundPort(InboundCredits<I> credits, ActorTurnLoop<I, ?> loop, Context context) {
         this.credits = credits;
@@ -63,7 +71,11 @@ final class InboundPort<I> implements CoreSubscriber<I> {
     public void onNext(I t) {
         Objects.requireNonNull(t, "onNext");
         if (closed) {
-            Operators.onDiscard(t, portContext);
+            if (upstreamDone) {
+                Operators.onNextDropped(t, portContext);
+            } else {
+                Operators.onDiscard(t, portContext);
+            }
             return;
         }
         if (outstanding.decrementAndGet() < 0) {
@@ -91,6 +103,7 @@ final class InboundPort<I> implements CoreSubscriber<I> {
             Operators.onErrorDropped(t, portContext);
             return;
         }
+        upstreamDone = true;
         closed = true;
         credits.portClosed(this, t);
     }
@@ -100,6 +113,7 @@ final class InboundPort<I> implements CoreSubscriber<I> {
         if (closed) {
             return;
         }
+        upstreamDone = true;
         closed = true;
         credits.portClosed(this, null);
     }

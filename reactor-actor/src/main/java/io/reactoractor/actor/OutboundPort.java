@@ -140,6 +140,13 @@ final class OutboundPort<O> implements Subscription {
     /** A result of the behaviour: straight downstream when there is demand and nothing buffered (actor thread). */
     void emit(O result) {
         Objects.requireNonNull(result, "result");
+        if (loop.cancelled) {
+            // the downstream cancelled, perhaps inside the onNext of an earlier result of this same
+            // behaviour call: nothing more reaches it (as Reactor's sources stop at once), and what it
+            // will never get goes to its discard hook
+            Operators.onDiscard(result, discardContext);
+            return;
+        }
         Subscriber<? super O> d = downstream;
         if (d != null && outBuffered == 0 && hasDemand()) {
             emitted++;
@@ -155,7 +162,7 @@ final class OutboundPort<O> implements Subscription {
 
     /** Sends buffered results while there is demand (actor thread). */
     void flush(Subscriber<? super O> d) {
-        while (outBuffered > 0 && hasDemand()) {
+        while (outBuffered > 0 && hasDemand() && !loop.cancelled) {
             O v = outBuffer.pollFirst();
             outBuffered = outBuffer.size();
             emitted++;
@@ -164,7 +171,8 @@ final class OutboundPort<O> implements Subscription {
     }
 
     /**
-     * Drops the downstream and the buffer, then signals it if asked ({@link ActorTurnLoop}'s terminate).
+     * Drops the downstream and the buffer (its results to the discard hook), then signals it if asked
+     * ({@link ActorTurnLoop}'s terminate).
      *
      * <p>A {@link #subscribe} may race it: the subscriber won the slot's CAS, and has not published itself
      * as {@code downstream} yet (its {@code onSubscribe} may still be running, and no signal may precede
@@ -182,8 +190,15 @@ final class OutboundPort<O> implements Subscription {
         SUBSCRIBER_SLOT.getAndSet(this, TerminatedSubscriber.instance()); // volatile RMW: publishes the two above
         @SuppressWarnings("unchecked")
         Subscriber<? super O> d = (Subscriber<? super O>) DOWNSTREAM.getAndSet(this, (Subscriber<? super O>) null);
+        ArrayDeque<O> left = outBuffer;
         outBuffer = null;
         outBuffered = 0;
+        if (left != null && !left.isEmpty()) {
+            // results the behaviour emitted beyond the demand (a completion waits until there are none):
+            // the subscriber's discard hook gets them, before the terminal signal, as Reactor's operators
+            // clear their queue before they signal an error
+            Operators.onDiscardMultiple(left, discardContext);
+        }
         if (signal && d != null) {
             if (error != null) {
                 d.onError(error);

@@ -138,6 +138,96 @@ class PublishOnLifecycleTest {
                 .verifyError(RejectedExecutionException.class);
     }
 
+    /**
+     * Closing gracefully while its carriers are busy: the rejection comes at once, not when a carrier
+     * frees up (the downstream's request in onSubscribe queued the actor, whose terminal drain then waited
+     * for a carrier; a busy task waiting for this stream would never have ended).
+     */
+    @Test
+    void aSchedulerClosingWithBusyCarriersRejectsTheSubscriptionAtOnce() throws InterruptedException {
+        ActorScheduler closing = ActorScheduler.builder().name("publish-on-closing-busy").threads(1).build();
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try {
+            closing.schedule(() -> {
+                started.countDown();
+                try {
+                    release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(started.await(10, java.util.concurrent.TimeUnit.SECONDS));
+            closing.disposeGracefully().subscribe();
+            AtomicInteger cancelled = new AtomicInteger();
+            // the carrier stays busy until the verification ends: the error must not need it
+            StepVerifier.create(Flux.range(1, 3).hide().doOnCancel(cancelled::incrementAndGet)
+                            .transform(ActorOperators.publishOn(closing)))
+                    .expectSubscription()
+                    .expectError(RejectedExecutionException.class)
+                    .verify(Duration.ofSeconds(5));
+            assertEquals(1, cancelled.get(), "upstream cancelled once");
+        } finally {
+            release.countDown();
+            assertTrue(ActorTestSupport.disposeBounded(closing));
+        }
+    }
+
+    /** One downstream cancel cancels upstream once, as Reactor's publishOn (unfused and output-fused). */
+    @Test
+    void oneCancelCancelsUpstreamOnce() throws InterruptedException {
+        for (boolean fusedConsumer : new boolean[] {false, true}) {
+            int reactors = cancelsOfOneCancel(f -> f.publishOn(Schedulers.single(), 16), fusedConsumer);
+            int ours = cancelsOfOneCancel(ActorOperators.publishOn(actors, 16), fusedConsumer);
+            assertEquals(1, reactors, "Reactor's publishOn, fused consumer " + fusedConsumer);
+            assertEquals(1, ours, "ours, fused consumer " + fusedConsumer);
+        }
+    }
+
+    /** @return how often the upstream saw a cancel after the downstream cancelled once */
+    private static int cancelsOfOneCancel(
+            java.util.function.Function<Flux<Integer>, org.reactivestreams.Publisher<Integer>> op,
+            boolean fusedConsumer) throws InterruptedException {
+        AtomicInteger cancels = new AtomicInteger();
+        Flux<Integer> stream = Flux.from(Flux.range(1, 100).hide().doOnCancel(cancels::incrementAndGet).transform(op));
+        if (fusedConsumer) {
+            stream = stream.publishOn(Schedulers.single(), 4); // Reactor's publishOn polls the operator (ASYNC)
+        }
+        StepVerifier.create(stream, 1)
+                .expectNext(1)
+                .thenAwait(Duration.ofMillis(50))
+                .thenCancel()
+                .verify(Duration.ofSeconds(10));
+        Thread.sleep(100); // a second cancel would come from the actor's terminal drain, on its carrier
+        return cancels.get();
+    }
+
+    /** Rule 2.13, also where Reactor's publishOn lets a null through (a null error, a one-slot queue). */
+    @Test
+    void nullSignalsFromUpstreamAreNullPointerExceptions() {
+        for (int prefetch : new int[] {1, 256}) {
+            java.util.concurrent.atomic.AtomicReference<reactor.core.CoreSubscriber<? super Integer>> up =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            Flux<Integer> source = Flux.from(sub -> {
+                @SuppressWarnings("unchecked")
+                reactor.core.CoreSubscriber<? super Integer> cs = (reactor.core.CoreSubscriber<? super Integer>) sub;
+                up.set(cs);
+                sub.onSubscribe(reactor.core.publisher.Operators.emptySubscription());
+            });
+            List<Object> signals = new CopyOnWriteArrayList<>();
+            Flux.from(source.transform(ActorOperators.publishOn(actors, prefetch)))
+                    .subscribe(signals::add, signals::add, () -> signals.add("complete"));
+            assertThrows(NullPointerException.class, () -> up.get().onNext(null), "onNext, prefetch " + prefetch);
+            assertThrows(NullPointerException.class, () -> up.get().onError(null), "onError, prefetch " + prefetch);
+            up.get().onComplete();
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (signals.isEmpty() && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            assertEquals(List.of("complete"), signals, "nothing but the completion, prefetch " + prefetch);
+        }
+    }
+
     @Test
     void theOnScheduleHookDecoratesTheDrain() {
         List<String> threads = new CopyOnWriteArrayList<>();

@@ -1,0 +1,187 @@
+package io.reactoractor.actor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+
+import io.reactoractor.ActorScheduler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
+import reactor.core.publisher.Operators;
+import reactor.test.StepVerifier;
+
+/**
+ * Where Reactor's conventions say what happens to elements nobody will receive: results the behaviour
+ * emitted beyond the demand go to the discard hook when the actor ends, nothing reaches a subscriber
+ * after it cancelled (also not the rest of the behaviour call whose first result it cancelled in), an
+ * element an upstream sends after its own terminal signal goes to {@code Hooks.onNextDropped}; and a
+ * credit given back goes to a waiting {@code send} before a {@code tell} can take it.
+ */
+class ActorReactorConventionsTest {
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("actor-conventions").threads(2).build();
+
+    @AfterEach
+    void tearDown() {
+        Hooks.resetOnNextDropped();
+        assertTrue(ActorTestSupport.disposeBounded(scheduler));
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > until) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /** Three results per message; the subscriber takes one, so two wait in the out buffer. */
+    private Actor<Integer, Integer> threeResultsPerMessage() {
+        return Actor.<Integer, Integer>builder(scheduler).capacity(8).behaviour((m, c) -> {
+            c.emit(m * 10 + 1);
+            c.emit(m * 10 + 2);
+            c.emit(m * 10 + 3);
+            return true;
+        }).build();
+    }
+
+    @Test
+    void resultsWaitingForDemandAreDiscardedOnCancelBeforeTheMailbox() throws InterruptedException {
+        List<Object> discarded = new CopyOnWriteArrayList<>();
+        Actor<Integer, Integer> a = threeResultsPerMessage();
+        StepVerifier.create(Flux.from(a).doOnDiscard(Object.class, discarded::add), 1)
+                .then(() -> {
+                    a.tell(1);
+                    a.tell(2);
+                })
+                .expectNext(11)
+                .then(() -> {
+                    try {
+                        // the behaviour ran for message 1 and its other results wait; message 2 waits too
+                        await(() -> a.mailboxSize() == 1, "message 2 waiting behind the buffered results");
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                })
+                .thenCancel()
+                .verify(Duration.ofSeconds(10));
+        await(() -> discarded.size() >= 3, "three discarded");
+        assertEquals(List.of(12, 13, 2), discarded);
+    }
+
+    @Test
+    void resultsWaitingForDemandAreDiscardedOnDispose() throws InterruptedException {
+        List<Object> discarded = new CopyOnWriteArrayList<>();
+        Actor<Integer, Integer> a = threeResultsPerMessage();
+        StepVerifier.create(Flux.from(a).doOnDiscard(Object.class, discarded::add), 1)
+                .then(() -> a.tell(1))
+                .expectNext(11)
+                .then(() -> {
+                    try {
+                        await(() -> a.processedMessages() == 1, "message 1 processed");
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    a.dispose();
+                })
+                .expectError(java.util.concurrent.CancellationException.class)
+                .verify(Duration.ofSeconds(10));
+        assertEquals(List.of(12, 13), discarded);
+    }
+
+    @Test
+    void nothingReachesASubscriberAfterItCancelledInsideOnNext() throws InterruptedException {
+        Actor<Integer, Integer> a = threeResultsPerMessage();
+        List<Integer> received = new CopyOnWriteArrayList<>();
+        List<Object> discarded = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> cancelled = new CompletableFuture<>();
+        Flux.from(a).doOnDiscard(Object.class, discarded::add).subscribe(new BaseSubscriber<Integer>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                request(10);
+            }
+
+            @Override
+            protected void hookOnNext(Integer v) {
+                received.add(v);
+                cancel();
+                cancelled.complete(null);
+            }
+        });
+        a.tell(0);
+        cancelled.join();
+        await(a::isTerminated, "the actor ends");
+        assertEquals(List.of(1), received, "the rest of the behaviour call is not delivered");
+        assertEquals(List.of(2, 3), discarded, "and goes to the discard hook");
+    }
+
+    @Test
+    void anElementAfterTheUpstreamsOwnCompletionGoesToOnNextDropped() throws InterruptedException {
+        List<Object> dropped = new CopyOnWriteArrayList<>();
+        Hooks.onNextDropped(dropped::add);
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+        List<Integer> received = new CopyOnWriteArrayList<>();
+        Flux.from(a).subscribe(received::add);
+        a.onSubscribe(Operators.emptySubscription());
+        a.onNext(1);
+        a.onComplete();
+        a.onNext(2); // rule 1.7 broken by the upstream
+        assertEquals(List.of(2), dropped);
+        await(a::isTerminated, "completed");
+        assertEquals(List.of(1), received);
+    }
+
+    /**
+     * The actor's promise "waiting sends first": the credit a leaving message gives back goes to the
+     * waiting send, even while a tell() spins on the mailbox (it could take the credit between the
+     * give-back and the hand-over: about 2 rounds in 100 before the fix).
+     */
+    @Test
+    void aReturnedCreditGoesToTheWaitingSendBeforeATell() throws Exception {
+        for (int round = 0; round < ROUNDS; round++) {
+            Actor<Integer, Integer> a = Actor.identity(scheduler, 1);
+            ActorTestSupport.TerminalRecorder<Integer> r = new ActorTestSupport.TerminalRecorder<>(s -> { });
+            a.subscribe(r);
+            assertTrue(a.tell(0), "round " + round);
+            CompletableFuture<Void> accepted = new CompletableFuture<>();
+            a.send(1).subscribe(null, accepted::completeExceptionally, () -> accepted.complete(null));
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicBoolean tellWonOverTheSend = new AtomicBoolean();
+            java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+            Thread teller = new Thread(() -> {
+                while (!stop.get()) {
+                    attempts.incrementAndGet();
+                    if (!accepted.isDone() && a.tell(100)) {
+                        tellWonOverTheSend.set(true);
+                    }
+                }
+            });
+            teller.start();
+            try {
+                await(() -> attempts.get() > 100, "the teller is spinning");
+                r.subscription.request(1); // message 0 leaves: its credit comes back
+                await(() -> accepted.isDone() || tellWonOverTheSend.get(), "the send accepted, or a tell instead");
+            } finally {
+                stop.set(true);
+                teller.join(10_000);
+            }
+            assertTrue(!tellWonOverTheSend.get(), "round " + round + ": a tell took the credit a waiting send was owed");
+            accepted.get(10, TimeUnit.SECONDS);
+            a.dispose();
+        }
+    }
+
+    private static final int ROUNDS = Integer.getInteger("repro.n", 300);
+}
