@@ -23,7 +23,8 @@ import reactor.core.scheduler.Scheduler;
  * with 1,000 busy workers gets the same share as a group with one, at equal weight.
  * {@link #createWorker()} creates an actor of this group; {@link #schedule(Runnable)} hands the task
  * to one of the group's <em>lanes</em> (one actor per scheduler thread: the submitting carrier's own
- * lane when a task of this scheduler submits, or the next lane if the own one has more tasks waiting;
+ * lane when a task of this scheduler submits, or the next lane if the own one has more tasks ahead,
+ * counting a submitting task of the own lane, which the new task would otherwise wait for;
  * otherwise chosen round-robin, like
  * {@code Schedulers.parallel()} picks a worker), so direct submissions are charged to the group and
  * compete by virtual time like everything else.
@@ -188,17 +189,22 @@ public final class ActorGroup implements Scheduler, Scannable {
         // next task, e.g. flatMap(.. subscribeOn(group))) would otherwise keep all its work in one lane,
         // that is on one carrier at a time, while the others idle. From any other thread: round-robin
         // over the lanes, as Schedulers.parallel() picks a worker.
-        int c = engine.carrierIndex(Thread.currentThread());
+        // A task of the own lane that submits (scheduler.schedule from inside one of its tasks) counts
+        // as one more task ahead: its lane cannot start the new task before the submitter returns, so with
+        // a submitter that goes on running (a loop, a long computation) the task would wait for all of it
+        // on one carrier while another idles, where Reactor's parallel() runs it on the next worker.
+        Thread t = Thread.currentThread();
+        int c = engine.carrierIndex(t);
         if (c < 0) {
             return laneAt(Math.floorMod(roll.getAndIncrement(), lanes.length));
         }
         int i = c % lanes.length;
         ActorWorker own = laneAt(i);
         if (lanes.length > 1) {
-            int waiting = own.pendingTasks();
-            if (waiting > 0) {
+            int ahead = own.pendingTasks() + (engine.isRunning(t, own.cell()) ? 1 : 0);
+            if (ahead > 0) {
                 ActorWorker next = laneAt((i + 1) % lanes.length);
-                if (next.pendingTasks() < waiting) {
+                if (next.pendingTasks() < ahead) {
                     return next;
                 }
             }

@@ -45,4 +45,32 @@ class LaneChoiceTest {
             s.dispose();
         }
     }
+
+    /**
+     * A task of a lane that submits and then goes on (here: waits for what it submitted) does not hold
+     * the new task up: it goes to another lane, as Reactor's parallel() puts it on another worker (it was
+     * queued behind its submitter on the submitter's own lane, and waited for all of it).
+     */
+    @Test
+    void aTaskSubmittedByALaneTaskThatGoesOnRunsMeanwhile() throws Exception {
+        ActorScheduler s = ActorScheduler.builder().name("lane-choice-busy").threads(2).build();
+        try {
+            for (int round = 0; round < 20; round++) {
+                CountDownLatch inner = new CountDownLatch(1);
+                java.util.concurrent.CompletableFuture<Boolean> ranMeanwhile = new java.util.concurrent.CompletableFuture<>();
+                s.schedule(() -> {
+                    s.schedule(inner::countDown);
+                    try {
+                        ranMeanwhile.complete(inner.await(5, TimeUnit.SECONDS));
+                    } catch (InterruptedException e) {
+                        ranMeanwhile.complete(false);
+                    }
+                });
+                assertTrue(ranMeanwhile.get(30, TimeUnit.SECONDS), "round " + round
+                        + ": the submitted task ran while its submitter went on");
+            }
+        } finally {
+            s.dispose();
+        }
+    }
 }

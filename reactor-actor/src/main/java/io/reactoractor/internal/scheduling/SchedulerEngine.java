@@ -707,4 +707,14 @@ public final class SchedulerEngine {
     public int carrierIndex(Thread t) {
         return pool.isCarrier(t) ? ((CarrierThread) t).index() : -1;
     }
+
+    /**
+     * @param t    a thread
+     * @param cell an actor
+     * @return whether {@code t} is one of this engine's carriers running a turn of {@code cell} (then a
+     *         task queued on {@code cell} waits for the one {@code t} is running)
+     */
+    public boolean isRunning(Thread t, ActorCell cell) {
+        return pool.isCarrier(t) && ((CarrierThread) t).currentCell() == cell;
+    }
 }
