@@ -168,6 +168,11 @@ public final class ActorScheduler implements Scheduler, Scannable {
         return engine.config().name();
     }
 
+    /** @return whether the carrier threads are daemon threads ({@link Builder#daemon(boolean)}) */
+    public boolean daemon() {
+        return engine.config().daemon();
+    }
+
     /** @return the number of permanent threads */
     public int threads() {
         return engine.config().threads();
@@ -621,6 +626,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
         private ActorMetrics metrics = ActorMetrics.NONE;
         private Duration groupIdleTimeout = Duration.ofMinutes(5);
         private int maxGroups = 65_536;
+        private boolean daemon = true;
 
         private Builder() {
         }
@@ -705,6 +711,22 @@ public final class ActorScheduler implements Scheduler, Scannable {
          *            {@value #MAX_THREADS} in all
          * @return this
          */
+        /**
+         * Whether the carrier threads (and the compensating ones) are daemon threads, which do not keep
+         * the JVM alive. Default {@code true}, as Reactor's shared {@code Schedulers.parallel()}; Reactor's
+         * {@code Schedulers.newParallel(name, n)} makes non-daemon threads, which keep the JVM running
+         * until the scheduler is disposed ({@link ActorSchedulers} follows the flag of the thread factory
+         * Reactor passes). The timer and hog-monitor threads are daemon threads either way: they only
+         * serve the carriers.
+         *
+         * @param daemon {@code false} for threads that keep the JVM alive until {@link ActorScheduler#dispose()}
+         * @return this
+         */
+        public Builder daemon(boolean daemon) {
+            this.daemon = daemon;
+            return this;
+        }
+
         public Builder maxCompensatingThreads(int max) {
             if (max < 0 || max > MAX_THREADS) {
                 throw new IllegalArgumentException("maxCompensatingThreads must be between 0 and " + MAX_THREADS
@@ -815,7 +837,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
                 throw new IllegalArgumentException("metrics (" + metrics + ") returned no SchedulerMetrics");
             }
             SchedulerEngine engine = new SchedulerEngine(new SchedulerEngine.Config(name, threads, quotaNanos,
-                    granularityNanos, ordering == Ordering.FAIR, hogNanos, maxComp, schedulerMetrics));
+                    granularityNanos, ordering == Ordering.FAIR, hogNanos, maxComp, schedulerMetrics, daemon));
             ActorScheduler scheduler = new ActorScheduler(engine, ordering, metrics, groupIdleTimeout.toNanos(),
                     maxGroups);
             scheduler.init();

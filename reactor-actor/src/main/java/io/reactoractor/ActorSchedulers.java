@@ -30,8 +30,10 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Carrier threads are created by the scheduler itself (they must be {@code NonBlocking} carriers
  * of the fair run queue), so of the {@link ThreadFactory} Reactor passes only the name prefix is used,
- * when the factory exposes one as a {@code Supplier<String>} (Reactor's own thread factories do);
- * Reactor's daemon flag does not apply: carriers are always daemon threads. Use
+ * when the factory exposes one as a {@code Supplier<String>} (Reactor's own thread factories do), and
+ * its daemon flag ({@link ActorScheduler.Builder#daemon(boolean)}): as with Reactor's schedulers,
+ * {@code Schedulers.newParallel(name, n)} makes non-daemon carriers, which keep the JVM running until the
+ * scheduler is disposed, and the shared {@code Schedulers.parallel()} daemon ones. Use
  * {@link #factory(Consumer)} to set the quota, preemption granularity or metrics of every scheduler
  * the factory builds.
  *
@@ -91,8 +93,23 @@ public final class ActorSchedulers {
             if (prefix != null) {
                 builder.name(prefix);
             }
+            builder.daemon(daemonOf(threadFactory));
             customizer.accept(builder);
             return builder.build();
+        }
+
+        /**
+         * The daemon flag of the threads {@code threadFactory} makes, read from one it makes and never
+         * starts (the factory's only way to say; Reactor's count one more thread name, which carriers,
+         * named by the scheduler, do not use). Daemon if the factory fails or makes none.
+         */
+        private static boolean daemonOf(ThreadFactory threadFactory) {
+            try {
+                Thread probe = threadFactory.newThread(() -> { });
+                return probe == null || probe.isDaemon();
+            } catch (RuntimeException e) {
+                return true;
+            }
         }
 
         /** Reactor's thread factories are {@code Supplier<String>} of their name prefix. */

@@ -56,6 +56,43 @@ class ActorSchedulersFactoryTest {
     }
 
     @Test
+    void theBuilderChoosesDaemonOrNot() {
+        ActorScheduler byDefault = ActorScheduler.builder().name("daemon-default").threads(1).build();
+        ActorScheduler not = ActorScheduler.builder().name("daemon-off").threads(1).daemon(false).build();
+        try {
+            assertTrue(byDefault.daemon());
+            assertTrue(threadOf(byDefault).isDaemon());
+            assertFalse(not.daemon());
+            assertFalse(threadOf(not).isDaemon(), "a non-daemon carrier keeps the JVM alive until disposal");
+        } finally {
+            byDefault.dispose();
+            not.dispose();
+        }
+    }
+
+    /** Reactor's daemon flag is kept: newParallel(name, n) non-daemon, the shared parallel() daemon. */
+    @Test
+    void carriersFollowTheDaemonFlagOfReactorsThreadFactory() {
+        Schedulers.setFactory(ActorSchedulers.factory());
+        assertTrue(threadOf(Schedulers.parallel()).isDaemon(), "Schedulers.parallel()");
+        java.util.Map<Scheduler, Boolean> expected = new java.util.LinkedHashMap<>();
+        expected.put(Schedulers.newParallel("p-user", 2), false);
+        expected.put(Schedulers.newParallel("p-daemon", 2, true), true);
+        expected.put(Schedulers.newSingle("s-user"), false);
+        expected.put(Schedulers.newSingle("s-daemon", true), true);
+        for (java.util.Map.Entry<Scheduler, Boolean> e : expected.entrySet()) {
+            Scheduler s = e.getKey();
+            try {
+                ActorScheduler actor = assertInstanceOf(ActorScheduler.class, s);
+                assertEquals(e.getValue(), actor.daemon(), actor.name());
+                assertEquals(e.getValue(), threadOf(s).isDaemon(), actor.name() + "'s carrier");
+            } finally {
+                s.dispose();
+            }
+        }
+    }
+
+    @Test
     void aSingleSchedulerNeverRunsTwoTasksAtOnceEvenBehindAHog() throws InterruptedException {
         // a low hog threshold: without the single scheduler's rule a compensating thread would start
         Schedulers.setFactory(ActorSchedulers.factory(b -> b.hogThreshold(Duration.ofMillis(20))));

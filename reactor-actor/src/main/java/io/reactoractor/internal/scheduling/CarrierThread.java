@@ -110,7 +110,7 @@ final class CarrierThread extends Thread implements NonBlocking {
         this.engine = engine;
         this.compensating = compensating;
         this.index = index;
-        setDaemon(true);
+        setDaemon(engine.config().daemon()); // the builder's choice; compensating carriers follow it
         setUncaughtExceptionHandler(TaskErrors.UNCAUGHT); // as Reactor's thread factories do
         this.turn = new Turn(engine, this);
     }

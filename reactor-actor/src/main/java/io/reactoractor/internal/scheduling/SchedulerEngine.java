@@ -57,7 +57,15 @@ public final class SchedulerEngine {
      * @param metrics            metrics binding
      */
     public record Config(String name, int threads, long quotaNanos, long granularityNanos, boolean fair,
-            long hogThresholdNanos, int maxCompensating, SchedulerMetrics metrics) {
+            long hogThresholdNanos, int maxCompensating, SchedulerMetrics metrics, boolean daemon) {
+
+        /** As the canonical constructor, with daemon carriers. */
+        public Config(String name, int threads, long quotaNanos, long granularityNanos, boolean fair,
+                long hogThresholdNanos, int maxCompensating, SchedulerMetrics metrics) {
+            this(name, threads, quotaNanos, granularityNanos, fair, hogThresholdNanos, maxCompensating, metrics,
+                    true);
+        }
+
         /**
          * Checks the configuration.
          *
@@ -69,6 +77,7 @@ public final class SchedulerEngine {
          * @param hogThresholdNanos a task running longer than this is a hog
          * @param maxCompensating   at most this many compensating carriers
          * @param metrics           metrics binding
+         * @param daemon            whether the carriers are daemon threads
          * @throws IllegalArgumentException naming the first invalid component
          */
         public Config {
