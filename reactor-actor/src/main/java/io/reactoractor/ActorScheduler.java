@@ -705,13 +705,6 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
 
         /**
-         * @param max the most compensating threads running at once (default: {@code threads}, or what is left
-         *            of {@value #MAX_THREADS}); 0 disables
-         *            compensation (hogs are still detected and reported); with {@code threads}, at most
-         *            {@value #MAX_THREADS} in all
-         * @return this
-         */
-        /**
          * Whether the carrier threads (and the compensating ones) are daemon threads, which do not keep
          * the JVM alive. Default {@code true}, as Reactor's shared {@code Schedulers.parallel()}; Reactor's
          * {@code Schedulers.newParallel(name, n)} makes non-daemon threads, which keep the JVM running
@@ -727,6 +720,13 @@ public final class ActorScheduler implements Scheduler, Scannable {
             return this;
         }
 
+        /**
+         * @param max the most compensating threads running at once (default: {@code threads}, or what is left
+         *            of {@value #MAX_THREADS}); 0 disables
+         *            compensation (hogs are still detected and reported); with {@code threads}, at most
+         *            {@value #MAX_THREADS} in all
+         * @return this
+         */
         public Builder maxCompensatingThreads(int max) {
             if (max < 0 || max > MAX_THREADS) {
                 throw new IllegalArgumentException("maxCompensatingThreads must be between 0 and " + MAX_THREADS

@@ -59,7 +59,18 @@ public final class SchedulerEngine {
     public record Config(String name, int threads, long quotaNanos, long granularityNanos, boolean fair,
             long hogThresholdNanos, int maxCompensating, SchedulerMetrics metrics, boolean daemon) {
 
-        /** As the canonical constructor, with daemon carriers. */
+        /**
+         * As the canonical constructor, with daemon carriers.
+         *
+         * @param name              thread and metric name
+         * @param threads           permanent carriers
+         * @param quotaNanos        hard bound of a turn
+         * @param granularityNanos  preemption granularity
+         * @param fair              fair ordering (else FIFO)
+         * @param hogThresholdNanos a task running longer than this is a hog
+         * @param maxCompensating   at most this many compensating carriers
+         * @param metrics           metrics binding
+         */
         public Config(String name, int threads, long quotaNanos, long granularityNanos, boolean fair,
                 long hogThresholdNanos, int maxCompensating, SchedulerMetrics metrics) {
             this(name, threads, quotaNanos, granularityNanos, fair, hogThresholdNanos, maxCompensating, metrics,
