@@ -224,13 +224,18 @@ final class InboundCredits<I> {
                 updateClaimants();
             }
         }
+        deliver(accepted);
+        return rest;
+    }
+
+    /** Enqueues the messages of sends that were given a credit, and completes them (outside the monitor). */
+    private void deliver(List<PendingSend<I>> accepted) {
         if (accepted != null) {
             for (PendingSend<I> p : accepted) {
                 loop.enqueue(p.message);
                 p.sink.success();
             }
         }
-        return rest;
     }
 
     /**
@@ -290,12 +295,7 @@ final class InboundCredits<I> {
                 }
             }
         }
-        if (accepted != null) {
-            for (PendingSend<I> p : accepted) {
-                loop.enqueue(p.message);
-                p.sink.success();
-            }
-        }
+        deliver(accepted);
         if (granted != null) {
             for (int i = 0; i < granted.size(); i++) {
                 granted.get(i).request(grants.get(i));

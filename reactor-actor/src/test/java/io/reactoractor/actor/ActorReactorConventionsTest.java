@@ -37,13 +37,14 @@ class ActorReactorConventionsTest {
         assertTrue(ActorTestSupport.disposeBounded(scheduler));
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    /** Waits up to 10 s for {@code condition} (usable inside StepVerifier's {@code then} steps). */
+    private static void await(BooleanSupplier condition, String what) {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > until) {
                 throw new AssertionError("not within 10 s: " + what);
             }
-            Thread.sleep(1);
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
         }
     }
 
@@ -58,7 +59,7 @@ class ActorReactorConventionsTest {
     }
 
     @Test
-    void resultsWaitingForDemandAreDiscardedOnCancelBeforeTheMailbox() throws InterruptedException {
+    void resultsWaitingForDemandAreDiscardedOnCancelBeforeTheMailbox() {
         List<Object> discarded = new CopyOnWriteArrayList<>();
         Actor<Integer, Integer> a = threeResultsPerMessage();
         StepVerifier.create(Flux.from(a).doOnDiscard(Object.class, discarded::add), 1)
@@ -67,14 +68,8 @@ class ActorReactorConventionsTest {
                     a.tell(2);
                 })
                 .expectNext(11)
-                .then(() -> {
-                    try {
-                        // the behaviour ran for message 1 and its other results wait; message 2 waits too
-                        await(() -> a.mailboxSize() == 1, "message 2 waiting behind the buffered results");
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                })
+                // the behaviour ran for message 1 and its other results wait; message 2 waits too
+                .then(() -> await(() -> a.mailboxSize() == 1, "message 2 waiting behind the buffered results"))
                 .thenCancel()
                 .verify(Duration.ofSeconds(10));
         await(() -> discarded.size() >= 3, "three discarded");
@@ -82,18 +77,14 @@ class ActorReactorConventionsTest {
     }
 
     @Test
-    void resultsWaitingForDemandAreDiscardedOnDispose() throws InterruptedException {
+    void resultsWaitingForDemandAreDiscardedOnDispose() {
         List<Object> discarded = new CopyOnWriteArrayList<>();
         Actor<Integer, Integer> a = threeResultsPerMessage();
         StepVerifier.create(Flux.from(a).doOnDiscard(Object.class, discarded::add), 1)
                 .then(() -> a.tell(1))
                 .expectNext(11)
                 .then(() -> {
-                    try {
-                        await(() -> a.processedMessages() == 1, "message 1 processed");
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
+                    await(() -> a.processedMessages() == 1, "message 1 processed");
                     a.dispose();
                 })
                 .expectError(java.util.concurrent.CancellationException.class)
@@ -102,7 +93,7 @@ class ActorReactorConventionsTest {
     }
 
     @Test
-    void nothingReachesASubscriberAfterItCancelledInsideOnNext() throws InterruptedException {
+    void nothingReachesASubscriberAfterItCancelledInsideOnNext() {
         Actor<Integer, Integer> a = threeResultsPerMessage();
         List<Integer> received = new CopyOnWriteArrayList<>();
         List<Object> discarded = new CopyOnWriteArrayList<>();
@@ -128,7 +119,7 @@ class ActorReactorConventionsTest {
     }
 
     @Test
-    void anElementAfterTheUpstreamsOwnCompletionGoesToOnNextDropped() throws InterruptedException {
+    void anElementAfterTheUpstreamsOwnCompletionGoesToOnNextDropped() {
         List<Object> dropped = new CopyOnWriteArrayList<>();
         Hooks.onNextDropped(dropped::add);
         Actor<Integer, Integer> a = Actor.identity(scheduler, 8);

@@ -32,29 +32,30 @@ class ReactorActorShutdownTest {
     void closingTheContextAnswersWaitingPollsAndDisposesConsumerAndScheduler() throws Exception {
         ActorScheduler[] scheduler = new ActorScheduler[1];
         PullConsumer[] consumer = new PullConsumer[1];
-        CompletableFuture<PullResult> poll = new CompletableFuture<>();
+        @SuppressWarnings("unchecked")
+        CompletableFuture<PullResult>[] poll = new CompletableFuture[1];
         runner.run(context -> {
             scheduler[0] = context.getBean(ActorScheduler.class);
             consumer[0] = context.getBean(PullConsumer.class);
-            consumer[0].pull("quiet", "g", 1, Duration.ofMinutes(5)).toFuture().whenComplete((r, e) -> {
-                if (e != null) {
-                    poll.completeExceptionally(e);
-                } else {
-                    poll.complete(r);
-                }
-            });
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (consumer[0].stats("quiet", "g").waitingPulls() < 1) {
-                assertThat(System.nanoTime()).isLessThan(deadline);
-                Thread.sleep(5);
-            }
+            poll[0] = aWaitingPoll(consumer[0]);
             assertThat(scheduler[0].isDisposed()).isFalse();
         });
         // the runner closed the context: the five-minute poll was answered long before, as at its timeout
-        assertThat(poll).succeedsWithin(Duration.ofSeconds(10))
+        assertThat(poll[0]).succeedsWithin(Duration.ofSeconds(10))
                 .extracting(PullResult::status).isEqualTo(PullResult.Status.TIMED_OUT);
         assertThat(consumer[0].isDisposed()).isTrue();
         assertThat(scheduler[0].isDisposed()).isTrue();
+    }
+
+    /** A five-minute long poll of {@code consumer}, returned once it waits. */
+    private static CompletableFuture<PullResult> aWaitingPoll(PullConsumer consumer) throws InterruptedException {
+        CompletableFuture<PullResult> poll = consumer.pull("quiet", "g", 1, Duration.ofMinutes(5)).toFuture();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (consumer.stats("quiet", "g").waitingPulls() < 1) {
+            assertThat(System.nanoTime()).isLessThan(deadline);
+            Thread.sleep(5);
+        }
+        return poll;
     }
 
     /** Stands for the web server's two lifecycle beans: its graceful shutdown, then its stop. */
@@ -209,25 +210,15 @@ class ReactorActorShutdownTest {
     void closingAStoppedContextStillQuiescesThenDisposes() throws Exception {
         ActorScheduler[] scheduler = new ActorScheduler[1];
         PullConsumer[] consumer = new PullConsumer[1];
-        CompletableFuture<PullResult> poll = new CompletableFuture<>();
+        @SuppressWarnings("unchecked")
+        CompletableFuture<PullResult>[] poll = new CompletableFuture[1];
         runner.run(context -> {
             scheduler[0] = context.getBean(ActorScheduler.class);
             consumer[0] = context.getBean(PullConsumer.class);
             context.getSourceApplicationContext().stop();
-            consumer[0].pull("quiet", "g", 1, Duration.ofMinutes(5)).toFuture().whenComplete((r, e) -> {
-                if (e != null) {
-                    poll.completeExceptionally(e);
-                } else {
-                    poll.complete(r);
-                }
-            });
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (consumer[0].stats("quiet", "g").waitingPulls() < 1) {
-                assertThat(System.nanoTime()).isLessThan(deadline);
-                Thread.sleep(5);
-            }
+            poll[0] = aWaitingPoll(consumer[0]);
         });
-        assertThat(poll).succeedsWithin(Duration.ofSeconds(10))
+        assertThat(poll[0]).succeedsWithin(Duration.ofSeconds(10))
                 .extracting(PullResult::status).isEqualTo(PullResult.Status.TIMED_OUT);
         assertThat(consumer[0].isDisposed()).isTrue();
         assertThat(scheduler[0].isDisposed()).isTrue();
