@@ -135,8 +135,12 @@ import reactor.util.context.Context;
  * signals {@code onError}, waiting publishes fail), {@code SKIP} goes on, {@code retry(n, backoff)}
  * suspends the failing consumer for a back-off and calls its handler again on the same event (then
  * stops, or skips with {@code retryThenSkip}). {@link #whenTerminated()}
- * completes when every consumer terminated. When the last live consumer terminates (for instance its
- * subscriber cancelled), the ring cancels its upstream and closes: nobody is left to read.
+ * completes when every consumer terminated. When the last live consumer terminates or leaves (for
+ * instance its subscriber cancelled), the ring closes and cancels its upstream without asking it for
+ * more: nobody is left to read, so a {@link #publish} waiting for space fails and {@code tryPublish}
+ * says {@code false}. A signal the upstream sends after its own {@code onComplete}/{@code onError}
+ * goes to Reactor's {@code Hooks.onNextDropped}/{@code onErrorDropped}; an element still in flight
+ * after the ring cancelled it goes to the discard hook, a late error to {@code onErrorDropped}.
  *
  * <h2>Ring state</h2>
  * <pre>
@@ -152,7 +156,8 @@ import reactor.util.context.Context;
  *            | the last retry of retry(..)             | onError at once (back-offs ended), waiting publishes fail
  *   open     | handler failure under retry(..)         | open: the failing consumer backs off (suspended, no
  *            |                                         | thread; see RingConsumer), gating as a slow consumer
- *   open     | last live consumer terminates           | closed, upstream cancelled
+ *   open     | last live consumer terminates or leaves | closed (waiting publishes fail), upstream
+ *            | the gating set                          | cancelled without a further request
  *   closed   | tryPublish / publish / onNext           | false / onError(IllegalStateException) / discarded
  * </pre>
  *
@@ -307,6 +312,12 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
     // ---- producer side
     private final AtomicReference<Subscription> upstream = new AtomicReference<>();
     private volatile boolean upstreamDone;
+    /**
+     * The upstream itself signalled {@code onComplete} / {@code onError} (set before
+     * {@link #upstreamDone}'s effects are acted on): a signal after that breaks rule 1.7 and goes to
+     * Reactor's dropped hooks, where an element in flight after our own cancel is discarded.
+     */
+    private volatile boolean upstreamTerminated;
     /** Demand granted upstream and not yet received (multi-producer mode; single: {@code reserved - cursor}). */
     private final AtomicLong outstanding = new AtomicLong();
     private final ConcurrentLinkedQueue<PendingPublish<T>> pending = new ConcurrentLinkedQueue<>();
@@ -759,7 +770,11 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
     public void onNext(T t) {
         Objects.requireNonNull(t, "onNext element");
         if (upstreamDone) {
-            Operators.onDiscard(t, Context.empty());
+            if (upstreamTerminated) {
+                Operators.onNextDropped(t, currentContext()); // after the upstream's own terminal signal
+            } else {
+                Operators.onDiscard(t, currentContext()); // in flight when we cancelled (rule 2.8)
+            }
             return;
         }
         if (singleProducer) {
@@ -798,8 +813,11 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
     public void onError(Throwable t) {
         Objects.requireNonNull(t, "onError throwable");
         if (upstreamDone) {
+            // after the upstream's own terminal signal, or after we cancelled it: nobody takes it any more
+            Operators.onErrorDropped(t, currentContext());
             return;
         }
+        upstreamTerminated = true;
         upstreamDone = true;
         if (singleProducer) {
             spFlushBeforeClose(); // a burst may end with onError inside request(n): its events go first
@@ -812,6 +830,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
         if (upstreamDone) {
             return;
         }
+        upstreamTerminated = true;
         upstreamDone = true;
         if (singleProducer) {
             spFlushBeforeClose();
@@ -857,12 +876,16 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
 
     /**
      * @return how many more events fit before the producer must wait for the slowest gating consumer
-     *         (demand already granted upstream counts as taken); a momentary value
+     *         (demand already granted upstream counts as taken); {@code 0} once the ring is closed or
+     *         every consumer left; a momentary value
      */
     public long remainingCapacity() {
+        if (isClosed()) {
+            return 0;
+        }
         long g = gatingMin();
         if (g == Long.MAX_VALUE) {
-            return size;
+            return 0; // every consumer left: nothing fits, the ring is closing (see tryReserve)
         }
         return Math.max(0, g + 1 + size - reserved);
     }
@@ -910,11 +933,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
             if (r + n > g + 1 + size) {
                 g = gatingMin();
                 if (g == Long.MAX_VALUE) {
-                    // no live consumer: nobody reads the slots, any amount fits
-                    if (RESERVED.compareAndSet(this, r, r + n)) {
-                        return true;
-                    }
-                    continue;
+                    noReaderLeft();
+                    return false;
                 }
                 raiseGatingCache(g);
                 if (r + n > g + 1 + size) {
@@ -940,15 +960,28 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
         long g = gatingCache;
         if (r + n > g + 1 + size) {
             g = gatingMin();
-            if (g != Long.MAX_VALUE) { // MAX: no live consumer, nobody reads the slots, any amount fits
-                raiseGatingCache(g);
-                if (r + n > g + 1 + size) {
-                    return false;
-                }
+            if (g == Long.MAX_VALUE) {
+                noReaderLeft();
+                return false;
+            }
+            raiseGatingCache(g);
+            if (r + n > g + 1 + size) {
+                return false;
             }
         }
         RESERVED.setRelease(this, r + n);
         return true;
+    }
+
+    /**
+     * The gating minimum is {@link Long#MAX_VALUE} on a started ring: every consumer left the gating set
+     * (cancelled, or a bad request), so nobody will read another event. The last one's termination
+     * closes the ring ({@link #consumerTerminated}); a reservation that comes first must not slip an
+     * event (a waiting publish, a burst of upstream demand) into that window, where nobody would handle
+     * or discard it: it closes the ring itself and fails, so publishes fail as documented.
+     */
+    private void noReaderLeft() {
+        close();
     }
 
     private void raiseGatingCache(long g) {

@@ -381,6 +381,91 @@ class RingBufferTest {
     }
 
     @Test
+    void aPublishWaitingForSpaceFailsWhenTheLastConsumerCancelsInsteadOfLandingInAClosingRing() {
+        for (int round = 0; round < 20; round++) {
+            RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(2).build();
+            RingConsumer<Integer, Integer> c = ring.publishedConsumer("c" + round, (e, s, eob) -> e);
+            ring.start();
+            Recorder<Integer> r = new Recorder<>(); // no demand: the consumer handles nothing, the ring fills
+            c.subscribe(r);
+            assertTrue(ring.tryPublish(0));
+            assertTrue(ring.tryPublish(1));
+            List<Object> outcome = new CopyOnWriteArrayList<>();
+            ring.publish(2).subscribe(outcome::add, outcome::add);
+            assertTrue(outcome.isEmpty(), "the ring is full: the publish waits");
+            r.subscription.cancel();
+            await(() -> !outcome.isEmpty(), "the waiting publish settles");
+            // nobody is left to handle event 2: the publish fails, as the Javadoc promises for a closing ring
+            assertInstanceOf(IllegalStateException.class, outcome.get(0), "round " + round + ": " + outcome);
+            assertTrue(ring.isClosed());
+            assertEquals(0, ring.remainingCapacity(), "a closed ring has no room");
+            StepVerifier.create(ring.whenTerminated()).expectComplete().verify(LONG);
+        }
+    }
+
+    @Test
+    void theLastConsumerCancellingAsksTheUpstreamForNothingMore() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(16).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.start();
+        Recorder<Integer> r = new Recorder<>(); // no demand
+        c.subscribe(r);
+        AtomicLong requested = new AtomicLong();
+        List<Boolean> cancelled = new CopyOnWriteArrayList<>();
+        Flux.range(0, 1_000_000)
+                .doOnRequest(requested::addAndGet)
+                .doOnCancel(() -> cancelled.add(true))
+                .subscribe(ring);
+        await(() -> requested.get() == 16, "the ring asked for its size");
+        r.subscription.cancel();
+        await(() -> !cancelled.isEmpty(), "upstream cancelled");
+        // Flux.publish().refCount() style: the last subscriber leaving cancels without asking for more;
+        // a request here would bring 16 events into a ring nobody reads any more
+        assertEquals(16, requested.get());
+    }
+
+    @Test
+    void anUpstreamErrorAfterTheRingClosedGoesToOnErrorDropped() {
+        List<Throwable> dropped = new CopyOnWriteArrayList<>();
+        reactor.core.publisher.Hooks.onErrorDropped(dropped::add);
+        try {
+            RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(4).build();
+            ring.consumer("c", (e, s, eob) -> null);
+            ring.start();
+            reactor.test.publisher.TestPublisher<Integer> up = reactor.test.publisher.TestPublisher
+                    .createNoncompliant(reactor.test.publisher.TestPublisher.Violation.CLEANUP_ON_TERMINATE);
+            up.subscribe(ring);
+            ring.complete(); // cancels the upstream, whose error was already on its way
+            IllegalStateException late = new IllegalStateException("late");
+            up.error(late);
+            assertEquals(List.of(late), dropped);
+            StepVerifier.create(ring.whenTerminated()).expectComplete().verify(LONG);
+        } finally {
+            reactor.core.publisher.Hooks.resetOnErrorDropped();
+        }
+    }
+
+    @Test
+    void anElementAfterTheUpstreamsOwnCompletionGoesToOnNextDropped() {
+        List<Object> dropped = new CopyOnWriteArrayList<>();
+        reactor.core.publisher.Hooks.onNextDropped(dropped::add);
+        try {
+            RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(4).build();
+            RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+            ring.start();
+            reactor.test.publisher.TestPublisher<Integer> up = reactor.test.publisher.TestPublisher
+                    .createNoncompliant(reactor.test.publisher.TestPublisher.Violation.CLEANUP_ON_TERMINATE);
+            up.subscribe(ring);
+            up.complete();
+            up.next(42); // rule 1.7 broken upstream
+            assertEquals(List.of(42), dropped);
+            StepVerifier.create(c).expectComplete().verify(LONG);
+        } finally {
+            reactor.core.publisher.Hooks.resetOnNextDropped();
+        }
+    }
+
+    @Test
     void disposingTheSchedulerFailsEveryConsumerInsteadOfLeavingThemHanging() {
         ActorScheduler own = ActorScheduler.builder().name("ring-dispose").threads(1).build();
         RingBuffer<Integer> ring = RingBuffer.<Integer>builder(own).size(4).build();
