@@ -22,6 +22,7 @@ import io.reactoractor.internal.metrics.RingMetrics;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.Scannable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.Operators;
@@ -173,7 +174,7 @@ import reactor.util.context.Context;
  *
  * @param <T> the event type
  */
-public final class RingBuffer<T> implements CoreSubscriber<T> {
+public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
 
     private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle CLAIMED;
@@ -908,6 +909,55 @@ public final class RingBuffer<T> implements CoreSubscriber<T> {
      */
     public Mono<Void> whenTerminated() {
         return terminated.asMono();
+    }
+
+    /**
+     * Reactor's {@link Scannable} view, after its processors' conventions: {@code NAME} (the ring's name),
+     * {@code PARENT} (the upstream's subscription, {@code null} before one), {@code CAPACITY} and
+     * {@code PREFETCH} (the size), {@code BUFFERED} (events published and not yet handled by the slowest
+     * gating consumer), {@code TERMINATED} (closed), {@code CANCELLED} (the ring cancelled its upstream),
+     * {@code ERROR}, {@code RUN_ON} (the ring's group), {@code RUN_STYLE} ({@code ASYNC}); its consumers
+     * are its {@link #inners()}.
+     */
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.NAME) {
+            return name;
+        }
+        if (key == Attr.PARENT) {
+            return upstream.get();
+        }
+        if (key == Attr.CAPACITY || key == Attr.PREFETCH) {
+            return size;
+        }
+        if (key == Attr.BUFFERED) {
+            long g = started ? gatingMin() : -1L;
+            long b = g == Long.MAX_VALUE ? 0 : Math.max(0, cursor() - g);
+            return (int) Math.min(Integer.MAX_VALUE, b);
+        }
+        if (key == Attr.TERMINATED) {
+            return isClosed();
+        }
+        if (key == Attr.CANCELLED) {
+            return upstreamDone && !upstreamTerminated;
+        }
+        if (key == Attr.ERROR) {
+            Throwable f = failure.get();
+            return f != null ? f : closingError();
+        }
+        if (key == Attr.RUN_ON) {
+            return group;
+        }
+        if (key == Attr.RUN_STYLE) {
+            return Attr.RunStyle.ASYNC;
+        }
+        return null;
+    }
+
+    /** @return the ring's consumers ({@link Scannable}), in creation order */
+    @Override
+    public java.util.stream.Stream<? extends Scannable> inners() {
+        return consumers().stream();
     }
 
     @Override

@@ -16,6 +16,7 @@ import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
+import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
@@ -70,7 +71,7 @@ import reactor.util.context.Context;
  * @param <T> the event type
  * @param <R> the result type
  */
-public final class RingConsumer<T, R> implements Publisher<R> {
+public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
 
     private static final VarHandle SEQUENCE;
 
@@ -245,6 +246,46 @@ public final class RingConsumer<T, R> implements Publisher<R> {
             return;
         }
         wake();
+    }
+
+    /**
+     * Reactor's {@link Scannable} view: {@code NAME} (the consumer's name), {@code PARENT} (its ring),
+     * {@code ACTUAL} (the subscriber, while there is one), {@code BUFFERED} ({@link #lag()}),
+     * {@code REQUESTED_FROM_DOWNSTREAM} (outstanding demand), {@code TERMINATED}, {@code CANCELLED},
+     * {@code RUN_ON} (the ring's group: the consumer is one of its actors), {@code RUN_STYLE}
+     * ({@code ASYNC}).
+     */
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.NAME) {
+            return name;
+        }
+        if (key == Attr.PARENT) {
+            return ring;
+        }
+        if (key == Attr.ACTUAL) {
+            return downstream;
+        }
+        if (key == Attr.BUFFERED) {
+            return (int) Math.min(Integer.MAX_VALUE, lag());
+        }
+        if (key == Attr.REQUESTED_FROM_DOWNSTREAM) {
+            long r = requested.get();
+            return r == Long.MAX_VALUE ? r : Math.max(0, r - emitted);
+        }
+        if (key == Attr.TERMINATED) {
+            return done && !cancelled;
+        }
+        if (key == Attr.CANCELLED) {
+            return cancelled;
+        }
+        if (key == Attr.RUN_ON) {
+            return ring.group();
+        }
+        if (key == Attr.RUN_STYLE) {
+            return Attr.RunStyle.ASYNC;
+        }
+        return null;
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.util.Objects;
 import org.reactivestreams.Processor;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import reactor.core.Scannable;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -14,7 +15,7 @@ import reactor.core.scheduler.Scheduler;
  *
  * @param <T> the element type
  */
-public final class RingProcessor<T> implements Processor<T, T> {
+public final class RingProcessor<T> implements Processor<T, T>, Scannable {
 
     private final RingBuffer<T> ring;
     private final RingConsumer<T, T> consumer;
@@ -90,6 +91,19 @@ public final class RingProcessor<T> implements Processor<T, T> {
     @Override
     public void onComplete() {
         ring.onComplete();
+    }
+
+    /**
+     * Reactor's {@link Scannable} view: the subscriber side's attributes come from the ring
+     * ({@code PARENT} is the upstream's subscription), {@code ACTUAL} and
+     * {@code REQUESTED_FROM_DOWNSTREAM} from its consumer; see {@link RingBuffer#scanUnsafe}.
+     */
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.ACTUAL || key == Attr.REQUESTED_FROM_DOWNSTREAM) {
+            return consumer.scanUnsafe(key);
+        }
+        return ring.scanUnsafe(key);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.reactoractor.ring;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
+import reactor.core.Scannable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -463,6 +465,55 @@ class RingBufferTest {
         } finally {
             reactor.core.publisher.Hooks.resetOnNextDropped();
         }
+    }
+
+    @Test
+    void theRingItsConsumersAndTheProcessorAreScannableAfterReactorsConventions() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).name("scan").size(8).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.start();
+        Recorder<Integer> r = new Recorder<>(); // no demand: the events stay buffered
+        c.subscribe(r);
+        reactor.test.publisher.TestPublisher<Integer> up = reactor.test.publisher.TestPublisher.create();
+        up.subscribe(ring);
+        up.next(1, 2, 3);
+        Scannable sr = Scannable.from(ring);
+        assertTrue(sr.isScanAvailable());
+        assertEquals("scan", sr.name());
+        assertEquals(8, sr.scan(Scannable.Attr.CAPACITY));
+        assertEquals(8, sr.scan(Scannable.Attr.PREFETCH));
+        assertNotNull(sr.scan(Scannable.Attr.PARENT), "the upstream's subscription");
+        assertEquals(3, sr.scan(Scannable.Attr.BUFFERED));
+        assertSame(ring.group(), sr.scan(Scannable.Attr.RUN_ON));
+        assertEquals(Scannable.Attr.RunStyle.ASYNC, sr.scan(Scannable.Attr.RUN_STYLE));
+        assertEquals(List.of(c), sr.inners().collect(Collectors.toList()));
+        Scannable sc = Scannable.from(c);
+        assertEquals("c", sc.name());
+        assertSame(ring, sc.scan(Scannable.Attr.PARENT));
+        assertSame(r, c.scanUnsafe(Scannable.Attr.ACTUAL));
+        assertEquals(3, sc.scan(Scannable.Attr.BUFFERED));
+        assertEquals(0L, sc.scan(Scannable.Attr.REQUESTED_FROM_DOWNSTREAM));
+        r.subscription.request(5);
+        await(() -> r.values.size() == 3, "three handled");
+        assertEquals(0, sc.scan(Scannable.Attr.BUFFERED));
+        assertEquals(2L, sc.scan(Scannable.Attr.REQUESTED_FROM_DOWNSTREAM));
+        assertFalse(sr.scan(Scannable.Attr.TERMINATED));
+        up.complete();
+        await(() -> r.completed, "completed");
+        assertTrue(sr.scan(Scannable.Attr.TERMINATED));
+        assertFalse(sr.scan(Scannable.Attr.CANCELLED));
+        assertTrue(sc.scan(Scannable.Attr.TERMINATED));
+        assertFalse(sc.scan(Scannable.Attr.CANCELLED));
+
+        RingProcessor<Integer> p = RingProcessor.create(scheduler, 4);
+        Recorder<Integer> pr = new Recorder<>();
+        p.subscribe(pr);
+        Scannable sp = Scannable.from(p);
+        assertEquals(4, sp.scan(Scannable.Attr.CAPACITY));
+        assertSame(pr, p.scanUnsafe(Scannable.Attr.ACTUAL));
+        pr.subscription.cancel();
+        await(() -> Boolean.TRUE.equals(Scannable.from(p.consumer()).scan(Scannable.Attr.CANCELLED)), "cancelled");
+        assertFalse(Scannable.from(p.consumer()).scan(Scannable.Attr.TERMINATED));
     }
 
     @Test
