@@ -302,12 +302,22 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.co
 
     // ================================================================== Scannable
 
+    /**
+     * Reactor's {@link Scannable} view, after its processors' conventions: {@code NAME} (the path),
+     * {@code PARENT} (the subscription of the upstream this actor subscribed to as a {@code Subscriber},
+     * {@code null} before one), {@code RUN_ON} (the group the actor runs in), {@code CAPACITY} and
+     * {@code PREFETCH} (the mailbox capacity), {@code BUFFERED}, {@code REQUESTED_FROM_DOWNSTREAM},
+     * {@code TERMINATED}, {@code CANCELLED}, {@code ERROR}, {@code RUN_STYLE} ({@code ASYNC}).
+     */
     @Override
     public Object scanUnsafe(Attr key) {
         if (key == Attr.NAME) {
             return path();
         }
         if (key == Attr.PARENT) {
+            return primary.upstream();
+        }
+        if (key == Attr.RUN_ON) {
             return group();
         }
         if (key == Attr.CAPACITY || key == Attr.PREFETCH) {

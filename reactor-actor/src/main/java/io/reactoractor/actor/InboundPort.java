@@ -118,6 +118,11 @@ final class InboundPort<I> implements CoreSubscriber<I> {
         credits.portClosed(this, null);
     }
 
+    /** @return the upstream's subscription ({@code null} before one; Reactor's cancelled one after a cancel) */
+    Subscription upstream() {
+        return upstream.get();
+    }
+
     /** Passes granted credits upstream as demand (never under the credits' lock). */
     void request(long n) {
         Subscription s = upstream.get();

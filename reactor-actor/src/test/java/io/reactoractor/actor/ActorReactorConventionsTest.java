@@ -59,6 +59,22 @@ class ActorReactorConventionsTest {
     }
 
     @Test
+    void scannableParentIsTheUpstreamAndRunOnIsTheGroupAsForReactorsOperators() {
+        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).capacity(8)
+                .behaviour((m, c) -> {
+                    c.emit(m);
+                    return true;
+                }).build();
+        assertEquals(null, a.scanUnsafe(reactor.core.Scannable.Attr.PARENT), "no upstream yet");
+        reactor.test.publisher.TestPublisher<Integer> up = reactor.test.publisher.TestPublisher.create();
+        up.subscribe(a);
+        Object parent = a.scanUnsafe(reactor.core.Scannable.Attr.PARENT);
+        assertTrue(parent instanceof org.reactivestreams.Subscription, "the upstream's subscription: " + parent);
+        assertTrue(a.scanUnsafe(reactor.core.Scannable.Attr.RUN_ON) == a.group());
+        StepVerifier.create(a).then(() -> up.next(1).complete()).expectNext(1).verifyComplete();
+    }
+
+    @Test
     void resultsWaitingForDemandAreDiscardedOnCancelBeforeTheMailbox() {
         List<Object> discarded = new CopyOnWriteArrayList<>();
         Actor<Integer, Integer> a = threeResultsPerMessage();
