@@ -127,10 +127,16 @@ final class AckLedger {
         }
     }
 
-    /** A nack: the policy decides what becomes of {@code offset} if it is delivered and unsettled. */
+    /**
+     * A nack: the policy decides what becomes of {@code offset} if it was delivered and is unsettled, also
+     * when it already waits for its redelivery (its consumer cancelled, or its ack deadline passed before
+     * the handler failed), as an ack settles it then too: the failure still counts against the policy's
+     * attempts (a last attempt is dead-lettered rather than delivered once more). An unknown or settled
+     * offset is ignored.
+     */
     void nack(long offset, FailurePolicy policy, long now) {
         InFlight f = pending.get(offset);
-        if (f != null && f.state == InFlight.DELIVERED) {
+        if (f != null && (f.state == InFlight.DELIVERED || f.state == InFlight.QUEUED)) {
             applyFailurePolicy(f, policy, now);
         }
     }
@@ -199,6 +205,10 @@ final class AckLedger {
     }
 
     private void requeue(InFlight f, long due) {
+        if (f.state == InFlight.QUEUED) {
+            // a nack of a queued message (rare): its due time changes, so it leaves the heap before (O(n))
+            redeliver.remove(f);
+        }
         f.state = InFlight.QUEUED;
         f.due = due;
         f.generation++;

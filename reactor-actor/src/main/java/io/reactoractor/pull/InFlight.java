@@ -9,7 +9,9 @@ import java.util.Comparator;
  * <pre>
  *   NEW --deliver--> DELIVERED --ack / skip / dead-letter--> DONE
  *                    DELIVERED --nack (retry) / release / ack timeout--> QUEUED --deliver--> DELIVERED
- *                    QUEUED --ack--> DONE  (the stale queue entry is skipped when it surfaces)
+ *                    QUEUED --ack / nack (skip, dead-letter)--> DONE  (the stale queue entry is skipped
+ *                                                                     when it surfaces)
+ *                    QUEUED --nack (retry)--> QUEUED (due after the back-off: taken out of the queue, re-added)
  *   NEW / QUEUED --deliver with ack-on-delivery--> DONE
  * </pre>
  * {@code generation} changes on every delivery and re-queue, so an ack deadline recorded for an

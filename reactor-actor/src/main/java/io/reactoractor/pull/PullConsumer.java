@@ -86,7 +86,9 @@ import reactor.core.publisher.Operators;
  * consumer.append("orders", bytes);
  * consumer.pull("orders", "billing", 100, Duration.ofSeconds(30))       // long poll
  *         .flatMap(r -> process(r.messages()).then(consumer.ack("orders", "billing", offsets(r))));
- * consumer.consume("orders", "shipping").subscribe(d -> ship(d.message()));   // acked after onNext
+ * consumer.consume("orders", "shipping", ConsumerOptions.builder().ackMode(AckMode.EXPLICIT).build())
+ *         .concatMap(d -> ship(d.message()).doOnSuccess(x -> d.ack()).doOnError(d::nack).onErrorComplete())
+ *         .subscribe();                                                  // at least once, failures nacked
  * }</pre>
  */
 public final class PullConsumer implements Disposable {
@@ -265,7 +267,29 @@ public final class PullConsumer implements Disposable {
                     });
             sink.onCancel(() -> p.cancelled = true);
             submit(subject, group, p);
-        });
+        }).doOnDiscard(PullResult.class, r -> releaseUndelivered(subject, group, r, ackOnDelivery));
+    }
+
+    /**
+     * An answer that never reached the subscriber: the {@code Mono} was cancelled while the group's actor
+     * was answering it, or before the subscriber requested it ({@code Mono.create} then hands it to the
+     * discard hook, which is this, and nothing downstream's). Its messages are released for redelivery
+     * now instead of waiting out their ack timeout (those of an {@code ackOnDelivery} pull were settled when
+     * handed out: at most once, as documented).
+     */
+    private void releaseUndelivered(String subject, String group, PullResult r, boolean ackOnDelivery) {
+        if (ackOnDelivery || r.messages().isEmpty()) {
+            return;
+        }
+        long[] offsets = new long[r.messages().size()];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = r.messages().get(i).offset();
+        }
+        try {
+            submit(subject, group, new ConsumerGroupCommand.Release(0L, offsets));
+        } catch (RejectedExecutionException e) {
+            // the consumer was disposed: nothing is redelivered any more, so there is nothing to release
+        }
     }
 
     /**

@@ -221,6 +221,45 @@ class ConsumeTest {
     }
 
     @Test
+    void aNackAfterTheConsumerWentAwayStillFollowsTheFailurePolicy() throws Exception {
+        consumer.append("s", b("fine"));
+        consumer.append("s", b("poison"));
+        ConsumerOptions opts = ConsumerOptions.builder().ackMode(AckMode.EXPLICIT)
+                .failurePolicy(FailurePolicy.retryThenDeadLetter(1, Duration.ZERO)).build();
+        // take(2) cancels the consumer, which releases both unsettled messages for redelivery
+        List<Delivery> ds = consumer.consume("s", "g", opts).take(2).collectList().block(Duration.ofSeconds(10));
+        assertEquals(2, ds.size());
+        ds.get(0).ack();
+        ds.get(1).nack(new IllegalStateException("poison")); // its one attempt is used: dead-lettered
+        await(() -> consumer.store().committedOffset("s", "g") == 2, "both settled, the nack as a dead letter");
+        assertEquals(1, consumer.stats("s", "g").deadLettered());
+        assertEquals(1, consumer.store().endOffset(FailurePolicy.deadLetterSubject("g")));
+        StepVerifier.create(consumer.pull("s", "g", 10, Duration.ZERO))
+                .expectNextMatches(r -> r.messages().isEmpty())
+                .verifyComplete();
+        assertEquals(0, consumer.stats("s", "g").redelivered(), "not delivered again past maxAttempts");
+    }
+
+    @Test
+    void aNackOfAMessageWaitingForItsRedeliveryMovesItToTheBackOff() throws Exception {
+        PullConsumer local = PullConsumer.builder(scheduler).ackTimeout(Duration.ofMillis(50))
+                .failurePolicy(FailurePolicy.retryForever(Duration.ofSeconds(30))).build();
+        try {
+            local.append("s", b("slow"));
+            PullResult first = local.pull("s", "g", 1, Duration.ZERO).block(Duration.ofSeconds(10));
+            assertEquals(1, first.messages().size());
+            Thread.sleep(200); // the ack deadline passes: queued for redelivery now
+            local.nack("s", "g", 0).block(Duration.ofSeconds(10));
+            // the handler's failure counts: the redelivery waits for the policy's back-off, not the ack timeout
+            StepVerifier.create(local.pull("s", "g", 1, Duration.ZERO))
+                    .expectNextMatches(r -> r.messages().isEmpty())
+                    .verifyComplete();
+        } finally {
+            local.dispose();
+        }
+    }
+
+    @Test
     void requestZeroIsAnError() throws Exception {
         java.util.concurrent.CompletableFuture<Throwable> error = new java.util.concurrent.CompletableFuture<>();
         consumer.consume("s", "g").subscribe(new org.reactivestreams.Subscriber<Delivery>() {

@@ -205,6 +205,26 @@ class PullConsumerTest {
     }
 
     @Test
+    void anAnswerThePullsSubscriberNeverGotIsRedeliveredAtOnceNotAfterTheAckTimeout() throws Exception {
+        PullConsumer consumer = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofMinutes(1)));
+        consumer.append("s", b("a"));
+        // a subscriber that has not requested yet: Mono.create holds the answer, and the cancel discards it
+        reactor.core.publisher.BaseSubscriber<PullResult> notYet = new reactor.core.publisher.BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription subscription) {
+            }
+        };
+        consumer.pull("s", "g", 1, Duration.ZERO).subscribe(notYet);
+        await(() -> consumer.stats("s", "g").delivered() == 1, "answered");
+        notYet.cancel();
+        // the ack timeout is a minute: the message comes again at once only if it was released
+        StepVerifier.create(consumer.pull("s", "g", 1, Duration.ofSeconds(10)))
+                .expectNextMatches(r -> r.messages().size() == 1 && r.messages().get(0).offset() == 0)
+                .verifyComplete();
+        assertEquals(1, consumer.stats("s", "g").redelivered());
+    }
+
+    @Test
     void unacknowledgedMessagesAreRedeliveredAfterTheAckTimeout() {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofMillis(150)));
         c.append("s", b("m0"));
