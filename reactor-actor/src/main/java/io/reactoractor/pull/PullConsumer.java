@@ -252,7 +252,7 @@ public final class PullConsumer implements Disposable {
             throw new IllegalArgumentException("timeout must be >= 0 but was " + timeout);
         }
         long timeoutNanos = saturatedNanos(timeout);
-        return Mono.create(sink -> {
+        return Mono.<PullResult>create(sink -> {
             ConsumerGroupCommand.Pull p = new ConsumerGroupCommand.Pull(maxMessages, timeoutNanos, 0L, ackOnDelivery,
                     new ConsumerGroupCommand.PullCallback() {
                         @Override
