@@ -6,14 +6,14 @@ public enum AckMode {
      * When the subscriber's {@code onNext} returned normally: the message was handled synchronously.
      * This is the default. For asynchronous handling use {@link #EXPLICIT}.
      *
-     * <p>An {@code onNext} that throws nacks the message (the consumer's {@link FailurePolicy} decides)
-     * and the consumer errors. But Reactor's own subscribers and operators catch what a handler throws:
-     * {@code subscribe(d -> ship(d))}, {@code doOnNext}, {@code map} cancel upstream and signal
-     * {@code onError} downstream, and their {@code onNext} returns normally, so the message counts as
-     * handled and is not redelivered. This mode cannot tell that cancel from a {@code take(n)}'s after its
-     * last element, which did handle it. Where a handler can fail and its message must come again, use
-     * {@link #EXPLICIT} and {@link Delivery#nack(Throwable)} (at least once), or a subscriber whose
-     * {@code onNext} lets the exception out.
+     * <p>A handler that fails is a nack (the consumer's {@link FailurePolicy} decides), then the consumer
+     * ends: an {@code onNext} that throws, and also Reactor's own subscribers and operators, which catch
+     * what a handler throws, cancel and signal {@code onError} downstream, so their {@code onNext} returns
+     * normally: {@code subscribe(d -> ship(d))}, {@code doOnNext}, {@code map}, {@code handle},
+     * {@code BaseSubscriber}. The consumer tells their cancel from that of a {@code take(n)}, {@code next()}
+     * or {@code blockFirst()} after its last element (which did handle it: acknowledged) by where the
+     * cancel came from. A handler that hands the message on asynchronously ({@code flatMap},
+     * {@code concatMap}, {@code publishOn}) returns before handling it: use {@link #EXPLICIT}.
      */
     AFTER_ON_NEXT,
     /**

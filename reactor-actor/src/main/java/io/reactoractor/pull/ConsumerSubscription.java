@@ -69,6 +69,21 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
      */
     private volatile boolean subscribed;
 
+    /**
+     * The thread delivering an answer's {@code onNext} calls (the group actor's carrier), {@code null}
+     * otherwise: a {@link #cancel} on it comes from inside the subscriber's {@code onNext}. Volatile: the
+     * actor may run on another carrier next time, and a stale value must never match a thread that is
+     * not delivering.
+     */
+    private volatile Thread deliveringThread;
+    /**
+     * A {@link #cancel} from inside {@code onNext} that came from Reactor's error path: the subscriber (or
+     * an operator before it) caught the handler's exception, cancelled and signals {@code onError}
+     * downstream, so its {@code onNext} returns normally (see {@link #cancelledByAFailingHandler}).
+     * Written and read by the delivering thread only.
+     */
+    private boolean handlerFailed;
+
     /** Told once when this consumer ends (cancelled or errored): the pull consumer's registry of live ones. */
     private final java.util.function.Consumer<ConsumerSubscription> onEnd;
 
@@ -103,6 +118,9 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             return;
         }
         cancelled = true;
+        if (deliveringThread == Thread.currentThread() && cancelledByAFailingHandler()) {
+            handlerFailed = true; // answer() nacks the message instead of acknowledging it (AFTER_ON_NEXT)
+        }
         ConsumerGroupCommand.Pull p = current;
         if (p != null) {
             p.cancelled = true;
@@ -110,6 +128,36 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         actor.post(new ConsumerGroupCommand.Release(consumerId));
         detach();
     }
+
+    /**
+     * Whether a cancel made from inside the subscriber's {@code onNext} is Reactor's reaction to a failed
+     * handler, not a {@code take(n)}, {@code next()} or {@code blockFirst()} that got what it wanted.
+     * Reactor's subscribers and operators catch what a handler throws: {@code LambdaSubscriber}
+     * ({@code subscribe(d -> ..)}) cancels in its {@code onNext}, the operators ({@code map},
+     * {@code doOnNext}, {@code handle}, {@code BaseSubscriber}) through {@code Operators.onOperatorError}; then
+     * they signal {@code onError} downstream, where this source cannot see it, and their {@code onNext}
+     * returns normally. So the call stack tells them apart: past the chain of {@code cancel}/{@code dispose}
+     * calls that carried the cancel up to here, the first frame is the one that started it. Walked only for
+     * a cancel inside {@code onNext} (once per subscription), so its cost does not matter.
+     */
+    static boolean cancelledByAFailingHandler() {
+        return StackWalker.getInstance().walk(frames -> frames
+                .dropWhile(f -> f.getClassName().equals(ConsumerSubscription.class.getName())
+                        || CANCEL_CHAIN.contains(f.getMethodName()))
+                .findFirst()
+                .map(f -> FAILURE_ORIGINS.contains(f.getClassName() + "#" + f.getMethodName()))
+                .orElse(false));
+    }
+
+    /** Methods that pass a cancel on (operators' {@code cancel}, subscribers' {@code dispose}, {@code Operators.terminate}). */
+    private static final java.util.Set<String> CANCEL_CHAIN = java.util.Set.of("cancel", "dispose", "terminate");
+    /** Where Reactor cancels because a handler threw (see {@link #cancelledByAFailingHandler}). */
+    private static final java.util.Set<String> FAILURE_ORIGINS = java.util.Set.of(
+            "reactor.core.publisher.Operators#onOperatorError",
+            "reactor.core.publisher.Operators#onNextError",
+            "reactor.core.publisher.LambdaSubscriber#onNext",
+            "reactor.core.publisher.LambdaMonoSubscriber#onNext",
+            "reactor.core.publisher.StrictSubscriber#onNext");
 
     /**
      * The pull consumer was disposed: the stream errors with {@code error}, also when no pull is in
@@ -175,6 +223,7 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
     @Override
     public void answer(PullResult result, int[] attempts) {
         delivering = true;
+        deliveringThread = Thread.currentThread();
         current = null;
         long[] handled = options.ackMode() == AckMode.AFTER_ON_NEXT ? new long[result.messages().size()] : null;
         int nHandled = 0;
@@ -194,6 +243,7 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
                 actual.onNext(d);
             } catch (Throwable t) {
                 Exceptions.throwIfJvmFatal(t);
+                deliveringThread = null;
                 d.nack(t);
                 ackHandled(handled, nHandled);
                 cancel();
@@ -201,10 +251,20 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
                 delivering = false;
                 return;
             }
+            if (handlerFailed) {
+                // Reactor caught the handler's exception (it errors downstream): a failure, as if onNext had
+                // thrown; the messages after it were not delivered and are released below
+                handlerFailed = false;
+                d.nack(new IllegalStateException("the subscriber's handler failed: Reactor cancelled the "
+                        + "consumer from inside onNext"));
+                undeliveredFrom = i + 1 < result.messages().size() ? i + 1 : -1;
+                break;
+            }
             if (handled != null && d.markSettled()) {
                 handled[nHandled++] = d.message().offset();
             }
         }
+        deliveringThread = null;
         ackHandled(handled, nHandled);
         if (undeliveredFrom >= 0) {
             // only these: the messages delivered before may still be in the application's hands (a quiesced

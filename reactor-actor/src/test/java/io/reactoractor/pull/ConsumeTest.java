@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
 /** The reactive consumer: demand-driven pulls, ack modes, redelivery on cancel, failure policies, sharing. */
@@ -282,6 +283,65 @@ class ConsumeTest {
             }
         });
         assertTrue(error.get(5, java.util.concurrent.TimeUnit.SECONDS) instanceof IllegalArgumentException);
+    }
+
+    /** A handler that throws inside Reactor's own subscribers and operators, which catch it and cancel. */
+    @Test
+    void aHandlerFailingInsideReactorsSubscriberOrOperatorsIsANackNotAnAck() throws Exception {
+        PullConsumer local = PullConsumer.builder(scheduler).failurePolicy(FailurePolicy.retryForever(Duration.ZERO))
+                .build();
+        try {
+            List<java.util.function.BiFunction<Flux<Delivery>, List<Throwable>, Disposable>> failing = List.of(
+                    (f, errors) -> f.subscribe(d -> {
+                        throw new IllegalStateException("ship failed"); // LambdaSubscriber catches it
+                    }, errors::add),
+                    (f, errors) -> f.doOnNext(d -> {
+                        throw new IllegalStateException("ship failed"); // FluxPeek: Operators.onOperatorError
+                    }).subscribe(d -> { }, errors::add),
+                    (f, errors) -> f.map(d -> {
+                        if (d != null) {
+                            throw new IllegalStateException("ship failed"); // FluxMap
+                        }
+                        return d;
+                    }).subscribe(d -> { }, errors::add));
+            for (int k = 0; k < failing.size(); k++) {
+                String subject = "s" + k;
+                local.append(subject, b("m"));
+                List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+                failing.get(k).apply(local.consume(subject, "g"), errors);
+                await(() -> !errors.isEmpty(), "case " + k + ": the handler's error reached downstream");
+                // nacked (retry at once), not acknowledged: the message comes again
+                StepVerifier.create(local.consume(subject, "g").take(1))
+                        .expectNextMatches(d -> d.message().offset() == 0 && d.attempt() == 2)
+                        .expectComplete()
+                        .verify(Duration.ofSeconds(10));
+                assertEquals(1, local.store().committedOffset(subject, "g"), "case " + k);
+            }
+        } finally {
+            local.dispose();
+        }
+    }
+
+    /** take(n), next() and blockFirst() cancel inside onNext too, after the message was handled: acknowledged. */
+    @Test
+    void cancellingInsideOnNextAfterHandlingAcknowledges() throws Exception {
+        for (int i = 0; i < 9; i++) {
+            consumer.append("s", b("m" + i));
+        }
+        List<Long> first = consumer.consume("s", "g").take(3).map(d -> d.message().offset()).collectList()
+                .block(Duration.ofSeconds(10));
+        assertEquals(List.of(0L, 1L, 2L), first);
+        Delivery one = consumer.consume("s", "g").next().block(Duration.ofSeconds(10));
+        assertEquals(3, one.message().offset());
+        Delivery two = consumer.consume("s", "g").blockFirst(Duration.ofSeconds(10));
+        assertEquals(4, two.message().offset());
+        List<Long> rest = consumer.consume("s", "g").take(4).map(d -> d.message().offset()).collectList()
+                .block(Duration.ofSeconds(10));
+        assertEquals(List.of(5L, 6L, 7L, 8L), rest, "nothing came again");
+        // (next() and blockFirst() request unbounded: the messages pulled beyond the first are released and
+        // handed out again, which the stats count as redeliveries; none reached a subscriber twice)
+        await(() -> consumer.store().committedOffset("s", "g") == 9, "all acknowledged");
+        assertEquals(0, consumer.stats("s", "g").inFlight());
     }
 
     @Test
