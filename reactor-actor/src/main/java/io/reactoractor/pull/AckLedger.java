@@ -136,8 +136,14 @@ final class AckLedger {
      */
     void nack(long offset, FailurePolicy policy, long now) {
         InFlight f = pending.get(offset);
-        if (f != null && (f.state == InFlight.DELIVERED || f.state == InFlight.QUEUED)) {
+        if (f != null && f.state != InFlight.NEW && f.state != InFlight.DONE) {
             applyFailurePolicy(f, policy, now);
+        } else if (f == null && remote != null && policy.kind() == FailurePolicy.Kind.SKIP) {
+            // delivered by another process sharing the store (or settled here already): skipping is
+            // acknowledging it in the store; a retry is that process's ack timeout, and a dead letter
+            // needs its delivery count, which only that process keeps
+            counters.skipped.increment();
+            remote.acked(offset);
         }
     }
 
@@ -183,6 +189,9 @@ final class AckLedger {
             case SKIP:
                 counters.skipped.increment();
                 settle(f);
+                if (remote != null) {
+                    remote.acked(f.message.offset()); // settled in the store too: no other process takes it over
+                }
                 break;
             case RETRY_FOREVER:
                 requeue(f, now + PullConsumer.saturatedNanos(policy.backoff()));
@@ -216,13 +225,61 @@ final class AckLedger {
         updateRedeliveryDue();
     }
 
-    /** Re-queues every delivery whose ack deadline passed (and was not superseded by a later one). */
+    /**
+     * Re-queues every delivery whose ack deadline passed (and was not superseded by a later one). With an
+     * asynchronous store they are checked first ({@code CHECKING}, see {@link InFlight}): another process
+     * sharing the store may have settled them.
+     */
     void sweepAckTimeouts(long now) {
         AckDeadline d;
+        long[] check = null;
+        int n = 0;
         while ((d = ackOrder.peekFirst()) != null && d.deadline <= now) {
             ackOrder.pollFirst();
-            if (d.flight.generation == d.generation && d.flight.state == InFlight.DELIVERED) {
-                requeue(d.flight, now);
+            InFlight f = d.flight;
+            if (f.generation == d.generation && f.state == InFlight.DELIVERED) {
+                if (remote == null) {
+                    requeue(f, now);
+                    continue;
+                }
+                f.state = InFlight.CHECKING;
+                f.generation++;
+                if (check == null) {
+                    check = new long[8];
+                } else if (n == check.length) {
+                    check = java.util.Arrays.copyOf(check, n * 2);
+                }
+                check[n++] = f.message.offset();
+            }
+        }
+        if (n > 0) {
+            remote.checkPending(java.util.Arrays.copyOf(check, n));
+        }
+    }
+
+    /**
+     * The store's answer for messages being checked: those still pending there are queued for redelivery,
+     * the others were settled by another process and are settled here too. {@code stillPending} is
+     * {@code null} when the check failed: all are redelivered (at least once).
+     */
+    void checked(long[] asked, long[] stillPending, long now) {
+        java.util.Set<Long> pendingThere = null;
+        if (stillPending != null) {
+            pendingThere = new java.util.HashSet<>();
+            for (long o : stillPending) {
+                pendingThere.add(o);
+            }
+        }
+        for (long o : asked) {
+            InFlight f = pending.get(o);
+            if (f == null || f.state != InFlight.CHECKING) {
+                continue; // acknowledged or nacked here meanwhile
+            }
+            if (pendingThere == null || pendingThere.contains(o)) {
+                f.renewedByCheck = pendingThere != null;
+                requeue(f, now);
+            } else {
+                settle(f);
             }
         }
     }

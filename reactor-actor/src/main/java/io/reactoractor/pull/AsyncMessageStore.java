@@ -147,6 +147,21 @@ public interface AsyncMessageStore {
     }
 
     /**
+     * Before this process hands out again messages whose ack timeout passed: renews them as {@link #renew}
+     * does and answers which of them are still pending for the group. One that another process
+     * acknowledged (an acknowledgement that reached another instance) or skipped meanwhile is not, and is
+     * not delivered again. The default renews and answers all of them (a store that cannot tell).
+     *
+     * @param subject the subject
+     * @param group   the consumer group
+     * @param offsets the messages whose ack timeout passed
+     * @return the offsets among {@code offsets} still pending in the store
+     */
+    default Mono<long[]> renewPending(String subject, String group, long[] offsets) {
+        return renew(subject, group, offsets).thenReturn(offsets);
+    }
+
+    /**
      * Moves a message to the group's dead letters ({@link FailurePolicy#deadLetterSubject}) and
      * acknowledges it; when the copy fails nothing is acknowledged (the message stays pending).
      *

@@ -285,12 +285,22 @@ final class AsyncStoreCalls {
         call(remote.deadLetter(subject, group, message), new DeadLettered(message));
     }
 
+    /** Asks the store which of these messages (their ack timeout passed) are still pending; see {@link InFlight}. */
+    void checkPending(long[] offsets) {
+        call(remote.renewPending(subject, group, offsets), new Checked(offsets));
+    }
+
     /** Restarts the store's idle clock of the first {@code n} messages of {@code out}. */
     void renew(List<InFlight> out, int n) {
         long[] offsets = new long[n];
         for (int i = 0; i < n; i++) {
             offsets[i] = out.get(i).message.offset();
         }
+        renew(offsets);
+    }
+
+    /** Restarts the store's idle clock of these messages (delivered again). */
+    void renew(long[] offsets) {
         call(remote.renew(subject, group, offsets), new Renewed());
     }
 
@@ -672,6 +682,28 @@ final class AsyncStoreCalls {
         @Override
         public String toString() {
             return "Renewed";
+        }
+    }
+
+    /** A pending check's answer (see {@link #checkPending}): a failure redelivers them all. */
+    private final class Checked extends StoreReply<long[]> {
+        private final long[] asked;
+
+        Checked(long[] asked) {
+            this.asked = asked;
+        }
+
+        @Override
+        void apply(long now) {
+            if (error != null) {
+                LOG.debug("pull group " + actor.path() + ": checking timed-out messages failed (redelivered)", error);
+            }
+            actor.ledger.checked(asked, error == null && value != null ? value : null, now);
+        }
+
+        @Override
+        public String toString() {
+            return "Checked";
         }
     }
 

@@ -240,7 +240,10 @@ final class ConsumerGroupActor extends ActorCell {
         return true;
     }
 
-    /** Gives the actor a turn (the consumer started to {@linkplain PullConsumer#quiesce() quiesce}). */
+    /**
+     * Gives the actor a turn: the consumer started to {@linkplain PullConsumer#quiesce() quiesce}, or a
+     * waiting pull was cancelled (the turn drops it).
+     */
     void wake() {
         tryPost(WAKE); // a retired actor has no waiting pull
     }
@@ -684,7 +687,8 @@ final class ConsumerGroupActor extends ActorCell {
         List<InFlight> out = new ArrayList<>();
         long bytes = 0;
         InFlight f;
-        int redeliveries = 0;
+        long[] toRenew = null;
+        int renew = 0;
         boolean full = false;
         while (out.size() < p.max && (f = ledger.dueRedelivery(now)) != null) {
             long size = f.message.payload().length;
@@ -695,13 +699,21 @@ final class ConsumerGroupActor extends ActorCell {
             ledger.pollRedelivery();
             bytes += size;
             counters.redelivered.increment();
+            if (remote != null && !f.renewedByCheck) { // its ack-timeout check renewed it in the store just now
+                if (toRenew == null) {
+                    toRenew = new long[Math.min(p.max, 16)];
+                } else if (renew == toRenew.length) {
+                    toRenew = java.util.Arrays.copyOf(toRenew, renew * 2);
+                }
+                toRenew[renew++] = f.message.offset();
+            }
+            f.renewedByCheck = false;
             ledger.deliver(f, p, now);
             out.add(f);
-            redeliveries++;
         }
         ledger.updateRedeliveryDue();
-        if (remote != null && redeliveries > 0) {
-            remote.renew(out, redeliveries);
+        if (renew > 0) {
+            remote.renew(renew == toRenew.length ? toRenew : java.util.Arrays.copyOf(toRenew, renew));
         }
         if (full) {
             return out;

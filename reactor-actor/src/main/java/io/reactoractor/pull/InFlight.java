@@ -13,7 +13,13 @@ import java.util.Comparator;
  *                                                                     when it surfaces)
  *                    QUEUED --nack (retry)--> QUEUED (due after the back-off: taken out of the queue, re-added)
  *   NEW / QUEUED --deliver with ack-on-delivery--> DONE
+ *   DELIVERED --ack timeout, asynchronous store--> CHECKING --still pending in the store--> QUEUED
+ *                                                  CHECKING --settled there (another process) / ack--> DONE
+ *                                                  CHECKING --nack--> as from DELIVERED
  * </pre>
+ * {@code CHECKING}: with an {@link AsyncMessageStore} shared by several processes, an acknowledgement may
+ * have reached another one; the store is asked ({@link AsyncMessageStore#renewPending}) before the
+ * message is delivered again.
  * {@code generation} changes on every delivery and re-queue, so an ack deadline recorded for an
  * earlier delivery is recognised as stale.
  */
@@ -23,6 +29,7 @@ final class InFlight {
     static final int DELIVERED = 1;
     static final int QUEUED = 2;
     static final int DONE = 3;
+    static final int CHECKING = 4;
 
     /** Redeliveries by due time, then offset (oldest message first). */
     static final Comparator<InFlight> BY_DUE = Comparator.<InFlight>comparingLong(f -> f.due)
@@ -34,6 +41,8 @@ final class InFlight {
     long consumerId;
     long due;
     long generation;
+    /** Its ack-timeout check renewed it in the store ({@code CHECKING}): its redelivery needs no renewal of its own. */
+    boolean renewedByCheck;
 
     InFlight(Message message) {
         this.message = message;

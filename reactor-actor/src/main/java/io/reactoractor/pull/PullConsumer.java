@@ -265,7 +265,14 @@ public final class PullConsumer implements Disposable {
                             sink.error(error);
                         }
                     });
-            sink.onCancel(() -> p.cancelled = true);
+            sink.onCancel(() -> {
+                p.cancelled = true;
+                // a turn drops it from the waiting pulls now (their count, retirement), not at its deadline
+                ConsumerGroupActor a = actors.get(key(subject, group));
+                if (a != null) {
+                    a.wake();
+                }
+            });
             submit(subject, group, p);
         }).doOnDiscard(PullResult.class, r -> releaseUndelivered(subject, group, r, ackOnDelivery));
     }

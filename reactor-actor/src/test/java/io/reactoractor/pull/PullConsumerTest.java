@@ -225,6 +225,19 @@ class PullConsumerTest {
     }
 
     @Test
+    void cancelledLongPollsStopCountingAsWaitingAtOnce() throws Exception {
+        PullConsumer consumer = consumer();
+        List<Disposable> polls = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            polls.add(consumer.pull("s", "g", 10, Duration.ofMinutes(2)).subscribe());
+        }
+        await(() -> consumer.stats("s", "g").waitingPulls() == 20, "20 waiting");
+        polls.forEach(Disposable::dispose);
+        // no append, no other call: the cancels themselves give the actor the turn that drops them
+        await(() -> consumer.stats("s", "g").waitingPulls() == 0, "none waiting after the cancels");
+    }
+
+    @Test
     void unacknowledgedMessagesAreRedeliveredAfterTheAckTimeout() {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofMillis(150)));
         c.append("s", b("m0"));

@@ -42,6 +42,19 @@ final class RecordingAsyncStore implements AsyncMessageStore {
         return Mono.empty();
     }
 
+    /** Offsets whose ack timeout passed, asked about before their redelivery ({@link #renewPending}). */
+    final ConcurrentLinkedQueue<Long> checked = new ConcurrentLinkedQueue<>();
+    /** Offsets {@link #renewPending} answers as no longer pending (acknowledged by "another process"). */
+    final java.util.Set<Long> settledElsewhere = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    @Override
+    public Mono<long[]> renewPending(String subject, String group, long[] offsets) {
+        for (long o : offsets) {
+            checked.add(o);
+        }
+        return Mono.just(java.util.Arrays.stream(offsets).filter(o -> !settledElsewhere.contains(o)).toArray());
+    }
+
     @Override
     public Mono<Long> append(String subject, byte[] payload) {
         return delegate.append(subject, payload);

@@ -60,7 +60,7 @@ import reactor.util.Loggers;
  *       {@code p -> payload}; created by the first append, never by a fetch</td></tr>
  *   <tr><td>subjects</td><td>the set {@code <keyPrefix>#subjects} of their names, checked and filled by the
  *       append script: a stream is created for at most {@link Builder#maxSubjects} subjects (dead-letter streams
- *       excepted; streams that existed before the set join it, past the bound); the pull consumer's names
+ *       excepted: never refused and not counted; streams that existed before the set join it, past the bound); the pull consumer's names
  *       cannot contain {@code '#'}, so the set never collides with one of its streams</td></tr>
  *   <tr><td>consumer group {@code g}</td><td>the stream's consumer group {@code g}, created at
  *       {@code 0-0} (a new group starts at the oldest entry held) on its first fetch once the stream exists
@@ -79,7 +79,8 @@ import reactor.util.Loggers;
  *   <tr><td>in flight</td><td>the group's pending entries list (PEL)</td></tr>
  *   <tr><td>reclaim (ack timeout, dead instance)</td><td>{@code XAUTOCLAIM} with the ack timeout as the
  *       minimum idle time; a redelivery by this process restarts the idle time ({@code XCLAIM ... JUSTID},
- *       {@link #renew})</td></tr>
+ *       {@link #renew}); after its own ack timeout it redelivers only the entries that claim finds still
+ *       pending ({@link #renewPending}): an ack that reached another instance settles a message for good</td></tr>
  *   <tr><td>dead letters of {@code g}</td><td>the stream of subject {@code dlq.g}, then {@code XACK}</td></tr>
  *   <tr><td>retention</td><td>{@code XADD ... MAXLEN ~ n}</td></tr>
  *   <tr><td>append wake-ups</td><td>{@code PUBLISH <keyPrefix>appends "subject\nid"} in the same script as
@@ -143,6 +144,10 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     static final long REGISTRY_SWEEP_INTERVAL_NANOS = 1_000_000_000L;
     /** {@code ARGV[5]} of the append script for dead letters: their streams are never refused. */
     private static final byte[] NO_SUBJECT_LIMIT = Long.toString(Long.MAX_VALUE).getBytes(StandardCharsets.US_ASCII);
+    /** {@code APPEND_SCRIPT}'s {@code ARGV[6]}: the subject counts in the registry (every append but dead letters). */
+    private static final byte[] REGISTER = {'1'};
+    /** {@code APPEND_SCRIPT}'s {@code ARGV[6]} for dead letters: not registered, so they take no subject's room. */
+    private static final byte[] UNREGISTERED = {'0'};
 
     private static final int SEQ_BITS = 20;
     private static final long SEQ_MASK = (1L << SEQ_BITS) - 1;
@@ -156,9 +161,11 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      * the registry holds {@code ARGV[5]} names, else added to it after the XADD (a key that is not a stream
      * fails the XADD and is not registered). A stream that exists is never refused: one created before the
      * registry, or by an instance of an older version, joins it here, past the bound if it is full.
+     * Dead letters ({@code ARGV[6] == '0'}) are neither refused nor registered: they take no subject's room.
      */
     private static final String APPEND_SCRIPT = """
-            local known = redis.call('SISMEMBER', KEYS[2], ARGV[4]) == 1
+            local register = ARGV[6] == '1'
+            local known = (not register) or redis.call('SISMEMBER', KEYS[2], ARGV[4]) == 1
             if not known and redis.call('EXISTS', KEYS[1]) == 0
                 and redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[5]) then
               return redis.error_reply('SUBJECTLIMIT the store holds ' .. ARGV[5] .. ' subjects')
@@ -433,7 +440,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      */
     @Override
     public Mono<Long> append(String subject, byte[] payload) {
-        return append(subject, payload, maxSubjectsArg);
+        return append(subject, payload, maxSubjectsArg, REGISTER);
     }
 
     /**
@@ -444,17 +451,17 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      */
     @Override
     public Mono<Void> deadLetter(String subject, String group, Message message) {
-        return append(FailurePolicy.deadLetterSubject(group), message.payload(), NO_SUBJECT_LIMIT)
+        return append(FailurePolicy.deadLetterSubject(group), message.payload(), NO_SUBJECT_LIMIT, UNREGISTERED)
                 .then(acknowledge(subject, group, new long[] {message.offset()}, -1));
     }
 
-    private Mono<Long> append(String subject, byte[] payload, byte[] subjectLimitArg) {
+    private Mono<Long> append(String subject, byte[] payload, byte[] subjectLimitArg, byte[] registerArg) {
         Objects.requireNonNull(subject, "subject");
         Objects.requireNonNull(payload, "payload");
         String[] keys = {key(subject), registryKey};
         byte[] subjectArg = subject.getBytes(StandardCharsets.UTF_8);
         Mono<byte[]> once = script(APPEND_SHA, APPEND_SCRIPT, ScriptOutputType.VALUE, keys,
-                maxLenArg, payload, channelArg, subjectArg, subjectLimitArg);
+                maxLenArg, payload, channelArg, subjectArg, subjectLimitArg, registerArg);
         // a full registry: forget the names of streams deleted meanwhile (a sweep at most every second), then
         // try once more
         return once.onErrorResume(RedisStreamsMessageStore::subjectLimit, e -> forgetDeletedSubjects()
@@ -530,6 +537,29 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                         io.lettuce.core.XClaimArgs.Builder.justid(), ids))
                 .onErrorResume(RedisStreamsMessageStore::noGroup, e -> reactor.core.publisher.Flux.empty())
                 .then();
+    }
+
+    /**
+     * {@code XCLAIM ... 0 ids JUSTID}, as {@link #renew}: Redis answers the IDs it claimed, the entries still
+     * pending; one another instance acknowledged (or that was trimmed from the stream) is not, and this
+     * instance does not deliver it again. A group that is gone answers all of them (delivered again: at
+     * least once).
+     */
+    @Override
+    public Mono<long[]> renewPending(String subject, String group, long[] offsets) {
+        if (offsets.length == 0) {
+            return Mono.just(offsets);
+        }
+        String[] ids = new String[offsets.length];
+        for (int i = 0; i < offsets.length; i++) {
+            ids[i] = streamId(offsets[i]);
+        }
+        return Flux.defer(() -> commands.xclaim(key(subject), Consumer.from(group, consumerName),
+                        io.lettuce.core.XClaimArgs.Builder.justid(), ids))
+                .map(m -> offset(m.getId()))
+                .collectList()
+                .map(claimed -> claimed.stream().mapToLong(Long::longValue).toArray())
+                .onErrorResume(RedisStreamsMessageStore::noGroup, e -> Mono.just(offsets));
     }
 
     @Override

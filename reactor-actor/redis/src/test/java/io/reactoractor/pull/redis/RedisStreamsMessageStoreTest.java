@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 
 import io.reactoractor.ActorScheduler;
 import io.reactoractor.pull.AsyncMessageStore;
+import io.reactoractor.pull.FailurePolicy;
 import io.reactoractor.pull.Message;
 import io.reactoractor.pull.MessageStoreException;
 import io.reactoractor.pull.PullConsumer;
@@ -327,6 +328,8 @@ class RedisStreamsMessageStoreTest {
         Message second = s.fetch("c", "g", 0, 10).block(WAIT).get(0);
         s.deadLetter("c", "g", second).block(WAIT);
         assertEquals(":1", shared.command("EXISTS " + prefix + "dlq.g"));
+        // ... and take no subject's room (the Javadoc: dead-letter streams excepted)
+        assertEquals(":0", shared.command("SISMEMBER " + prefix + "#subjects dlq.g"));
     }
 
     // ================================================================== several instances
@@ -388,6 +391,54 @@ class RedisStreamsMessageStoreTest {
         AsyncMessageStore.Position p = survivor.asyncStore().position("s", "g").block(WAIT);
         assertEquals(0, p.pending(), "all acknowledged: " + p);
         assertEquals(0, p.lag());
+    }
+
+    /**
+     * Several instances behind a load balancer: the ack (or nack) of a message may reach another instance
+     * than the one that delivered it. The message is settled in Redis there, and the delivering instance
+     * does not hand it out again once its ack timeout passes (it asks Redis first).
+     */
+    @Test
+    void anAckThroughAnotherInstanceSettlesTheMessageForGood() throws Exception {
+        String prefix = unique("xack") + ":";
+        PullConsumer a = consumer(store(shared, prefix, "a"), Duration.ofMillis(300));
+        PullConsumer b = consumer(store(shared, prefix, "b"), Duration.ofMillis(300));
+        a.appendAsync("s", b("x")).block(WAIT);
+        a.appendAsync("s", b("y")).block(WAIT);
+        PullResult r = a.pull("s", "g", 10, Duration.ofSeconds(10)).block(WAIT);
+        assertEquals(2, r.messages().size());
+        b.ack("s", "g", r.epoch(), List.of(r.messages().get(0).offset())).block(WAIT);
+        // past the ack timeout: y (not acknowledged) comes again, x does not
+        PullResult again = a.pull("s", "g", 10, Duration.ofSeconds(10)).block(WAIT);
+        assertEquals(List.of("y"), again.messages().stream().map(Message::payloadAsString).toList());
+        a.ack("s", "g", again.epoch(), List.of(again.messages().get(0).offset())).block(WAIT);
+        PullResult none = a.pull("s", "g", 10, Duration.ofSeconds(1)).block(WAIT);
+        assertEquals(List.of(), none.messages(), "nothing comes again");
+        await(() -> a.stats("s", "g").inFlight() == 0, "settled on the delivering instance too");
+        AsyncMessageStore.Position p = a.asyncStore().position("s", "g").block(WAIT);
+        assertEquals(0, p.pending(), p.toString());
+    }
+
+    @Test
+    void aSkipThroughEitherInstanceAcknowledgesInRedis() throws Exception {
+        String prefix = unique("skip") + ":";
+        PullConsumer a = PullConsumer.builder(scheduler).asyncStore(store(shared, prefix, "a"))
+                .ackTimeout(Duration.ofMillis(300)).failurePolicy(FailurePolicy.skip()).build();
+        closing.add(a::dispose);
+        PullConsumer b = PullConsumer.builder(scheduler).asyncStore(store(shared, prefix, "b"))
+                .ackTimeout(Duration.ofMillis(300)).failurePolicy(FailurePolicy.skip()).build();
+        closing.add(b::dispose);
+        a.appendAsync("s", b("x")).block(WAIT);
+        a.appendAsync("s", b("y")).block(WAIT);
+        PullResult r = a.pull("s", "g", 10, Duration.ofSeconds(10)).block(WAIT);
+        assertEquals(2, r.messages().size());
+        a.nack("s", "g", r.epoch(), r.messages().get(0).offset()).block(WAIT); // on the delivering instance
+        b.nack("s", "g", r.epoch(), r.messages().get(1).offset()).block(WAIT); // through another one
+        await(() -> a.asyncStore().position("s", "g").block(WAIT).pending() == 0, "both acknowledged in Redis");
+        assertEquals(List.of(), b.pull("s", "g", 10, Duration.ofSeconds(1)).block(WAIT).messages());
+        assertEquals(List.of(), a.pull("s", "g", 10, Duration.ofSeconds(1)).block(WAIT).messages());
+        assertEquals(1, a.stats("s", "g").skipped());
+        assertEquals(1, b.stats("s", "g").skipped());
     }
 
     @Test
