@@ -979,22 +979,31 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         }
         for (;;) {
             long r = reserved;
-            long g = gatingCache;
-            if (r + n > g + 1 + size) {
-                g = gatingMin();
-                if (g == Long.MAX_VALUE) {
-                    noReaderLeft();
-                    return false;
-                }
-                raiseGatingCache(g);
-                if (r + n > g + 1 + size) {
-                    return false;
-                }
+            if (!fits(r, n)) {
+                return false;
             }
             if (RESERVED.compareAndSet(this, r, r + n)) {
                 return true;
             }
         }
+    }
+
+    /**
+     * Whether {@code n} more slots after the {@code r} reserved fit ahead of the gating minimum: the cached
+     * {@link #gatingCache} first, recomputed (and the cache raised) only when it says full. A ring whose
+     * consumers all left closes here ({@link #noReaderLeft}).
+     */
+    private boolean fits(long r, long n) {
+        if (r + n <= gatingCache + 1 + size) {
+            return true;
+        }
+        long g = gatingMin();
+        if (g == Long.MAX_VALUE) {
+            noReaderLeft();
+            return false;
+        }
+        raiseGatingCache(g);
+        return r + n <= g + 1 + size;
     }
 
     /**
@@ -1007,17 +1016,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      */
     private boolean tryReserveSingle(long n) {
         long r = reserved;
-        long g = gatingCache;
-        if (r + n > g + 1 + size) {
-            g = gatingMin();
-            if (g == Long.MAX_VALUE) {
-                noReaderLeft();
-                return false;
-            }
-            raiseGatingCache(g);
-            if (r + n > g + 1 + size) {
-                return false;
-            }
+        if (!fits(r, n)) {
+            return false;
         }
         RESERVED.setRelease(this, r + n);
         return true;
