@@ -125,6 +125,25 @@ final class MeterSet {
 
     private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(MeterSet.class);
 
+    /** Whether a failing {@code record} was logged already: once per JVM, the rest are dropped silently. */
+    private static final java.util.concurrent.atomic.AtomicBoolean RECORD_FAILURE_LOGGED =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Records {@code nanos} on {@code timer}; a registry whose timer throws loses the sample, never the
+     * caller's work (a carrier about to run a turn, a pull group's actor handling a pull). Logged once.
+     */
+    static void record(Timer timer, long nanos) {
+        try {
+            timer.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) {
+            if (RECORD_FAILURE_LOGGED.compareAndSet(false, true)) {
+                LOG.warn("recording on timer " + timer.getId() + " failed; the sample is dropped (further failures"
+                        + " of meter registries are not logged)", e);
+            }
+        }
+    }
+
     /**
      * The meters some set owns, by identity: a registry hands back the instance it already holds for an
      * id, so finding it here tells a second owner apart without searching the registry (a search walks

@@ -2,7 +2,6 @@ package io.reactoractor.micrometer;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -64,7 +63,7 @@ final class MicrometerPullMetrics implements PullMetrics {
         Timer queueTime = meters.timer("reactor.actor.pull.queue.time",
                 "Time from a pull's submission to its group's actor handling it");
         byPair.put(key(subject, group), meters);
-        return nanos -> queueTime.record(nanos, TimeUnit.NANOSECONDS);
+        return nanos -> MeterSet.record(queueTime, nanos);
     }
 
     @Override

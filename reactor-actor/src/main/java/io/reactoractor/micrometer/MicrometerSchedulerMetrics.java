@@ -2,7 +2,6 @@ package io.reactoractor.micrometer;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -143,7 +142,7 @@ final class MicrometerSchedulerMetrics implements SchedulerMetrics {
         // one map lookup per turn; a group already unbound (disposed) records nothing
         GroupMeters own = groups.get(group);
         if (own != null) {
-            own.delay().record(nanos, TimeUnit.NANOSECONDS);
+            MeterSet.record(own.delay(), nanos);
         }
     }
 

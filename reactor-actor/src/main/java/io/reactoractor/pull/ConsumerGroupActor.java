@@ -494,12 +494,26 @@ final class ConsumerGroupActor extends ActorCell {
         settings.metrics.unbindGroup(subject, group);
     }
 
+    /** Whether a failing metrics recorder was logged already (actor-confined): once per pair, not per pull. */
+    private boolean metricsFailureLogged;
+
+    private void metricsFailed(RuntimeException e) {
+        if (!metricsFailureLogged) {
+            metricsFailureLogged = true;
+            LOG.warn("pull group " + path() + ": recording a metric failed; the pull goes on (logged once per group)", e);
+        }
+    }
+
     private void handle(ConsumerGroupCommand c, long now) {
         if (c instanceof Pull p) {
             counters.pulls.increment();
             long queued = now - p.createdNanos;
             counters.queueTimeNanos.add(queued);
-            recorder.pullQueued(queued);
+            try {
+                recorder.pullQueued(queued);
+            } catch (RuntimeException e) {
+                metricsFailed(e); // a failing meter registry is never the pull's failure
+            }
             if (p.cancelled) {
                 return;
             }

@@ -166,6 +166,46 @@ class MicrometerActorMetricsTest {
         }
     }
 
+    /** A registry whose timers throw from {@code record}: every scheduling delay and pull queue time fails. */
+    private static SimpleMeterRegistry throwingTimers() {
+        return new SimpleMeterRegistry() {
+            @Override
+            protected io.micrometer.core.instrument.Timer newTimer(io.micrometer.core.instrument.Meter.Id id,
+                    io.micrometer.core.instrument.distribution.DistributionStatisticConfig config,
+                    io.micrometer.core.instrument.distribution.pause.PauseDetector pause) {
+                return new io.micrometer.core.instrument.cumulative.CumulativeTimer(id, clock, config, pause,
+                        getBaseTimeUnit(), false) {
+                    @Override
+                    protected void recordNonNegative(long amount, java.util.concurrent.TimeUnit unit) {
+                        throw new IllegalStateException("registry broken");
+                    }
+                };
+            }
+        };
+    }
+
+    @Test
+    void timersThatThrowNeitherStrandActorsNorFailPulls() throws Exception {
+        ActorScheduler s = ActorScheduler.builder().name("throwing-timers").threads(1)
+                .metrics(MicrometerActorMetrics.of(throwingTimers())).build();
+        try {
+            io.reactoractor.ActorWorker w = s.createWorker();
+            for (int i = 0; i < 3; i++) {
+                java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(1);
+                w.schedule(ran::countDown); // each turn records its scheduling delay first
+                assertTrue(ran.await(10, java.util.concurrent.TimeUnit.SECONDS), "task " + i + " ran");
+            }
+            io.reactoractor.pull.PullConsumer c = io.reactoractor.pull.PullConsumer.builder(s).build();
+            c.append("subj", new byte[] {1});
+            io.reactoractor.pull.PullResult r = c.pullOnce("subj", "grp", 1).block(java.time.Duration.ofSeconds(10));
+            assertEquals(1, r.messages().size(), "the pull's queue-time sample is lost, not the pull");
+            c.dispose();
+            s.disposeGracefully().block(java.time.Duration.ofSeconds(10));
+        } finally {
+            s.dispose();
+        }
+    }
+
     @Test
     void aSchedulerTerminatesAndRemovesItsMetersWhenARemovalListenerFails() {
         SimpleMeterRegistry failing = new SimpleMeterRegistry();

@@ -185,7 +185,13 @@ final class CarrierThread extends Thread implements NonBlocking {
                 next = null;
                 long start = fromPreviousTurn ? lastEnd : System.nanoTime();
                 if (recordDelay) {
-                    config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
+                    try {
+                        config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
+                    } catch (Throwable t) {
+                        // a failing meter registry: the actor, already off the run queue, must still run its
+                        // turn (an exception here used to drop it for good: nothing would schedule it again)
+                        engine.internalError("recording a scheduling delay", t);
+                    }
                 }
                 turns++;
                 if (chained) {
