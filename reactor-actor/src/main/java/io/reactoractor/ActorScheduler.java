@@ -278,6 +278,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
         long now = System.nanoTime();
         int looked = 0;
+        int registered = groups.size();
+        int retiredNow = 0;
         while (groups.size() >= maxGroups && looked < SWEEP_BATCH) {
             if (roomCursor == null || !roomCursor.hasNext()) {
                 roomCursor = groups.values().iterator();
@@ -287,14 +289,15 @@ public final class ActorScheduler implements Scheduler, Scannable {
             }
             ActorGroup g = roomCursor.next();
             looked++;
-            if (g != defaultGroup && g.idleNow()) {
-                g.retireLocked(now);
+            if (g != defaultGroup && g.idleNow() && g.retireLocked(now)) {
+                retiredNow++;
             }
         }
         if (groups.size() >= maxGroups) {
             throw new RejectedExecutionException("cannot register group '" + name + "' in scheduler '" + name()
                     + "': " + groups.size() + " groups are registered, the maximum (maxGroups = " + maxGroups
-                    + "), and none of the " + looked + " looked at is idle; idle groups are retired to make room");
+                    + "); of the " + Math.min(looked, registered) + " looked at, " + retiredNow + " were idle and"
+                    + " retired, which made no room (groups in use, re-attached ones included, count until idle)");
         }
     }
 

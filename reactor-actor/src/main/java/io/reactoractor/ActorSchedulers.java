@@ -112,12 +112,17 @@ public final class ActorSchedulers {
             }
         }
 
-        /** Reactor's thread factories are {@code Supplier<String>} of their name prefix. */
+        /**
+         * Reactor's thread factories are {@code Supplier<String>} of their name prefix. One longer than a
+         * scheduler name may be (64 characters) is cut to its first 64: Reactor takes any name, and a
+         * recognisable one beats the default.
+         */
         private static String prefixOf(ThreadFactory threadFactory) {
             if (threadFactory instanceof Supplier) {
                 Object name = ((Supplier<?>) threadFactory).get();
-                if (name instanceof String && !((String) name).isBlank() && ((String) name).length() <= 64) {
-                    return (String) name;
+                if (name instanceof String && !((String) name).isBlank()) {
+                    String n = (String) name;
+                    return n.length() <= 64 ? n : n.substring(0, 64);
                 }
             }
             return null;

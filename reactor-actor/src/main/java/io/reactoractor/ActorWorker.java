@@ -122,7 +122,12 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
         return cell.isIdle();
     }
 
-    /** Suspends this worker (re-entrant); see the class documentation. */
+    /**
+     * Suspends this worker (re-entrant); see the class documentation. No-op once disposed.
+     *
+     * @throws IllegalStateException if 536,870,911 suspensions are in force already (unbalanced suspends:
+     *                               one more would overflow the count)
+     */
     public void suspend() {
         cell.suspend();
     }
@@ -136,12 +141,12 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
         return cell.resume();
     }
 
-    /** @return whether at least one suspension is in force */
+    /** @return whether at least one suspension is in force ({@code false} once disposed) */
     public boolean isSuspended() {
         return cell.isSuspended();
     }
 
-    /** @return the number of suspensions in force */
+    /** @return the number of suspensions in force ({@code 0} once disposed) */
     public int suspendCount() {
         return cell.suspendCount();
     }

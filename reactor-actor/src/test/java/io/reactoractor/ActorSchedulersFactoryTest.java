@@ -46,6 +46,14 @@ class ActorSchedulersFactoryTest {
         } finally {
             custom.dispose();
         }
+        // Reactor takes any name; one longer than a scheduler name may be is cut, not replaced by the default
+        Scheduler longName = Schedulers.newParallel("n".repeat(70), 1);
+        try {
+            assertEquals("n".repeat(64), ((ActorScheduler) longName).name());
+            assertTrue(threadOf(longName).getName().startsWith("nnnn"), threadOf(longName).getName());
+        } finally {
+            longName.dispose();
+        }
         Scheduler one = Schedulers.newSingle("solo");
         try {
             assertEquals(1, assertInstanceOf(ActorScheduler.class, one).threads());

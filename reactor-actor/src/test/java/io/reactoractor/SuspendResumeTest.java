@@ -18,6 +18,7 @@ import static io.reactoractor.TestSupport.sleepMillis;
 import static io.reactoractor.TestSupport.uniqueName;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -52,6 +53,42 @@ class SuspendResumeTest {
         s.createWorker().schedule(other::countDown);
         await(other, LONG, "another worker runs meanwhile");
         sleepMillis(OPPORTUNITY_MS);
+    }
+
+    @Test
+    void theMostSuspensionsInForceAreCappedNotOverflowed() throws Exception {
+        ActorScheduler s = newScheduler();
+        ActorWorker w = s.createWorker();
+        w.suspend();
+        // 2^29 - 2 more suspend() calls would take seconds: the count is set where they would leave it
+        java.lang.reflect.Field status = io.reactoractor.internal.scheduling.ActorCell.class.getDeclaredField("status");
+        status.setAccessible(true);
+        Object cell = w.cell();
+        status.setInt(cell, io.reactoractor.internal.scheduling.ActorCell.MAX_SUSPENSIONS * 4);
+        IllegalStateException e = assertThrows(IllegalStateException.class, w::suspend);
+        assertTrue(e.getMessage().contains("resume"), e.getMessage());
+        assertTrue(w.isSuspended(), "still suspended: the count did not wrap round");
+        assertEquals(io.reactoractor.internal.scheduling.ActorCell.MAX_SUSPENSIONS, w.suspendCount());
+        assertTrue(w.resume());
+        assertEquals(io.reactoractor.internal.scheduling.ActorCell.MAX_SUSPENSIONS - 1, w.suspendCount());
+        status.setInt(cell, 4); // one suspension left, as the stats count it
+        CountDownLatch ran = new CountDownLatch(1);
+        w.schedule(ran::countDown);
+        assertTrue(w.resume());
+        await(ran, LONG, "runs once the last suspension is lifted");
+    }
+
+    @Test
+    void aDisposedWorkerHasNoSuspensionInForce() {
+        ActorScheduler s = newScheduler();
+        ActorWorker w = s.createWorker();
+        w.suspend();
+        w.suspend();
+        w.dispose();
+        assertFalse(w.isSuspended(), "nothing can lift it any more, and the stats do not count it");
+        assertEquals(0, w.suspendCount());
+        assertFalse(w.resume());
+        assertEquals(0, s.stats().suspendedActors());
     }
 
     @Test

@@ -278,8 +278,8 @@ final class ActorTurnLoop<I, O> {
 
     /** A user suspension: counted, so that {@link #resumeUser()} never lifts one of the actor's own. */
     void suspendByUser() {
+        cell.suspend(); // first: it throws at the most suspensions, and must not leave a user count behind
         userSuspensions.incrementAndGet();
-        cell.suspend();
     }
 
     /** @return {@code true} if a user suspension was lifted, {@code false} if there was none */

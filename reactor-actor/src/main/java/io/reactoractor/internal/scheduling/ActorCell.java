@@ -16,7 +16,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *   bit 0      SCHEDULED  the actor is in the run queue or running on a carrier; whoever sets it
  *                         owns the consumer side of the mailbox until it clears it
  *   bit 1      TERMINATED the actor will never run user work again (set once, never cleared)
- *   bits 2..31 suspend count, in units of 4 (re-entrant: n suspends need n resumes)
+ *   bits 2..30 suspend count, in units of 4 (re-entrant: n suspends need n resumes; at most
+ *              MAX_SUSPENSIONS, the sign bit stays clear)
  *
  *   state (S=scheduled, T=terminated, n=suspends) | event            | next state / action
  *   ----------------------------------------------+------------------+------------------------------------------
@@ -253,12 +254,24 @@ public abstract class ActorCell extends SchedulingEntity {
         }
     }
 
-    /** Suspends the actor (re-entrant). The task in progress completes; no further one starts. */
+    /** The most suspensions in force at once: the count's bits below the sign bit of {@code status}. */
+    public static final int MAX_SUSPENSIONS = Integer.MAX_VALUE >>> 2;
+
+    /**
+     * Suspends the actor (re-entrant). The task in progress completes; no further one starts.
+     *
+     * @throws IllegalStateException if {@link #MAX_SUSPENSIONS} suspensions are in force already (a leak of
+     *                               unbalanced suspends: one more would overflow the count and lift them all)
+     */
     public final void suspend() {
         for (;;) {
             int s = status;
             if ((s & TERMINATED) != 0) {
                 return;
+            }
+            if ((s >>> 2) >= MAX_SUSPENSIONS) {
+                throw new IllegalStateException("actor '" + path + "' is suspended " + MAX_SUSPENSIONS
+                        + " times already, the most: each suspend() needs its resume()");
             }
             if (STATUS.compareAndSet(this, s, s + SUSPEND_UNIT)) {
                 if (s < SUSPEND_UNIT) {
@@ -294,14 +307,16 @@ public abstract class ActorCell extends SchedulingEntity {
         }
     }
 
-    /** @return whether at least one suspension is in force */
+    /** @return whether at least one suspension is in force (none once terminated: nothing can lift them) */
     public final boolean isSuspended() {
-        return status >= SUSPEND_UNIT;
+        int s = status;
+        return s >= SUSPEND_UNIT && (s & TERMINATED) == 0;
     }
 
-    /** @return the number of suspensions in force */
+    /** @return the number of suspensions in force ({@code 0} once terminated) */
     public final int suspendCount() {
-        return status >>> 2;
+        int s = status;
+        return (s & TERMINATED) != 0 ? 0 : s >>> 2;
     }
 
     /** @return whether the actor is in the run queue or running (for diagnostics; changes at any time) */
