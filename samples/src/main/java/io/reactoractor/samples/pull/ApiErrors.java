@@ -26,7 +26,8 @@ import org.springframework.web.server.ServerWebInputException;
 
 /**
  * Maps failures to JSON answers: bad input is a 400 naming the parameter, never a 500; a consumer that
- * is shutting down or holds too many waiting polls is a 503.
+ * is disposed (the end of a shutdown) or holds too many waiting polls is a 503. (Earlier in a shutdown the
+ * consumer quiesces: waiting polls are answered {@code 200 TIMED_OUT}, not by this class.)
  */
 @RestControllerAdvice
 public class ApiErrors {
