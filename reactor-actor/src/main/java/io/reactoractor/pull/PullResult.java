@@ -15,7 +15,8 @@ import java.util.Objects;
  *                 pass it back with the acknowledgement ({@link PullConsumer#ack(String, String, String,
  *                 java.util.Collection)})
  * @param skipped  messages the store had dropped (retention) before this group read them, passed over
- *                 by this answer: they will never be delivered to the group
+ *                 by this answer: they will never be delivered to the group. A group starts at the oldest
+ *                 message held when it is first used: what retention dropped before that is not counted
  */
 public record PullResult(String subject, String group, Status status, List<Message> messages, String epoch,
         long skipped) {
