@@ -20,7 +20,11 @@ public interface ActorContext<O> {
      */
     void emit(O result);
 
-    /** Suspends this actor (re-entrant): no further message is processed until {@link #resume()}. */
+    /**
+     * Suspends this actor (re-entrant): no further message is processed until {@link #resume()}, and no
+     * {@link #schedule scheduled task} runs either (it runs in a turn). To resume after a time use
+     * {@link #resumeAfter}: a task scheduled to resume a suspended actor would wait for that resume forever.
+     */
     void suspend();
 
     /**
@@ -41,7 +45,8 @@ public interface ActorContext<O> {
 
     /**
      * Runs {@code task} on this actor (in one of its turns, serialised with its messages) after
-     * {@code delay}.
+     * {@code delay}. Like a message, it waits while the actor is suspended (by {@link #suspend()}, or while
+     * downstream has no demand); use {@link #resumeAfter} to lift a suspension after a time.
      *
      * @param delay the delay
      * @param task  the task

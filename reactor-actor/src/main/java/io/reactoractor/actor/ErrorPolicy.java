@@ -15,6 +15,9 @@ import java.util.Objects;
  *       30 s); after {@code maxRetries} failed retries the actor stops with the last error, or skips
  *       the message with {@link #retryThenSkip(int, Duration)}.</li>
  * </ul>
+ * Results a behaviour {@linkplain ActorContext#emit emitted} before it threw are delivered, whatever the
+ * policy: a retry calls it again on the same message, so they may come twice (at least once). A
+ * behaviour that must not repeat them emits after the part that can fail.
  */
 public final class ErrorPolicy {
 

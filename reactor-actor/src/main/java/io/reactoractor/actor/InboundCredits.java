@@ -56,6 +56,13 @@ final class InboundCredits<I> {
 
     // ---- guarded by 'this'
     private final List<InboundPort<I>> ports = new ArrayList<>();
+    /**
+     * Where the next {@link #distribute()} starts looking among {@link #ports} (guarded by the monitor):
+     * each call starts one port further, so the credits a turn gives back reach every port in turn. Always
+     * starting at the first let a fast upstream attached first, below its target again at once, take every
+     * returned credit while the later ports starved.
+     */
+    private int firstPort;
     private final ArrayDeque<PendingSend<I>> pendingSends = new ArrayDeque<>();
     private int openPorts;
     private boolean anyPortAttached;
@@ -270,9 +277,13 @@ final class InboundCredits<I> {
             if (accepted != null) {
                 updateClaimants();
             }
-            if (openPorts > 0 && mailbox.credits() > 0) {
+            if (openPorts > 0 && !ports.isEmpty() && mailbox.credits() > 0) {
                 long share = Math.max(1, capacity / openPorts);
-                for (InboundPort<I> p : ports) {
+                int n = ports.size();
+                int start = firstPort % n;
+                firstPort = start + 1;
+                for (int i = 0; i < n; i++) {
+                    InboundPort<I> p = ports.get((start + i) % n);
                     // the primary port (Processor API) may hold the whole capacity when alone; an extra
                     // port holds at most one replenish batch, so an idle upstream cannot sit on the
                     // credits the other upstreams, tell() and send() need (demand cannot be revoked)

@@ -58,6 +58,23 @@ class ActorReactorConventionsTest {
         }).build();
     }
 
+    /** The Inbound section: n upstreams share the mailbox; a fast one attached first must not starve the rest. */
+    @Test
+    void fastSynchronousUpstreamsShareTheMailbox() {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+        Flux.<Integer>generate(sink -> sink.next(0)).subscribe(a);
+        Flux.<Integer>generate(sink -> sink.next(1)).subscribe(a.newSubscriber());
+        Flux.<Integer>generate(sink -> sink.next(2)).subscribe(a.newSubscriber());
+        java.util.Map<Integer, Long> counts = Flux.from(a).take(6_000)
+                .collect(java.util.stream.Collectors.groupingBy(x -> x, java.util.stream.Collectors.counting()))
+                .block(Duration.ofSeconds(30));
+        // the extra ports' window is max(1, capacity / 4): a fair share, not a third each, but never starved
+        for (int tag = 0; tag < 3; tag++) {
+            long got = counts.getOrDefault(tag, 0L);
+            assertTrue(got >= 600, "upstream " + tag + " got " + got + " of 6,000: " + counts);
+        }
+    }
+
     @Test
     void scannableParentIsTheUpstreamAndRunOnIsTheGroupAsForReactorsOperators() {
         Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).capacity(8)
