@@ -49,7 +49,8 @@ import reactor.util.context.ContextView;
  *   <li>Upstream error, or a behaviour error under {@link ErrorPolicy#stop()}: {@code onError}
  *       downstream on the actor's next turn, without draining the mailbox: other upstreams cancelled,
  *       messages still in the mailbox discarded. The first failure wins; later ones are dropped.</li>
- *   <li>Downstream cancellation: the actor stops and cancels its upstreams.</li>
+ *   <li>Downstream cancellation: the actor stops and cancels its upstreams, also while suspended (a
+ *       retry's back-off or {@link #suspend()} is cut short).</li>
  *   <li>{@code request(n <= 0)}: {@code onError(IllegalArgumentException)} (rule 3.9).</li>
  *   <li>{@link #dispose()}: at once, with or without a subscriber, suspended or not:
  *       {@code onError(CancellationException)}, upstreams cancelled, the mailbox discarded.</li>

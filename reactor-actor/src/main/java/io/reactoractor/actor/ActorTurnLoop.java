@@ -266,6 +266,13 @@ final class ActorTurnLoop<I, O> {
     void cancel() {
         cancelled = true;
         endRetryBackoff();
+        if (userSuspensions.get() > 0) {
+            // a user suspension holds back the turn that would stop the actor (a retry's back-off is cut
+            // short above): stop it now, as dispose() does; the drain cancels the upstreams and discards
+            // the mailbox, and signals nothing to the downstream that cancelled
+            cell.terminate();
+            return;
+        }
         wake();
     }
 
@@ -548,7 +555,9 @@ final class ActorTurnLoop<I, O> {
 
         @Override
         protected void drainTerminated() {
-            if (!done) {
+            if (!done && cancelled) {
+                ActorTurnLoop.this.terminate(null, false); // the downstream cancelled: nothing to tell it
+            } else if (!done) {
                 // disposed (Actor.dispose: its CancellationException is pending), or the scheduler was
                 // disposed under a live actor (then the rejection): tell downstream instead of hanging
                 PENDING_ERROR.compareAndSet(ActorTurnLoop.this, null, engine.reject());

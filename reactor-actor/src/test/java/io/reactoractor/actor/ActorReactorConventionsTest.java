@@ -75,6 +75,23 @@ class ActorReactorConventionsTest {
         }
     }
 
+    /** "Downstream cancellation: the actor stops and cancels its upstreams", also while a user suspends it. */
+    @Test
+    void aDownstreamCancelStopsAUserSuspendedActor() {
+        AtomicBoolean upstreamCancelled = new AtomicBoolean();
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+        Flux.<Integer>never().doOnCancel(() -> upstreamCancelled.set(true)).subscribe(a);
+        a.suspend();
+        a.tell(1);
+        List<Object> signals = new CopyOnWriteArrayList<>();
+        reactor.core.Disposable d = Flux.from(a).subscribe(signals::add, signals::add, () -> signals.add("complete"));
+        d.dispose();
+        await(upstreamCancelled::get, "upstream cancelled without a resume");
+        await(a::isTerminated, "the actor stopped");
+        assertEquals(List.of(), signals, "nothing to the cancelled subscriber");
+        assertTrue(!a.resume() || a.isTerminated());
+    }
+
     @Test
     void scannableParentIsTheUpstreamAndRunOnIsTheGroupAsForReactorsOperators() {
         Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).capacity(8)
