@@ -192,7 +192,10 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.co
 
     /**
      * A new inbound subscriber feeding this actor; each upstream needs its own (rule 2.5). All of them
-     * share the mailbox's credits.
+     * share the mailbox's credits. It counts from now for the actor's completion ("when every inbound
+     * subscriber completed"): one handed out and never subscribed keeps the actor from completing by
+     * itself ({@link #complete()} still ends it), and one subscribed after the other upstreams completed
+     * still feeds it.
      *
      * @return a subscriber to subscribe to an upstream publisher
      */

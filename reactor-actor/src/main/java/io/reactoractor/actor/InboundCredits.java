@@ -66,6 +66,12 @@ final class InboundCredits<I> {
     private final ArrayDeque<PendingSend<I>> pendingSends = new ArrayDeque<>();
     private int openPorts;
     private boolean anyPortAttached;
+    /**
+     * Extra ports handed out ({@link Actor#newSubscriber()}) and not subscribed yet (monitor): the actor's
+     * completion waits for them too, so a port subscribed after another upstream completed is not cancelled
+     * and its elements are not lost ("when every inbound subscriber completed").
+     */
+    private int unattachedPorts;
     /** Set by {@link #stopUpstreams()} under the monitor: no port is attached any more. */
     private boolean inputStopped;
     /**
@@ -87,6 +93,9 @@ final class InboundCredits<I> {
 
     /** @return a new, not yet attached, inbound port ({@link Actor#newSubscriber()}) */
     InboundPort<I> newPort(Context context) {
+        synchronized (this) {
+            unattachedPorts++; // an inbound subscriber already: completion waits for it (see portClosed)
+        }
         return new InboundPort<>(this, loop, context);
     }
 
@@ -163,6 +172,9 @@ final class InboundCredits<I> {
                 port.cancelUpstream(); // completion was requested: no new input (see stopUpstreams)
                 return;
             }
+            if (port != primary && unattachedPorts > 0) {
+                unattachedPorts--;
+            }
             ports.add(port);
             openPorts++;
             anyPortAttached = true;
@@ -179,7 +191,7 @@ final class InboundCredits<I> {
                 openPorts--;
                 updateClaimants();
                 mailbox.addCredits(port.outstanding.getAndSet(0));
-                completeNow = error == null && openPorts == 0 && anyPortAttached;
+                completeNow = error == null && openPorts == 0 && unattachedPorts == 0 && anyPortAttached;
             }
         }
         if (error != null) {

@@ -93,6 +93,20 @@ class ActorReactorConventionsTest {
     }
 
     @Test
+    void anInboundSubscriberHandedOutCountsForCompletionBeforeItIsSubscribed() {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 16);
+        reactor.core.CoreSubscriber<Integer> extra = a.newSubscriber();
+        Flux.just(1, 2).subscribe(a);
+        StepVerifier.create(a)
+                .expectNext(1, 2)
+                .expectNoEvent(Duration.ofMillis(100)) // not complete: the extra subscriber has not completed
+                .then(() -> Flux.just(3, 4).subscribe(extra))
+                .expectNext(3, 4)
+                .expectComplete()
+                .verify(Duration.ofSeconds(10));
+    }
+
+    @Test
     void scannableParentIsTheUpstreamAndRunOnIsTheGroupAsForReactorsOperators() {
         Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).capacity(8)
                 .behaviour((m, c) -> {
