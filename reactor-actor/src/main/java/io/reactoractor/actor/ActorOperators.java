@@ -39,6 +39,10 @@ public final class ActorOperators {
      * fusable source is polled, and asynchronous fusion is offered downstream). Only the drain differs:
      * it is an actor's turn, which yields between elements at the preemption point or the quota, also
      * when a fused downstream polls the queue on that turn.
+     * <p>The operator is itself a {@code Flux}, so {@code transform} returns it as is and it reads as
+     * Reactor's {@code publishOn} does: {@code getPrefetch()} and {@code Scannable} attributes
+     * {@code PREFETCH}, {@code PARENT} (the source), {@code RUN_ON} (the actor group) and
+     * {@code RUN_STYLE} ({@code ASYNC}).
      *
      * @param scheduler an {@code ActorScheduler} or one of its groups
      * @param <T>       the element type

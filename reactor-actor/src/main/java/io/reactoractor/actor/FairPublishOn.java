@@ -10,13 +10,12 @@ import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicLong;
 import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
-import reactor.core.CorePublisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
 import reactor.core.Fuseable;
 import reactor.core.Scannable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.annotation.Nullable;
@@ -93,7 +92,7 @@ import reactor.util.context.Context;
  *
  * @param <T> the element type
  */
-final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
+final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
 
     private static final java.util.concurrent.atomic.AtomicLong SEQ = new java.util.concurrent.atomic.AtomicLong();
 
@@ -113,9 +112,10 @@ final class FairPublishOn<T> implements CorePublisher<T>, Scannable, Fuseable {
         source.subscribe(new Drain<>(actual, group, prefetch));
     }
 
+    /** @return the prefetch, as Reactor's {@code publishOn} reports it */
     @Override
-    public void subscribe(Subscriber<? super T> s) {
-        subscribe(Operators.toCoreSubscriber(Objects.requireNonNull(s, "subscriber")));
+    public int getPrefetch() {
+        return prefetch;
     }
 
     @Override

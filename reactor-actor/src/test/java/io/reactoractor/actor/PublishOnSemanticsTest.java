@@ -285,4 +285,27 @@ class PublishOnSemanticsTest {
         }
         assertEquals(null, ref.get(), "the cancelled subscriber is still reachable");
     }
+
+    /**
+     * The assembled operator reads as Reactor's {@code publishOn} does: {@code transform} returns it
+     * itself (it is a {@code Flux}), so {@code getPrefetch()}, {@code Scannable.from(..)} and the
+     * operator's name and tags see it, not a wrapper reporting prefetch -1.
+     */
+    @org.junit.jupiter.api.Test
+    void assembledOperatorReportsItsPrefetchAndSchedulerAsReactorsPublishOnDoes() {
+        Flux<Integer> theirs = Flux.range(1, 3).transform(reactor(32));
+        Flux<Integer> source = Flux.range(1, 3);
+        Flux<Integer> mine = source.transform(ours(32));
+        assertEquals(32, theirs.getPrefetch());
+        assertEquals(theirs.getPrefetch(), mine.getPrefetch());
+        reactor.core.Scannable scanned = reactor.core.Scannable.from(mine);
+        assertEquals(32, scanned.scan(reactor.core.Scannable.Attr.PREFETCH));
+        assertEquals(reactor.core.Scannable.Attr.RunStyle.ASYNC, scanned.scan(reactor.core.Scannable.Attr.RUN_STYLE));
+        assertTrue(scanned.scan(reactor.core.Scannable.Attr.RUN_ON) instanceof io.reactoractor.ActorGroup);
+        assertTrue(scanned.scan(reactor.core.Scannable.Attr.PARENT) == source, "the source is its parent");
+        Flux<Integer> named = mine.name("fair-hop").tag("k", "v");
+        assertEquals("fair-hop", reactor.core.Scannable.from(named).name());
+        assertTrue(reactor.core.Scannable.from(named).tags().anyMatch(t -> t.getT1().equals("k")));
+        assertEquals(List.of(1, 2, 3), mine.collectList().block(Duration.ofSeconds(10)));
+    }
 }
