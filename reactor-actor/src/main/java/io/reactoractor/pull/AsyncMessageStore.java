@@ -2,6 +2,7 @@ package io.reactoractor.pull;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -35,6 +36,12 @@ import reactor.core.publisher.Mono;
  * could not be reached or did not answer; the consumer reports it to the waiting callers as a
  * {@link MessageStoreException}. Nothing is acknowledged to a producer before {@link #append}
  * completes: a failed append may or may not have been stored.
+ *
+ * <p>Arguments: the stores of this library ({@link #of(MessageStore)}, the Redis store) and the default
+ * methods here check them in the call itself, before any Mono is returned, as Reactor's factories do: a
+ * {@code null} subject, group, payload, offsets array, message or duration throws
+ * {@link NullPointerException} naming it; a count below 1, a negative cursor or offset throws
+ * {@link IllegalArgumentException} naming it. Other implementations should do the same.
  */
 public interface AsyncMessageStore {
 
@@ -143,6 +150,9 @@ public interface AsyncMessageStore {
      * @return completes once the store recorded it
      */
     default Mono<Void> renew(String subject, String group, long[] offsets) {
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(group, "group");
+        Objects.requireNonNull(offsets, "offsets");
         return Mono.empty();
     }
 
@@ -171,6 +181,9 @@ public interface AsyncMessageStore {
      * @return completes once both are recorded
      */
     default Mono<Void> deadLetter(String subject, String group, Message message) {
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(group, "group");
+        Objects.requireNonNull(message, "message");
         return append(FailurePolicy.deadLetterSubject(group), message.payload())
                 .then(acknowledge(subject, group, new long[] {message.offset()}, -1));
     }

@@ -26,6 +26,8 @@ final class SyncStoreAdapter implements AsyncMessageStore {
 
     @Override
     public Mono<Long> append(String subject, byte[] payload) {
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(payload, "payload");
         return Mono.fromCallable(() -> store.append(subject, payload));
     }
 
@@ -41,6 +43,10 @@ final class SyncStoreAdapter implements AsyncMessageStore {
 
     @Override
     public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
+        requireNames(subject, group);
+        if (maxMessages < 1) {
+            throw new IllegalArgumentException("maxMessages must be >= 1 but was " + maxMessages);
+        }
         return Mono.fromCallable(() -> {
             store.ensureSubject(subject);
             long from = fromOffset;
@@ -54,6 +60,8 @@ final class SyncStoreAdapter implements AsyncMessageStore {
 
     @Override
     public Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed) {
+        requireNames(subject, group);
+        Objects.requireNonNull(offsets, "offsets");
         return Mono.fromRunnable(() -> {
             if (committed >= 0) {
                 store.commit(subject, group, committed);
@@ -63,11 +71,20 @@ final class SyncStoreAdapter implements AsyncMessageStore {
 
     @Override
     public Mono<Reclaimed> reclaim(String subject, String group, long cursor, Duration minIdle, int maxMessages) {
+        requireNames(subject, group);
+        Objects.requireNonNull(minIdle, "minIdle");
+        if (cursor < 0) {
+            throw new IllegalArgumentException("cursor must be >= 0 but was " + cursor);
+        }
+        if (maxMessages < 1) {
+            throw new IllegalArgumentException("maxMessages must be >= 1 but was " + maxMessages);
+        }
         return Mono.just(Reclaimed.NONE);
     }
 
     @Override
     public Mono<Position> position(String subject, String group) {
+        requireNames(subject, group);
         return Mono.fromCallable(() -> {
             long end = store.endOffset(subject);
             long committed = store.committedOffset(subject, group);
@@ -79,6 +96,11 @@ final class SyncStoreAdapter implements AsyncMessageStore {
     @Override
     public Disposable addAppendListener(MessageStore.AppendListener listener) {
         return store.addAppendListener(listener);
+    }
+
+    private static void requireNames(String subject, String group) {
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(group, "group");
     }
 
     @Override

@@ -109,6 +109,41 @@ public abstract class AsyncMessageStoreContract {
 
     // ================================================================== the store itself
 
+    /**
+     * Bad arguments fail the call itself, naming the argument, before a Mono exists: nothing reaches the
+     * store (the Redis store used to build a key named {@code "null"} and send it).
+     */
+    @Test
+    public void badArgumentsFailTheCallNamingTheArgument() {
+        String s = unique("args");
+        String g = unique("g");
+        Message m = new Message(s, 0, 0, b("x"));
+        assertThrowsNaming(NullPointerException.class, "subject", () -> store.append(null, b("x")));
+        assertThrowsNaming(NullPointerException.class, "payload", () -> store.append(s, null));
+        assertThrowsNaming(NullPointerException.class, "subject", () -> store.fetch(null, g, -1, 1));
+        assertThrowsNaming(NullPointerException.class, "group", () -> store.fetch(s, null, -1, 1));
+        assertThrowsNaming(IllegalArgumentException.class, "maxMessages", () -> store.fetch(s, g, -1, 0));
+        assertThrowsNaming(NullPointerException.class, "group", () -> store.acknowledge(s, null, new long[0], -1));
+        assertThrowsNaming(NullPointerException.class, "offsets", () -> store.acknowledge(s, g, null, -1));
+        assertThrowsNaming(NullPointerException.class, "offsets", () -> store.renew(s, g, null));
+        assertThrowsNaming(NullPointerException.class, "subject", () -> store.renewPending(null, g, new long[0]));
+        assertThrowsNaming(NullPointerException.class, "minIdle", () -> store.reclaim(s, g, 0, null, 1));
+        assertThrowsNaming(IllegalArgumentException.class, "cursor",
+                () -> store.reclaim(s, g, -1, Duration.ZERO, 1));
+        assertThrowsNaming(IllegalArgumentException.class, "maxMessages",
+                () -> store.reclaim(s, g, 0, Duration.ZERO, 0));
+        assertThrowsNaming(NullPointerException.class, "group", () -> store.position(s, null));
+        assertThrowsNaming(NullPointerException.class, "message", () -> store.deadLetter(s, g, null));
+        assertThrowsNaming(NullPointerException.class, "group", () -> store.deadLetter(s, null, m));
+        // nothing was created by the refused calls
+        assertEquals(0, store.position(s, g).block(WAIT).endOffset());
+    }
+
+    private static void assertThrowsNaming(Class<? extends RuntimeException> type, String name, Runnable call) {
+        RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(type, call::run);
+        assertTrue(String.valueOf(e.getMessage()).contains(name), "the message names " + name + ": " + e);
+    }
+
     /** Appends and fetches: every message once, in order, payloads intact, offsets as appended. */
     @Test
     public void fetchHandsOutAppendedMessagesInOrder() {

@@ -451,6 +451,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      */
     @Override
     public Mono<Void> deadLetter(String subject, String group, Message message) {
+        requireNames(subject, group);
+        Objects.requireNonNull(message, "message");
         return append(FailurePolicy.deadLetterSubject(group), message.payload(), NO_SUBJECT_LIMIT, UNREGISTERED)
                 .then(acknowledge(subject, group, new long[] {message.offset()}, -1));
     }
@@ -488,6 +490,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      */
     @Override
     public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
+        requireNames(subject, group);
         requirePositive(maxMessages);
         String key = key(subject);
         Mono<List<Message>> fresh = read(subject, group, XReadArgs.StreamOffset.lastConsumed(key), maxMessages);
@@ -510,6 +513,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
 
     @Override
     public Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed) {
+        requireNames(subject, group);
+        Objects.requireNonNull(offsets, "offsets");
         if (offsets.length == 0) {
             return Mono.empty();
         }
@@ -526,6 +531,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     /** {@code XCLAIM ... 0 ids JUSTID}: the entries' idle time starts again, owned by this consumer. */
     @Override
     public Mono<Void> renew(String subject, String group, long[] offsets) {
+        requireNames(subject, group);
+        Objects.requireNonNull(offsets, "offsets");
         if (offsets.length == 0) {
             return Mono.empty();
         }
@@ -547,6 +554,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      */
     @Override
     public Mono<long[]> renewPending(String subject, String group, long[] offsets) {
+        requireNames(subject, group);
+        Objects.requireNonNull(offsets, "offsets");
         if (offsets.length == 0) {
             return Mono.just(offsets);
         }
@@ -564,6 +573,14 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
 
     @Override
     public Mono<Reclaimed> reclaim(String subject, String group, long cursor, Duration minIdle, int maxMessages) {
+        requireNames(subject, group);
+        Objects.requireNonNull(minIdle, "minIdle");
+        if (cursor < 0) {
+            throw new IllegalArgumentException("cursor must be >= 0 but was " + cursor);
+        }
+        if (minIdle.isNegative()) {
+            throw new IllegalArgumentException("minIdle must not be negative but was " + minIdle);
+        }
         requirePositive(maxMessages);
         String key = key(subject);
         XAutoClaimArgs<String> args = new XAutoClaimArgs<String>()
@@ -593,6 +610,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
 
     @Override
     public Mono<Position> position(String subject, String group) {
+        requireNames(subject, group);
         String key = key(subject);
         Mono<Long> end = Mono.defer(() -> commands.xrevrange(key, Range.create("-", "+"), Limit.from(1)).next())
                 .map(m -> offset(m.getId()) + 1)
@@ -657,7 +675,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      * @return the key of its stream
      */
     public String key(String subject) {
-        return keyPrefix + subject;
+        return keyPrefix + Objects.requireNonNull(subject, "subject");
     }
 
     /** Closes the connections (and the client, unless it was given to the builder). */
@@ -889,6 +907,12 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
 
     private static boolean noScript(Throwable e) {
         return e instanceof RedisCommandExecutionException && String.valueOf(e.getMessage()).startsWith("NOSCRIPT");
+    }
+
+    /** Rule of every store method: a null name is the caller's error, never a key named {@code "null"}. */
+    private static void requireNames(String subject, String group) {
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(group, "group");
     }
 
     private static void requirePositive(int maxMessages) {
