@@ -179,7 +179,8 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.co
      * an error policy's back-off) are never lifted here: they end when demand arrives or the back-off
      * elapses.
      *
-     * @return {@code true} if a user suspension was lifted, {@code false} if there was none
+     * @return {@code true} if a user suspension was lifted, {@code false} if there was none or the actor
+     *         terminated (a terminated actor has no suspension in force, as {@link #isSuspended()} says)
      */
     public boolean resume() {
         return loop.resumeUser();

@@ -286,14 +286,16 @@ final class ActorTurnLoop<I, O> {
     /** A user suspension: counted, so that {@link #resumeUser()} never lifts one of the actor's own. */
     void suspendByUser() {
         cell.suspend(); // first: it throws at the most suspensions, and must not leave a user count behind
-        userSuspensions.incrementAndGet();
+        if (!cell.isTerminated()) { // a terminated cell ignores suspensions: nothing to count or to lift
+            userSuspensions.incrementAndGet();
+        }
     }
 
-    /** @return {@code true} if a user suspension was lifted, {@code false} if there was none */
+    /** @return {@code true} if a user suspension was lifted, {@code false} if there was none or it terminated */
     boolean resumeUser() {
         for (;;) {
             int n = userSuspensions.get();
-            if (n == 0) {
+            if (n == 0 || cell.isTerminated()) {
                 return false;
             }
             if (userSuspensions.compareAndSet(n, n - 1)) {

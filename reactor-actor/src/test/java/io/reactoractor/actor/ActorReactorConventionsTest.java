@@ -1,6 +1,7 @@
 package io.reactoractor.actor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -89,7 +90,9 @@ class ActorReactorConventionsTest {
         await(upstreamCancelled::get, "upstream cancelled without a resume");
         await(a::isTerminated, "the actor stopped");
         assertEquals(List.of(), signals, "nothing to the cancelled subscriber");
-        assertTrue(!a.resume() || a.isTerminated());
+        assertTrue(a.isTerminated());
+        assertFalse(a.resume(), "a terminated actor has no suspension to lift");
+        assertFalse(a.isSuspended());
     }
 
     @Test
