@@ -218,13 +218,15 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.co
      * Offers a message without waiting.
      *
      * <p>After {@link #complete()} the actor takes no new message ({@code false}, as a completed sink
-     * refuses emissions). A message told while {@code complete()} is being called from another thread
-     * is either processed or, if the actor completed first, handed to the subscriber's discard hook
-     * ({@code doOnDiscard}): never silently lost.
+     * refuses emissions). A message told while {@code complete()} or {@link #dispose()} is being called
+     * from another thread is either processed or, if the actor terminated first, handed to the
+     * subscriber's discard hook ({@code doOnDiscard}): never silently lost, and never both refused and
+     * discarded. The return value says who owns the message: {@code true}, the actor (processed or
+     * discarded); {@code false}, still the caller (nothing was done with it).
      *
      * @param message the message, not {@code null}
-     * @return {@code false} if the mailbox is full (counted), completion was requested or the actor
-     *         terminated
+     * @return {@code true} if the actor took the message; {@code false} if the mailbox is full (counted),
+     *         completion was requested or the actor terminated, and the message was not taken
      */
     public boolean tell(I message) {
         Objects.requireNonNull(message, "message");
@@ -235,16 +237,20 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.co
             loop.engine.countMailboxFull();
             return false;
         }
-        // false: the actor terminated meanwhile, so its drain discards the message (discard hook)
-        return loop.enqueue(message);
+        // in the mailbox, the message is the actor's: if it terminated meanwhile (enqueue answers false), its
+        // drain hands the message to the discard hook, so it is taken either way and must not be refused too
+        loop.enqueue(message);
+        return true;
     }
 
     /**
      * Sends a message, waiting (without blocking a thread) for mailbox space.
      *
      * @param message the message, not {@code null}
-     * @return completes when the message was accepted; errors ({@code IllegalStateException}) if the
-     *         actor terminated first or {@link #complete()} was called before the send
+     * @return completes when the message was accepted (taken by the actor, as {@link #tell} answers
+     *         {@code true}: processed, or discarded if the actor terminates first); errors
+     *         ({@code IllegalStateException}, the message not taken) if the actor terminated first or
+     *         {@link #complete()} was called before the send
      */
     public Mono<Void> send(I message) {
         Objects.requireNonNull(message, "message");

@@ -134,11 +134,9 @@ final class InboundCredits<I> {
                 return;
             }
             if (tryAcquire()) {
-                if (loop.enqueue(message)) {
-                    sink.success();
-                } else {
-                    sink.error(new IllegalStateException("actor " + loop.path() + " is terminated"));
-                }
+                // taken either way: a termination meanwhile hands it to the discard hook (Actor#tell)
+                loop.enqueue(message);
+                sink.success();
                 return;
             }
             PendingSend<I> p = new PendingSend<>(message, sink);

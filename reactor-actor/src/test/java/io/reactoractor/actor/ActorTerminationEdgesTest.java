@@ -308,4 +308,50 @@ class ActorTerminationEdgesTest {
             assertNull(error.get(), "round " + k + ": completes, no error");
         }
     }
+
+    /**
+     * A message told or sent while the actor terminates has one owner: refused ({@code tell} false, the
+     * send's error) and the caller keeps it, or taken (true, the send completes) and it is processed or
+     * discarded, exactly once. A tell that enqueued the message and then found the actor terminated
+     * answered false although the drain handed the message to the discard hook: refused and discarded.
+     */
+    @Test
+    void aMessageToldWhileTheActorTerminatesIsRefusedOrTakenNeverBoth() throws InterruptedException {
+        for (int round = 0; round < 400; round++) {
+            boolean dispose = round % 2 == 0;
+            Actor<Integer, Integer> a = Actor.identity(scheduler, 64);
+            List<Integer> received = new CopyOnWriteArrayList<>();
+            List<Object> discarded = new CopyOnWriteArrayList<>();
+            CountDownLatch terminated = new CountDownLatch(1);
+            Flux.from(a).doOnDiscard(Object.class, discarded::add)
+                    .subscribe(received::add, e -> terminated.countDown(), terminated::countDown);
+            AtomicInteger taken = new AtomicInteger();
+            reactor.test.util.RaceTestUtils.race(() -> {
+                for (int i = 0; i < 40; i++) {
+                    if (i % 2 == 0 ? a.tell(i) : sendAccepted(a, i)) {
+                        taken.incrementAndGet();
+                    }
+                }
+            }, dispose ? a::dispose : a::complete);
+            assertTrue(terminated.await(10, TimeUnit.SECONDS));
+            // a discard on the actor's drain may follow the terminal signal: wait for the count to settle
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (received.size() + discarded.size() < taken.get() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            Thread.sleep(1);
+            assertEquals(taken.get(), received.size() + discarded.size(),
+                    "round " + round + (dispose ? " (dispose)" : " (complete)") + ": taken " + taken
+                            + ", received " + received + ", discarded " + discarded);
+        }
+    }
+
+    private static boolean sendAccepted(Actor<Integer, Integer> a, int message) {
+        try {
+            a.send(message).block(Duration.ofSeconds(10));
+            return true;
+        } catch (IllegalStateException refused) {
+            return false;
+        }
+    }
 }
