@@ -37,6 +37,11 @@ import reactor.core.scheduler.Schedulers;
  * {@link #factory(Consumer)} to set the quota, preemption granularity or metrics of every scheduler
  * the factory builds.
  *
+ * <p>The shared {@code Schedulers.parallel()} and {@code single()} are Reactor's cache wrapper around the
+ * {@code ActorScheduler} the factory built (not an {@code instanceof ActorScheduler}); the library's own
+ * kinds take them as the scheduler itself: {@code Actor.builder(Schedulers.parallel())},
+ * {@code ActorOperators.publishOn(Schedulers.parallel())}, {@code RingBuffer.builder(Schedulers.single())}.
+ *
  * <p>Reset with {@link Schedulers#resetFactory()}; Reactor disposes the cached schedulers it replaced.
  */
 public final class ActorSchedulers {

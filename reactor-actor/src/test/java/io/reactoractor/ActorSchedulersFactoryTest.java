@@ -163,4 +163,38 @@ class ActorSchedulersFactoryTest {
                 () -> ActorSchedulers.factory(null));
         assertTrue(e.getMessage().contains("customizer"), e.getMessage());
     }
+
+    /**
+     * "makes every Schedulers.parallel(), single() ... a fair ActorScheduler": the shared ones are Reactor's
+     * cache wrapper around it, and the library's own kinds (actors, the fair publishOn, rings) take them as
+     * they take the ActorScheduler itself. They refused the wrapper with IllegalArgumentException.
+     */
+    @Test
+    void theLibrarysActorKindsRunOnTheSharedSchedulersAfterSetFactory() {
+        Schedulers.setFactory(ActorSchedulers.factory());
+        Scheduler parallel = Schedulers.parallel();
+        assertFalse(parallel instanceof ActorScheduler, "Reactor's cache wrapper, not the scheduler itself");
+
+        io.reactoractor.actor.Actor<Integer, Thread> actor = io.reactoractor.actor.Actor.<Integer, Thread>builder(parallel)
+                .behaviour((m, ctx) -> {
+                    ctx.emit(Thread.currentThread());
+                    return true;
+                }).build();
+        assertEquals("parallel", actor.group().scheduler().name());
+        assertTrue(actor.tell(1));
+        actor.complete();
+        Thread ran = reactor.core.publisher.Flux.from(actor).blockLast(Duration.ofSeconds(30));
+        assertTrue(ran.getName().startsWith("parallel-"), ran.getName());
+
+        Thread hop = reactor.core.publisher.Flux.just(1)
+                .transform(io.reactoractor.actor.ActorOperators.publishOn(parallel))
+                .map(x -> Thread.currentThread()).blockLast(Duration.ofSeconds(30));
+        assertTrue(hop.getName().startsWith("parallel-"), hop.getName());
+
+        io.reactoractor.ring.RingBuffer<Integer> ring = io.reactoractor.ring.RingBuffer.<Integer>builder(Schedulers.single())
+                .size(8).build();
+        assertEquals("single", ring.group().scheduler().name());
+        assertThrows(IllegalArgumentException.class,
+                () -> io.reactoractor.actor.Actor.builder(Schedulers.immediate()), "not an actor scheduler");
+    }
 }

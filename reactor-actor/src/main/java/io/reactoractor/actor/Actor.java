@@ -116,15 +116,7 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.co
     }
 
     static ActorGroup groupOf(Scheduler scheduler) {
-        java.util.Objects.requireNonNull(scheduler, "scheduler");
-        if (scheduler instanceof ActorScheduler s) {
-            return s.defaultGroup();
-        }
-        if (scheduler instanceof ActorGroup g) {
-            return g;
-        }
-        throw new IllegalArgumentException("scheduler must be an ActorScheduler or an ActorGroup but was "
-                + scheduler);
+        return io.reactoractor.internal.Internals.groupOf(scheduler);
     }
 
     // ================================================================== public API

@@ -1,10 +1,13 @@
 package io.reactoractor.internal;
 
 import java.util.Objects;
+import java.util.function.Supplier;
 
 import io.reactoractor.ActorGroup;
+import io.reactoractor.ActorScheduler;
 import io.reactoractor.internal.scheduling.SchedulerEngine;
 import io.reactoractor.internal.scheduling.SchedulingGroup;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * Lets the library's own actor kinds ({@code io.reactoractor.actor}, {@code io.reactoractor.pull}) reach
@@ -36,6 +39,34 @@ public final class Internals {
     private static volatile GroupAccess groupAccess;
 
     private Internals() {
+    }
+
+    /**
+     * The group an actor kind runs in when given {@code scheduler}: an {@code ActorScheduler}'s default
+     * group, a group itself, or either behind Reactor's cache of its shared schedulers
+     * ({@code Schedulers.parallel()} and {@code single()} after
+     * {@code Schedulers.setFactory(ActorSchedulers.factory())} are a wrapper that hands out the cached
+     * scheduler as a {@code Supplier<Scheduler>}).
+     *
+     * @param scheduler the scheduler
+     * @return its actor group
+     * @throws NullPointerException     if {@code scheduler} is {@code null}
+     * @throws IllegalArgumentException if it is not an actor scheduler or group
+     */
+    public static ActorGroup groupOf(Scheduler scheduler) {
+        Objects.requireNonNull(scheduler, "scheduler");
+        Object s = scheduler;
+        if (!(s instanceof ActorScheduler) && !(s instanceof ActorGroup) && s instanceof Supplier<?> cache) {
+            s = cache.get();
+        }
+        if (s instanceof ActorScheduler a) {
+            return a.defaultGroup();
+        }
+        if (s instanceof ActorGroup g) {
+            return g;
+        }
+        throw new IllegalArgumentException("scheduler must be an ActorScheduler or an ActorGroup but was "
+                + scheduler);
     }
 
     /**

@@ -388,15 +388,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * @throws IllegalArgumentException if {@code scheduler} is not an actor scheduler or group
      */
     public static <T> Builder<T> builder(Scheduler scheduler) {
-        Objects.requireNonNull(scheduler, "scheduler");
-        if (scheduler instanceof ActorScheduler s) {
-            return new Builder<>(s.defaultGroup());
-        }
-        if (scheduler instanceof ActorGroup g) {
-            return new Builder<>(g);
-        }
-        throw new IllegalArgumentException("scheduler must be an ActorScheduler or an ActorGroup but was "
-                + scheduler);
+        return new Builder<>(io.reactoractor.internal.Internals.groupOf(scheduler));
     }
 
     /**
