@@ -33,7 +33,11 @@ import reactor.util.context.ContextView;
  * upstreams plus the messages waiting never exceeds the capacity, and a compliant upstream can never
  * overflow it. An upstream that sends more than it was asked for fails the actor with an overflow
  * error (never a silent drop). {@link #tell} takes one credit or returns {@code false} (counted as
- * {@code reactor.actor.mailbox.full}); {@link #send} waits for a credit without blocking a thread.
+ * {@code reactor.actor.mailbox.full}); {@link #send} waits for a credit without blocking a thread. A sole
+ * upstream on the actor's own {@code Subscriber} side holds every credit it was granted, so with it a
+ * {@code tell} is refused and a {@code send} waits, the mailbox empty, until its messages give credits
+ * back; an upstream subscribed through {@link #newSubscriber()} holds at most a quarter of the
+ * capacity, leaving the rest to {@code tell}/{@code send}.
  *
  * <h2>Outbound: no demand = suspended</h2>
  * The behaviour is only called while downstream demand is available. When it is exhausted the actor
@@ -217,8 +221,10 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.co
      * discarded); {@code false}, still the caller (nothing was done with it).
      *
      * @param message the message, not {@code null}
-     * @return {@code true} if the actor took the message; {@code false} if the mailbox is full (counted),
-     *         completion was requested or the actor terminated, and the message was not taken
+     * @return {@code true} if the actor took the message; {@code false} if no mailbox credit is free
+     *         (counted as {@code mailbox.full}: the mailbox is full, or its free places are granted to
+     *         upstreams as demand, see the class doc), completion was requested or the actor terminated,
+     *         and the message was not taken
      */
     public boolean tell(I message) {
         Objects.requireNonNull(message, "message");
@@ -236,7 +242,8 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.co
     }
 
     /**
-     * Sends a message, waiting (without blocking a thread) for mailbox space.
+     * Sends a message, waiting (without blocking a thread) for a mailbox credit: a free place not granted
+     * to an upstream as demand (see the class doc; waiting sends get returned credits first).
      *
      * @param message the message, not {@code null}
      * @return completes when the message was accepted (taken by the actor, as {@link #tell} answers

@@ -242,4 +242,34 @@ class ActorReactorConventionsTest {
     }
 
     private static final int ROUNDS = Integer.getInteger("repro.n", 300);
+
+    /**
+     * The README's credit rule: a sole upstream on the actor's own Subscriber side holds every credit, so
+     * tell is refused and send waits though the mailbox is empty; through newSubscriber() it holds a
+     * quarter and tell/send get the rest.
+     */
+    @Test
+    void aSoleUpstreamHoldsEveryCreditButOneThroughNewSubscriberLeavesRoomForTell() {
+        Actor<Integer, Integer> own = Actor.identity(scheduler, 16);
+        Flux.<Integer>never().subscribe(own);
+        Flux.from(own).subscribe();
+        assertEquals(0, own.mailboxSize());
+        assertFalse(own.tell(1), "every credit is the upstream's demand");
+        reactor.test.StepVerifier.create(own.send(2)).expectSubscription()
+                .expectNoEvent(Duration.ofMillis(50)).thenCancel().verify(Duration.ofSeconds(10));
+        own.dispose();
+
+        Actor<Integer, Integer> port = Actor.identity(scheduler, 16);
+        List<Integer> got = new CopyOnWriteArrayList<>();
+        List<Long> requested = new CopyOnWriteArrayList<>();
+        Flux.<Integer>never().doOnRequest(requested::add).subscribe(port.newSubscriber());
+        Flux.from(port).subscribe(got::add);
+        assertEquals(List.of(4L), requested, "a quarter of the capacity");
+        for (int i = 0; i < 12; i++) {
+            assertTrue(port.tell(i), "tell " + i);
+        }
+        port.send(12).block(Duration.ofSeconds(10));
+        await(() -> got.size() == 13, "the told and sent messages processed");
+        port.dispose();
+    }
 }
