@@ -438,7 +438,7 @@ public final class ActorGroup implements Scheduler, Scannable {
         scheduler.forEachCell(group, ActorCell::terminate);
         terminated = true;
         scheduler.forget(this);
-        onTerminated.tryEmitEmpty();
+        engine.completeOffEngineThreads(onTerminated); // a graceful one ends on the timer: not there
         Disposable watch = engineWatch;
         if (watch != null) {
             watch.dispose();
@@ -452,7 +452,9 @@ public final class ActorGroup implements Scheduler, Scannable {
      * the {@code Mono} completes. Work of suspended workers is not waited for. Combine with
      * {@code timeout(..)} and {@link #dispose()} to bound the wait.
      *
-     * @return a Mono completing when the group is disposed
+     * @return a Mono completing when the group is disposed; never on the scheduler's own threads (the
+     *         carriers, the timer): code chained onto it may block, and does not hold up the scheduler's
+     *         timers
      */
     @Override
     public Mono<Void> disposeGracefully() {

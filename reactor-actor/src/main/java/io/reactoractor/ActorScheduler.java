@@ -514,7 +514,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
      * returned {@code Mono} completes. Work of suspended workers is not waited for. Combine with
      * {@code timeout(..)} and {@link #dispose()} to bound the wait.
      *
-     * @return a Mono completing when all threads have stopped
+     * @return a Mono completing when all threads have stopped, on another thread (as Reactor's schedulers
+     *         do): code chained onto it may block
      */
     @Override
     public Mono<Void> disposeGracefully() {

@@ -18,6 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -230,5 +231,56 @@ class SchedulerLifecycleContractTest {
             assertEquals(Boolean.TRUE, x.scan(reactor.core.Scannable.Attr.TERMINATED), x.toString());
             assertEquals(Boolean.TRUE, x.scan(reactor.core.Scannable.Attr.CANCELLED), x.toString());
         }
+    }
+
+    /**
+     * Reactor's schedulers complete disposeGracefully on a thread of their own, where the code chained onto
+     * it may block; ours completed on the last exiting carrier, a NonBlocking thread, where block() throws.
+     */
+    @Test
+    void gracefulDisposalCompletesOffTheCarriersSoChainedCodeMayBlock() {
+        ActorScheduler s = newScheduler(2);
+        s.schedule(() -> { });
+        Thread completedOn = s.disposeGracefully()
+                .then(Mono.fromCallable(() -> {
+                    Mono.delay(Duration.ofMillis(1)).block(LONG); // would throw on a NonBlocking carrier
+                    return Thread.currentThread();
+                }))
+                .block(LONG);
+        assertFalse(completedOn instanceof reactor.core.scheduler.NonBlocking, completedOn.getName());
+        assertFalse(completedOn.getName().startsWith(s.name() + "-"), "not one of the scheduler's threads: "
+                + completedOn.getName());
+    }
+
+    /**
+     * A group's graceful disposal ends on the scheduler's timer (its quiescence check); code chained onto
+     * the completion ran there and held up every timer of the scheduler: here a delayed task of another
+     * group, which the chained code waits for, never ran.
+     */
+    @Test
+    void aGroupsGracefulCompletionDoesNotRunOnTheTimer() throws InterruptedException {
+        ActorScheduler s = newScheduler(2);
+        ActorGroup closing = s.group("closing", 1);
+        ActorGroup other = s.group("other", 1);
+        CountDownLatch busy = new CountDownLatch(1);
+        closing.schedule(() -> awaitQuietly(busy, LONG)); // the group is not idle at once: the timer's check ends it
+        CountDownLatch delayedRan = new CountDownLatch(1);
+        AtomicBoolean timerFree = new AtomicBoolean();
+        AtomicReference<String> thread = new AtomicReference<>();
+        CountDownLatch completed = new CountDownLatch(1);
+        closing.disposeGracefully().subscribe(null, e -> completed.countDown(), () -> {
+            thread.set(Thread.currentThread().getName());
+            other.schedule(delayedRan::countDown, 5, TimeUnit.MILLISECONDS);
+            try {
+                timerFree.set(delayedRan.await(20, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            completed.countDown();
+        });
+        busy.countDown();
+        assertTrue(completed.await(60, TimeUnit.SECONDS));
+        assertTrue(timerFree.get(), "a delayed task ran while the completion's code waited, on " + thread.get());
+        assertFalse(thread.get().equals(s.name() + "-timer"), thread.get());
     }
 }

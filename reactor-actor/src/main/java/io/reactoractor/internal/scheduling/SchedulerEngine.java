@@ -275,6 +275,33 @@ public final class SchedulerEngine {
         }
     }
 
+    /**
+     * Completes {@code sink} of a termination ({@link #onTerminated()}, a group's graceful disposal) so that
+     * the code its subscribers chain onto it never runs on this engine's threads: on a carrier, a
+     * {@code NonBlocking} thread, it could not block (Reactor's schedulers complete {@code disposeGracefully}
+     * on a thread of their own, where it can); on the timer it would delay every timer of the scheduler. From
+     * one of them, the completion is handed to a short-lived daemon thread (named
+     * {@code reactor-actor-terminated[<scheduler>]}, so not counted among the scheduler's
+     * {@code <name>-*} threads); from any other thread it completes there. If no thread can be started (out
+     * of memory, a thread limit), it completes inline rather than never.
+     */
+    public void completeOffEngineThreads(Sinks.Empty<Void> sink) {
+        Thread current = Thread.currentThread();
+        boolean own = (current instanceof CarrierThread c && c.engineIs(this)) || timer.isTimerThread();
+        if (own) {
+            try {
+                Thread t = new Thread(sink::tryEmitEmpty, "reactor-actor-terminated[" + config.name() + "]");
+                t.setDaemon(true);
+                t.setUncaughtExceptionHandler(TaskErrors.UNCAUGHT);
+                t.start();
+                return;
+            } catch (Throwable e) { // OutOfMemoryError "unable to create native thread", a thread limit
+                internalError("starting the thread that signals a termination", e);
+            }
+        }
+        sink.tryEmitEmpty();
+    }
+
     /** @return a Mono completing once the engine is terminated and all its threads exited */
     public Mono<Void> onTerminated() {
         return terminated.asMono();
@@ -332,7 +359,8 @@ public final class SchedulerEngine {
                 drainAbandoned();
                 closeMetrics();
             } finally {
-                terminated.tryEmitEmpty(); // whatever failed above, the termination is signalled
+                // whatever failed above, the termination is signalled; off this exiting carrier or timer
+                completeOffEngineThreads(terminated);
             }
         }
     }

@@ -39,6 +39,11 @@ final class TimerQueue implements Runnable {
         this.engine = engine;
     }
 
+    /** @return whether the calling thread is this timer's */
+    boolean isTimerThread() {
+        return Thread.currentThread() == thread;
+    }
+
     void start(String name) {
         Thread t = new Thread(this, name);
         t.setDaemon(true);
