@@ -284,6 +284,8 @@ public final class SchedulerEngine {
      * {@code reactor-actor-terminated[<scheduler>]}, so not counted among the scheduler's
      * {@code <name>-*} threads); from any other thread it completes there. If no thread can be started (out
      * of memory, a thread limit), it completes inline rather than never.
+     *
+     * @param sink the termination's sink
      */
     public void completeOffEngineThreads(Sinks.Empty<Void> sink) {
         Thread current = Thread.currentThread();
