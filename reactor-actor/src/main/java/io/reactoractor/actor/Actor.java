@@ -65,7 +65,7 @@ import reactor.util.context.ContextView;
  * @param <I> inbound message type
  * @param <O> outbound result type
  */
-public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.core.Disposable {
+public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Scannable, reactor.core.Disposable {
 
     // The public front. The parts, each package-private in this package:
     //   ActorTurnLoop   lifecycle (the state table), mailboxes, the cell, the turn, backpressure suspension
@@ -192,16 +192,17 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.co
      * share the mailbox's credits. It counts from now for the actor's completion ("when every inbound
      * subscriber completed"): one handed out and never subscribed keeps the actor from completing by
      * itself ({@link #complete()} still ends it), and one subscribed after the other upstreams completed
-     * still feeds it.
+     * still feeds it. It exposes the actor's {@link #currentContext()} (its subscriber's) to the upstream.
      *
      * @return a subscriber to subscribe to an upstream publisher
      */
     public CoreSubscriber<I> newSubscriber() {
-        return credits.newPort(Context.empty());
+        return credits.newPort(null);
     }
 
     /**
-     * Like {@link #newSubscriber()}, exposing {@code context} to the upstream (Reactor context propagation).
+     * Like {@link #newSubscriber()}, exposing {@code context} to the upstream (Reactor context propagation)
+     * instead of the subscriber's.
      *
      * @param context the context
      * @return a subscriber
@@ -282,6 +283,20 @@ public final class Actor<I, O> implements Processor<I, O>, Scannable, reactor.co
 
 
     // ================================================================== Processor (primary inbound port)
+
+    /**
+     * The context the actor exposes to the upstream it subscribes to (it is a {@link CoreSubscriber}, so
+     * Reactor hands it over without a wrapper): its subscriber's context, as Reactor's processors expose
+     * theirs, or an empty one before anyone subscribed. The upstream's {@code deferContextual} and the
+     * dropped-signal hooks local to that context see it; an upstream subscribed before the actor's subscriber
+     * sees an empty context. Each {@link #newSubscriber(ContextView)} exposes its own.
+     *
+     * @return the downstream subscriber's context, or an empty one
+     */
+    @Override
+    public Context currentContext() {
+        return primary.currentContext();
+    }
 
     @Override
     public void onSubscribe(Subscription s) {

@@ -88,7 +88,7 @@ final class InboundCredits<I> {
         this.replenishBatch = Math.max(1, capacity / 4);
         this.mailbox = loop.mailbox;
         mailbox.setCredits(capacity); // freeCredits
-        this.primary = new InboundPort<>(this, loop, Context.empty());
+        this.primary = new InboundPort<>(this, loop, null); // exposes the downstream's context
     }
 
     /** @return a new, not yet attached, inbound port ({@link Actor#newSubscriber()}) */

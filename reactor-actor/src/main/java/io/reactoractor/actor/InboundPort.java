@@ -33,6 +33,8 @@ final class InboundPort<I> implements CoreSubscriber<I> {
     /** Credits granted to the upstream as demand and not used yet. */
     final AtomicLong outstanding = new AtomicLong();
     private final AtomicReference<Subscription> upstream = new AtomicReference<>();
+    /** The context a {@link Actor#newSubscriber(reactor.util.context.ContextView)} port exposes; {@code null}: the
+     *  primary port, which exposes its downstream's (as Reactor's processors expose their subscriber's). */
     private final Context portContext;
     volatile boolean closed;
     /**
@@ -48,9 +50,18 @@ final class InboundPort<I> implements CoreSubscriber<I> {
         this.portContext = context;
     }
 
+    /**
+     * The context exposed upstream: a {@code newSubscriber(context)} port's own; the primary port's is the
+     * downstream subscriber's (empty before one subscribed), as with Reactor's processors.
+     */
     @Override
     public Context currentContext() {
-        return portContext;
+        return portContext != null ? portContext : loop.out.discardContext();
+    }
+
+    /** Where discarded elements go: the discard hook of the actor's subscriber (its {@code doOnDiscard}). */
+    private Context discardContext() {
+        return loop.out.discardContext();
     }
 
     @Override
@@ -72,15 +83,15 @@ final class InboundPort<I> implements CoreSubscriber<I> {
         Objects.requireNonNull(t, "onNext");
         if (closed) {
             if (upstreamDone) {
-                Operators.onNextDropped(t, portContext);
+                Operators.onNextDropped(t, currentContext());
             } else {
-                Operators.onDiscard(t, portContext);
+                Operators.onDiscard(t, discardContext());
             }
             return;
         }
         if (outstanding.decrementAndGet() < 0) {
             outstanding.incrementAndGet();
-            Operators.onDiscard(t, portContext);
+            Operators.onDiscard(t, discardContext()); // the overflowing element too, as Reactor's queues do
             if (closed) {
                 // the actor took its demand back while this element was in flight (completion or
                 // termination: InboundCredits.detachPortsLocked sets closed, then zeroes outstanding; this
@@ -100,7 +111,7 @@ final class InboundPort<I> implements CoreSubscriber<I> {
     public void onError(Throwable t) {
         Objects.requireNonNull(t, "onError");
         if (closed) {
-            Operators.onErrorDropped(t, portContext);
+            Operators.onErrorDropped(t, currentContext());
             return;
         }
         upstreamDone = true;

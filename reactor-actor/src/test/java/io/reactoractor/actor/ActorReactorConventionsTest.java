@@ -272,4 +272,93 @@ class ActorReactorConventionsTest {
         await(() -> got.size() == 13, "the told and sent messages processed");
         port.dispose();
     }
+
+    /** A raw upstream that keeps the subscriber it was given, to signal it by hand. */
+    private static final class ManualUpstream<T> implements org.reactivestreams.Publisher<T> {
+        volatile org.reactivestreams.Subscriber<? super T> subscriber;
+        final AtomicBoolean cancelled = new AtomicBoolean();
+
+        @Override
+        public void subscribe(org.reactivestreams.Subscriber<? super T> s) {
+            subscriber = s;
+            s.onSubscribe(new org.reactivestreams.Subscription() {
+                @Override
+                public void request(long n) {
+                }
+
+                @Override
+                public void cancel() {
+                    cancelled.set(true);
+                }
+            });
+        }
+    }
+
+    /**
+     * The actor is a CoreSubscriber, as Reactor's processors are: Flux.subscribe hands the actor itself to
+     * the upstream (not Reactor's StrictSubscriber wrapper, whose context is empty), and the context it
+     * exposes is its subscriber's: an upstream's deferContextual sees the downstream's contextWrite.
+     */
+    @Test
+    void theActorExposesItsSubscribersContextToItsUpstream() {
+        Actor<String, String> a = Actor.identity(scheduler, 8);
+        List<String> got = new CopyOnWriteArrayList<>();
+        Flux.from(a).contextWrite(reactor.util.context.Context.of("tenant", "t-1")).subscribe(got::add);
+        Flux.deferContextual(c -> Flux.just(c.getOrDefault("tenant", "none"))).subscribe(a);
+        await(() -> got.contains("t-1"), "the upstream saw the subscriber's context: " + got);
+        assertEquals("t-1", a.currentContext().get("tenant"));
+
+        Actor<String, String> b = Actor.identity(scheduler, 8);
+        Flux.from(b).contextWrite(reactor.util.context.Context.of("tenant", "t-2")).subscribe();
+        ManualUpstream<String> raw = new ManualUpstream<>();
+        Flux.from(raw).subscribe(b);
+        assertTrue(raw.subscriber == b, "the actor itself, not a wrapper: " + raw.subscriber);
+        assertEquals("t-2", b.newSubscriber().currentContext().get("tenant"));
+        assertEquals("own", b.newSubscriber(reactor.util.context.Context.of("tenant", "own")).currentContext()
+                .get("tenant"));
+        b.dispose();
+    }
+
+    /**
+     * Elements dropped on the inbound side go to the subscriber's discard hook, as Reactor's publishOn sends
+     * them to its downstream's: one arriving after the downstream cancelled, and the one that overflows
+     * the demand (the mailbox's messages with it, each once). They went to an empty context's hook.
+     */
+    @Test
+    void inboundDropsGoToTheSubscribersDiscardHook() {
+        Actor<Integer, Integer> late = Actor.identity(scheduler, 4);
+        List<Object> discarded = new CopyOnWriteArrayList<>();
+        ManualUpstream<Integer> raw = new ManualUpstream<>();
+        raw.subscribe(late);
+        reactor.core.Disposable d = Flux.from(late).doOnDiscard(Object.class, discarded::add).subscribe();
+        d.dispose();
+        await(raw.cancelled::get, "upstream cancelled");
+        raw.subscriber.onNext(42); // in flight when the cancel happened
+        assertEquals(List.of(42), discarded);
+
+        Actor<Integer, Integer> overflow = Actor.identity(scheduler, 4);
+        List<Object> overflowDiscarded = new CopyOnWriteArrayList<>();
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        Flux.from(overflow).doOnDiscard(Object.class, overflowDiscarded::add)
+                .subscribe(new BaseSubscriber<Integer>() {
+                    @Override
+                    protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                        // no demand: the messages stay in the mailbox
+                    }
+
+                    @Override
+                    protected void hookOnError(Throwable t) {
+                        errors.add(t);
+                    }
+                });
+        ManualUpstream<Integer> eager = new ManualUpstream<>();
+        eager.subscribe(overflow);
+        for (int i = 1; i <= 5; i++) {
+            eager.subscriber.onNext(i); // 4 asked for, 5 sent
+        }
+        await(() -> !errors.isEmpty(), "the overflow error");
+        assertTrue(reactor.core.Exceptions.isOverflow(errors.get(0)), errors.toString());
+        await(() -> overflowDiscarded.size() == 5, "every message discarded: " + overflowDiscarded);
+        assertEquals(java.util.Set.of(1, 2, 3, 4, 5), new java.util.HashSet<>(overflowDiscarded));
+    }
 }
