@@ -420,13 +420,20 @@ final class ActorTurnLoop<I, O> {
                     PROCESSED.setOpaque(this, processedMessages + 1);
                 }
             } catch (Throwable t) {
-                if (Exceptions.isJvmFatal(t)) {
+                if (Exceptions.isJvmFatal(t) || Exceptions.isBubbling(t)) {
                     // never an endless retry of the same message: the actor fails with it whatever its
-                    // policy, then the error goes on to the carrier, which reports it and survives
+                    // policy, then the error goes on to the carrier, which reports it and survives (a
+                    // bubbling error is meant to escape the stream, as Exceptions.throwIfFatal has it
+                    // escape Reactor's operators to Schedulers.onHandleError)
                     fail(t);
+                    if (t instanceof Error e) {
+                        throw e;
+                    }
+                    throw (RuntimeException) t; // a bubbling error is a RuntimeException
                 }
-                Exceptions.throwIfJvmFatal(t);
-                consumed = onBehaviourError(msg, t);
+                // the user code's error through Hooks.onOperatorError (global, or local to the subscriber's
+                // context), as Reactor's operators pass theirs; the policy acts on what the hook returns
+                consumed = onBehaviourError(msg, Operators.onOperatorError(null, t, msg, out.discardContext()));
             } finally {
                 inBehaviour = false;
                 turn.endTask();

@@ -35,6 +35,8 @@ class ActorReactorConventionsTest {
     @AfterEach
     void tearDown() {
         Hooks.resetOnNextDropped();
+        Hooks.resetOnOperatorError();
+        reactor.core.scheduler.Schedulers.resetOnHandleError();
         assertTrue(ActorTestSupport.disposeBounded(scheduler));
     }
 
@@ -360,5 +362,51 @@ class ActorReactorConventionsTest {
         assertTrue(reactor.core.Exceptions.isOverflow(errors.get(0)), errors.toString());
         await(() -> overflowDiscarded.size() == 5, "every message discarded: " + overflowDiscarded);
         assertEquals(java.util.Set.of(1, 2, 3, 4, 5), new java.util.HashSet<>(overflowDiscarded));
+    }
+
+    /**
+     * A behaviour's error goes through Hooks.onOperatorError, global or local to the subscriber's context,
+     * as the errors of Reactor's operators' user code do (publishOn().map(..) delivers what the hook
+     * returns); the error policy then acts on the hook's result. The raw error was delivered.
+     */
+    @Test
+    void aBehavioursErrorGoesThroughOnOperatorError() {
+        Hooks.onOperatorError((e, data) -> new IllegalStateException("hooked:" + e.getMessage() + ":" + data));
+        Actor<Integer, Integer> global = Actor.<Integer, Integer>builder(scheduler).behaviour((m, ctx) -> {
+            throw new IllegalArgumentException("boom");
+        }).build();
+        global.tell(1);
+        StepVerifier.create(global).expectErrorMessage("hooked:boom:1").verify(Duration.ofSeconds(10));
+
+        Actor<Integer, Integer> local = Actor.<Integer, Integer>builder(scheduler).behaviour((m, ctx) -> {
+            throw new IllegalArgumentException("boom");
+        }).build();
+        local.tell(2);
+        java.util.function.BiFunction<Throwable, Object, Throwable> localHook =
+                (e, data) -> new IllegalStateException("local:" + data);
+        StepVerifier.create(Flux.from(local).contextWrite(reactor.util.context.Context.of(
+                        "reactor.onOperatorError.local", localHook)))
+                .expectErrorMessage("local:2").verify(Duration.ofSeconds(10));
+    }
+
+    /**
+     * A bubbling error (Exceptions.bubble) is meant to escape the stream: Reactor's operators rethrow it
+     * (Exceptions.throwIfFatal) to the scheduler's onHandleError. A skip policy swallowed it as one more
+     * failed message; now it fails the actor, whatever the policy, and reaches onHandleError, as a JVM-fatal
+     * error already did.
+     */
+    @Test
+    void aBubblingErrorIsNotSkippedItFailsTheActorAndReachesOnHandleError() {
+        List<Throwable> handled = new CopyOnWriteArrayList<>();
+        reactor.core.scheduler.Schedulers.onHandleError("bubbling-test", (thread, e) -> handled.add(e));
+        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).errorPolicy(ErrorPolicy.skip())
+                .behaviour((m, ctx) -> {
+                    throw reactor.core.Exceptions.bubble(new IllegalStateException("escape"));
+                }).build();
+        a.tell(1);
+        StepVerifier.create(a).expectErrorMatches(reactor.core.Exceptions::isBubbling).verify(Duration.ofSeconds(10));
+        // unwrapped, as Reactor's Schedulers.handleError passes it
+        await(() -> handled.stream().anyMatch(e -> "escape".equals(e.getMessage())), "reported: " + handled);
+        assertEquals(0, a.skippedMessages());
     }
 }
