@@ -447,13 +447,18 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
                 try {
                     r = handler.onEvent(event, next, next == end);
                 } catch (Throwable t) {
-                    if (Exceptions.isJvmFatal(t)) {
+                    if (Exceptions.isJvmFatal(t) || Exceptions.isBubbling(t)) {
                         // never an endless retry: the ring fails with it (whatever the policy), the
-                        // bookkeeping below stays consistent, then the carrier gets it and reports it
+                        // bookkeeping below stays consistent, then the carrier gets it and reports it (a
+                        // bubbling error is meant to escape the stream, as in Reactor's operators)
                         fatal = t;
                         failed = t;
                         break;
                     }
+                    // the handler's error through Hooks.onOperatorError (global, or local to the
+                    // subscriber's context), as Reactor's operators pass their user code's errors
+                    t = Operators.onOperatorError(null, t, event,
+                            d instanceof CoreSubscriber<?> cs ? cs.currentContext() : Context.empty());
                     if (policy.retries() && attempt < policy.maxRetries()) {
                         attempt++;
                         backoffNanos = policy.backoffNanos(attempt);
@@ -515,7 +520,12 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         }
         if (failed != null) {
             ring.fail(failed); // the loop then terminates this consumer with onError(failed)
-            Exceptions.throwIfJvmFatal(fatal); // after the bookkeeping: the carrier reports it
+            if (fatal instanceof Error e) { // after the bookkeeping: the carrier reports it
+                throw e;
+            }
+            if (fatal != null) {
+                throw (RuntimeException) fatal; // a bubbling error
+            }
             return false;
         }
         if (backoffNanos >= 0) {

@@ -47,6 +47,7 @@ class RingBufferTest {
 
     @AfterEach
     void tearDown() {
+        reactor.core.publisher.Hooks.resetOnOperatorError();
         scheduler.dispose();
     }
 
@@ -660,5 +661,34 @@ class RingBufferTest {
         assertEquals((long) producers * perProducer, a.processedEvents());
         assertNull(ring.whenTerminated().block(LONG));
         assertSame(ring, a.ring());
+    }
+
+    /**
+     * A handler's error goes through Hooks.onOperatorError before the policy, as the errors of Reactor's
+     * operators' user code do; a bubbling error fails the ring whatever the policy (a skip policy swallowed
+     * it) and goes on to the carrier.
+     */
+    @Test
+    void aHandlersErrorGoesThroughOnOperatorErrorAndABubblingOneIsNeverSkipped() {
+        reactor.core.publisher.Hooks.onOperatorError((e, data) -> new IllegalStateException("hooked:" + data));
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8).build();
+        RingConsumer<Integer, Integer> a = ring.publishedConsumer("a", (e, s, eob) -> {
+            throw new IllegalArgumentException("boom");
+        });
+        ring.handleEventsWith(a);
+        ring.start();
+        assertTrue(ring.tryPublish(7));
+        StepVerifier.create(a).expectErrorMessage("hooked:7").verify(LONG);
+
+        RingBuffer<Integer> skipping = RingBuffer.<Integer>builder(scheduler).size(8)
+                .errorPolicy(RingErrorPolicy.SKIP).build();
+        RingConsumer<Integer, Integer> b = skipping.publishedConsumer("b", (e, s, eob) -> {
+            throw reactor.core.Exceptions.bubble(new IllegalStateException("escape"));
+        });
+        skipping.handleEventsWith(b);
+        skipping.start();
+        assertTrue(skipping.tryPublish(1));
+        StepVerifier.create(b).expectErrorMatches(reactor.core.Exceptions::isBubbling).verify(LONG);
+        assertEquals(0, b.skippedEvents());
     }
 }
