@@ -1,0 +1,94 @@
+package io.reactoractor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.reactoractor.actor.Actor;
+import io.reactoractor.pull.PullConsumer;
+import io.reactoractor.ring.RingBuffer;
+import io.reactoractor.ring.RingConsumer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * README, "Hooks": Schedulers.onScheduleHook decorates what runs on the carriers. Reactor decorates each
+ * scheduling of an operator's drain (publishOn + map runs the map inside the hook); here each turn of an
+ * actor, a ring consumer and a pull consumer group, as the fair publishOn's turns already were. User code
+ * in a behaviour, a ring handler or consume()'s onNext ran outside the hook.
+ */
+class ScheduleHookTurnsTest {
+
+    private static final ThreadLocal<String> IN_HOOK = new ThreadLocal<>();
+    private static final String KEY = "schedule-hook-turns-test";
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("hook-turns").threads(2).build();
+
+    @AfterEach
+    void tearDown() {
+        Schedulers.resetOnScheduleHook(KEY);
+        scheduler.dispose();
+    }
+
+    private static void installHook() {
+        Schedulers.onScheduleHook(KEY, r -> () -> {
+            IN_HOOK.set("hooked");
+            try {
+                r.run();
+            } finally {
+                IN_HOOK.remove();
+            }
+        });
+    }
+
+    @Test
+    void reactorsPublishOnRunsUserCodeInsideTheHook() {
+        installHook();
+        reactor.core.scheduler.Scheduler single = Schedulers.newSingle("hook-peer");
+        try {
+            assertEquals("hooked", Flux.just(1).publishOn(single).map(x -> String.valueOf(IN_HOOK.get()))
+                    .blockLast(Duration.ofSeconds(10)));
+        } finally {
+            single.dispose();
+        }
+    }
+
+    @Test
+    void anActorsBehaviourRunsInsideTheHook() {
+        installHook();
+        Actor<Integer, String> a = Actor.<Integer, String>builder(scheduler).behaviour((m, ctx) -> {
+            ctx.emit(String.valueOf(IN_HOOK.get()));
+            return true;
+        }).build();
+        a.tell(1);
+        a.complete();
+        assertEquals("hooked", Flux.from(a).blockLast(Duration.ofSeconds(10)));
+    }
+
+    @Test
+    void aRingHandlerRunsInsideTheHook() {
+        installHook();
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8).build();
+        RingConsumer<Integer, String> c = ring.publishedConsumer("c", (e, s, eob) -> String.valueOf(IN_HOOK.get()));
+        ring.handleEventsWith(c);
+        ring.start();
+        ring.tryPublish(1);
+        assertEquals("hooked", Flux.from(c).blockFirst(Duration.ofSeconds(10)));
+        ring.complete();
+    }
+
+    @Test
+    void aPullConsumersOnNextRunsInsideTheHook() {
+        installHook();
+        PullConsumer consumer = PullConsumer.builder(scheduler).build();
+        try {
+            consumer.append("s", "m".getBytes(StandardCharsets.UTF_8));
+            assertEquals("hooked", consumer.consume("s", "g").map(d -> String.valueOf(IN_HOOK.get()))
+                    .blockFirst(Duration.ofSeconds(10)));
+        } finally {
+            consumer.dispose();
+        }
+    }
+}
