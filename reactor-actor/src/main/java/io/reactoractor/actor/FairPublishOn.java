@@ -480,6 +480,16 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 } else {
                     v = queue.poll();
                 }
+                if (fused != null && cancelled) {
+                    // cancelled while polling: the source's own cancel may have emptied it meanwhile (a
+                    // fromIterable discards its rest), so a null is no end of the stream and must not become
+                    // onComplete; an element polled goes to the discard hook, as Reactor's publishOn does
+                    if (v != null) {
+                        Operators.onDiscard(v, actual.currentContext());
+                    }
+                    stopped();
+                    return;
+                }
                 if (v == null) {
                     if (d) {
                         finish(error, true);
