@@ -15,6 +15,7 @@ import io.reactoractor.ActorScheduler;
 import io.reactoractor.internal.metrics.MetricsBinding;
 import io.reactoractor.internal.metrics.PullMetrics;
 import reactor.core.CoreSubscriber;
+import reactor.core.Scannable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -458,7 +459,7 @@ public final class PullConsumer implements Disposable {
         FailurePolicy policy = options.failurePolicy() != null ? options.failurePolicy() : failurePolicy;
         ConsumerOptions capped = options.batchSize() <= maxMessagesPerPull ? options
                 : new ConsumerOptions(options.ackMode(), options.failurePolicy(), maxMessagesPerPull, options.pollTimeout());
-        return new Flux<>() {
+        return ConsumeFlux.assemble(new ConsumeFlux(subject, group) {
             @Override
             public void subscribe(CoreSubscriber<? super Delivery> actual) {
                 Objects.requireNonNull(actual, "subscriber");
@@ -487,7 +488,36 @@ public final class PullConsumer implements Disposable {
                 }
                 sub.subscribed(); // a walk that found it during onSubscribe left its signal for now (rule 1.9)
             }
-        };
+        });
+    }
+
+    /**
+     * {@link #consume}'s {@code Flux}: it goes through Reactor's assembly step as {@code Flux.create}'s does
+     * ({@code Hooks.onEachOperator}, the assembly trace of {@code Hooks.onOperatorDebug()}), and is
+     * {@link Scannable} (its step name says what it consumes; signals come on the group actor's thread).
+     */
+    private abstract static class ConsumeFlux extends Flux<Delivery> implements Scannable {
+        private final String subject;
+        private final String group;
+
+        ConsumeFlux(String subject, String group) {
+            this.subject = subject;
+            this.group = group;
+        }
+
+        static Flux<Delivery> assemble(ConsumeFlux source) {
+            return onAssembly(source);
+        }
+
+        @Override
+        public String stepName() {
+            return "consume(" + subject + ", " + group + ")";
+        }
+
+        @Override
+        public Object scanUnsafe(Attr key) {
+            return key == Attr.RUN_STYLE ? Attr.RunStyle.ASYNC : null;
+        }
     }
 
     // ================================================================== introspection and lifecycle

@@ -27,6 +27,8 @@ class ConsumeTest {
 
     @AfterEach
     void tearDown() {
+        reactor.core.publisher.Hooks.resetOnEachOperator("consume-test");
+        reactor.core.publisher.Hooks.resetOnOperatorDebug();
         consumer.dispose();
         scheduler.dispose();
     }
@@ -462,5 +464,34 @@ class ConsumeTest {
         while (System.nanoTime() < end) {
             Thread.onSpinWait();
         }
+    }
+
+    /**
+     * consume() goes through Reactor's assembly step, as Flux.create does: Hooks.onEachOperator sees it, an
+     * error carries the assembly trace under Hooks.onOperatorDebug(), and it is Scannable. It was a bare
+     * Flux that skipped all three.
+     */
+    @Test
+    void consumeGoesThroughReactorsAssemblyStep() {
+        java.util.List<String> assembled = new java.util.concurrent.CopyOnWriteArrayList<>();
+        reactor.core.publisher.Hooks.onEachOperator("consume-test", p -> {
+            assembled.add(reactor.core.Scannable.from(p).stepName());
+            return p;
+        });
+        reactor.core.publisher.Flux<Delivery> flux = consumer.consume("assembly", "g");
+        assertTrue(assembled.contains("consume(assembly, g)"), assembled.toString());
+        reactor.core.Scannable scanned = reactor.core.Scannable.from(flux);
+        assertTrue(scanned.isScanAvailable());
+        assertEquals("consume(assembly, g)", scanned.stepName());
+        reactor.core.publisher.Hooks.resetOnEachOperator("consume-test");
+
+        reactor.core.publisher.Hooks.onOperatorDebug();
+        reactor.core.publisher.Flux<Delivery> traced = consumer.consume("assembly", "g");
+        consumer.dispose();
+        reactor.test.StepVerifier.create(traced)
+                .expectErrorSatisfies(e -> assertTrue(java.util.Arrays.stream(e.getSuppressed())
+                        .anyMatch(x -> String.valueOf(x).contains("Assembly trace from producer")),
+                        "Reactor's assembly trace: " + java.util.Arrays.toString(e.getSuppressed())))
+                .verify(java.time.Duration.ofSeconds(10));
     }
 }
