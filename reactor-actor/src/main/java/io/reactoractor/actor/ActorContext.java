@@ -3,6 +3,7 @@ package io.reactoractor.actor;
 import java.time.Duration;
 
 import reactor.core.Disposable;
+import reactor.util.context.ContextView;
 
 /**
  * What a {@link Behaviour} can do while it handles a message. Only valid on the actor's own turn.
@@ -10,6 +11,17 @@ import reactor.core.Disposable;
  * @param <O> the outbound result type
  */
 public interface ActorContext<O> {
+
+    /**
+     * The Reactor context of the actor's subscriber (what its {@code contextWrite} put there), as
+     * {@code FluxSink.contextView()} gives a {@code Flux.create} generator its subscriber's: for values the
+     * stream carries, such as a tenant or a trace id. Empty before anyone subscribed.
+     *
+     * @return the subscriber's context, read-only
+     */
+    default ContextView contextView() {
+        return reactor.util.context.Context.empty();
+    }
 
     /**
      * Sends a result downstream (at once when demand allows, otherwise buffered until it does; the

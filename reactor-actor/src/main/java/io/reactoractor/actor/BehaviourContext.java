@@ -3,6 +3,7 @@ package io.reactoractor.actor;
 import java.time.Duration;
 
 import reactor.core.Disposable;
+import reactor.util.context.ContextView;
 
 /**
  * The {@link ActorContext} handed to the behaviour: used on the actor's turn only, except the timers
@@ -23,6 +24,11 @@ final class BehaviourContext<O> implements ActorContext<O> {
     @Override
     public void emit(O result) {
         out.emit(result);
+    }
+
+    @Override
+    public ContextView contextView() {
+        return out.discardContext(); // the subscriber's context (empty before one subscribed)
     }
 
     @Override

@@ -409,4 +409,16 @@ class ActorReactorConventionsTest {
         await(() -> handled.stream().anyMatch(e -> "escape".equals(e.getMessage())), "reported: " + handled);
         assertEquals(0, a.skippedMessages());
     }
+
+    /** A behaviour reads its subscriber's context, as a Flux.create generator reads its sink's contextView(). */
+    @Test
+    void aBehaviourReadsItsSubscribersContext() {
+        Actor<Integer, String> a = Actor.<Integer, String>builder(scheduler).behaviour((m, ctx) -> {
+            ctx.emit(ctx.contextView().getOrDefault("tenant", "none"));
+            return true;
+        }).build();
+        a.tell(1);
+        StepVerifier.create(Flux.from(a).contextWrite(reactor.util.context.Context.of("tenant", "t-9")))
+                .expectNext("t-9").thenCancel().verify(Duration.ofSeconds(10));
+    }
 }
