@@ -114,6 +114,11 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
     // ---- downstream (published consumers)
     private final AtomicReference<Subscriber<? super R>> subscriberSlot = new AtomicReference<>();
     private volatile Subscriber<? super R> downstream;
+
+    /** @return the context of this consumer's subscriber, or an empty one (none yet, or not a CoreSubscriber) */
+    Context subscriberContext() {
+        return downstream instanceof CoreSubscriber<?> cs ? cs.currentContext() : Context.empty();
+    }
     private final AtomicLong requested = new AtomicLong();
     /** Results emitted; written only by the actor (single writer), read by {@link #hasWork()}. */
     private volatile long emitted;

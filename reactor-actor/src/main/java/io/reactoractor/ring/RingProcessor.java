@@ -5,8 +5,10 @@ import java.util.Objects;
 import org.reactivestreams.Processor;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.Scannable;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.context.Context;
 
 /**
  * A single-consumer ring as an identity {@link Processor}: the ring is the subscriber side, its one
@@ -15,7 +17,7 @@ import reactor.core.scheduler.Scheduler;
  *
  * @param <T> the element type
  */
-public final class RingProcessor<T> implements Processor<T, T>, Scannable {
+public final class RingProcessor<T> implements Processor<T, T>, CoreSubscriber<T>, Scannable {
 
     private final RingBuffer<T> ring;
     private final RingConsumer<T, T> consumer;
@@ -71,6 +73,18 @@ public final class RingProcessor<T> implements Processor<T, T>, Scannable {
     @Override
     public void subscribe(Subscriber<? super T> s) {
         consumer.subscribe(s);
+    }
+
+    /**
+     * The context the processor exposes to its upstream (it is a {@link CoreSubscriber}, so Reactor hands
+     * it over without a wrapper): its subscriber's, as Reactor's processors expose theirs, or an empty one
+     * before anyone subscribed.
+     *
+     * @return the downstream subscriber's context, or an empty one
+     */
+    @Override
+    public Context currentContext() {
+        return consumer.subscriberContext();
     }
 
     @Override

@@ -691,4 +691,25 @@ class RingBufferTest {
         StepVerifier.create(b).expectErrorMatches(reactor.core.Exceptions::isBubbling).verify(LONG);
         assertEquals(0, b.skippedEvents());
     }
+
+    /**
+     * RingProcessor is a CoreSubscriber, as Reactor's processors are: Flux.subscribe hands over the processor
+     * itself (it got Reactor's StrictSubscriber, whose context is empty), and its upstream sees the context
+     * of the processor's subscriber.
+     */
+    @Test
+    void aRingProcessorExposesItsSubscribersContextToItsUpstream() {
+        RingProcessor<String> p = RingProcessor.create(scheduler, 8);
+        List<String> got = new CopyOnWriteArrayList<>();
+        Flux.from(p).contextWrite(reactor.util.context.Context.of("tenant", "t-3")).subscribe(got::add);
+        List<org.reactivestreams.Subscriber<?>> seen = new CopyOnWriteArrayList<>();
+        Flux.deferContextual(c -> Flux.just(c.getOrDefault("tenant", "none")))
+                .transform(f -> Flux.<String>from(s -> {
+                    seen.add(s);
+                    f.subscribe(s);
+                }))
+                .subscribe(p);
+        await(() -> got.contains("t-3"), "the upstream saw the subscriber's context: " + got);
+        assertTrue(seen.get(0) == p, "the processor itself, not a wrapper: " + seen);
+    }
 }
