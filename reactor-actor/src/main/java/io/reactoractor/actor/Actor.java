@@ -102,7 +102,7 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      * @throws IllegalArgumentException if {@code scheduler} is not an actor scheduler or group
      */
     public static <I, O> Builder<I, O> builder(Scheduler scheduler) {
-        return new Builder<>(groupOf(scheduler));
+        return new Builder<>(Internals.groupOf(scheduler));
     }
 
     /**
@@ -117,10 +117,6 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      */
     public static <T> Actor<T, T> identity(Scheduler scheduler, int capacity) {
         return Actor.<T, T>builder(scheduler).capacity(capacity).behaviour(Behaviour.identity()).build();
-    }
-
-    static ActorGroup groupOf(Scheduler scheduler) {
-        return io.reactoractor.internal.Internals.groupOf(scheduler);
     }
 
     // ================================================================== public API

@@ -68,7 +68,7 @@ public final class ActorOperators {
      *                                  {@code prefetch < 1}
      */
     public static <T> Function<Flux<T>, Publisher<T>> publishOn(Scheduler scheduler, int prefetch) {
-        ActorGroup group = Actor.groupOf(scheduler);
+        ActorGroup group = io.reactoractor.internal.Internals.groupOf(scheduler);
         if (prefetch < 1) {
             throw new IllegalArgumentException("prefetch must be >= 1 but was " + prefetch);
         }

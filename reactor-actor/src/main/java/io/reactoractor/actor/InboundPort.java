@@ -34,7 +34,8 @@ final class InboundPort<I> implements CoreSubscriber<I> {
     final AtomicLong outstanding = new AtomicLong();
     private final AtomicReference<Subscription> upstream = new AtomicReference<>();
     /** The context a {@link Actor#newSubscriber(reactor.util.context.ContextView)} port exposes; {@code null}: the
-     *  primary port, which exposes its downstream's (as Reactor's processors expose their subscriber's). */
+     *  primary port or a {@link Actor#newSubscriber()} one, which expose the downstream's (as Reactor's
+     *  processors expose their subscriber's). */
     private final Context portContext;
     volatile boolean closed;
     /**
@@ -51,8 +52,8 @@ final class InboundPort<I> implements CoreSubscriber<I> {
     }
 
     /**
-     * The context exposed upstream: a {@code newSubscriber(context)} port's own; the primary port's is the
-     * downstream subscriber's (empty before one subscribed), as with Reactor's processors.
+     * The context exposed upstream: a {@code newSubscriber(context)} port's own; the primary port's and a
+     * {@code newSubscriber()} port's is the downstream subscriber's (empty before one subscribed), as with Reactor's processors.
      */
     @Override
     public Context currentContext() {
