@@ -22,7 +22,7 @@ final class WorkerCell extends ActorCell {
     final TimedTasks timed;
 
     WorkerCell(SchedulerEngine engine, SchedulingGroup group, String path, TimedTasks timed) {
-        super(engine, group, path, 1);
+        super(engine, group, path, 1, false); // each task decorated when scheduled (ActorWorker)
         this.timed = timed;
     }
 

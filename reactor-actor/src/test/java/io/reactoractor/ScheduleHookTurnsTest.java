@@ -91,4 +91,39 @@ class ScheduleHookTurnsTest {
             consumer.dispose();
         }
     }
+
+    /**
+     * A worker's task is decorated once, when scheduled (as Reactor's workers do), and its turn is not
+     * decorated again: the carrier decorates the turns of the other actor kinds only (Turn, "Reactor's
+     * schedule hook"). A hook that nests (wraps what is already wrapped) must see one level.
+     */
+    @Test
+    void aWorkersTaskIsDecoratedOnceNotAgainPerTurn() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicInteger decorations = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger maxDepth = new java.util.concurrent.atomic.AtomicInteger();
+        ThreadLocal<Integer> depth = ThreadLocal.withInitial(() -> 0);
+        Schedulers.onScheduleHook(KEY, r -> {
+            decorations.incrementAndGet();
+            return () -> {
+                depth.set(depth.get() + 1);
+                try {
+                    r.run();
+                } finally {
+                    depth.set(depth.get() - 1);
+                }
+            };
+        });
+        ActorWorker w = scheduler.createWorker();
+        java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(3);
+        for (int i = 0; i < 3; i++) {
+            w.schedule(() -> {
+                maxDepth.accumulateAndGet(depth.get(), Math::max);
+                ran.countDown();
+            });
+        }
+        org.junit.jupiter.api.Assertions.assertTrue(ran.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        w.dispose();
+        assertEquals(1, maxDepth.get(), "decoration levels around a worker's task");
+        assertEquals(3, decorations.get(), "one decoration per scheduled task, none per turn");
+    }
 }

@@ -92,7 +92,7 @@ import reactor.util.context.Context;
  * @param <I> inbound message type
  * @param <O> outbound result type
  */
-final class ActorTurnLoop<I, O> implements Runnable {
+final class ActorTurnLoop<I, O> {
 
     private static final VarHandle PENDING_ERROR;
     private static final VarHandle SKIPPED;
@@ -344,17 +344,7 @@ final class ActorTurnLoop<I, O> implements Runnable {
 
     private void runTurn(Turn turn) {
         try {
-            Runnable hooked = reactor.core.scheduler.Schedulers.onSchedule(this);
-            if (hooked == this) {
-                loop(turn); // no Schedulers.onScheduleHook: no indirection
-            } else {
-                hookedTurn = turn; // decorated as Reactor decorates each scheduling of an operator's drain
-                try {
-                    hooked.run();
-                } finally {
-                    hookedTurn = null;
-                }
-            }
+            loop(turn); // inside Schedulers.onScheduleHook: the carrier decorates each turn (Turn)
         } finally {
             if (unreturnedCredits > 0 && (unreturnedCredits >= credits.replenishBatch || mailbox.isEmpty() || done)) {
                 int n = unreturnedCredits;
@@ -362,15 +352,6 @@ final class ActorTurnLoop<I, O> implements Runnable {
                 credits.returnCredits(n);
             }
         }
-    }
-
-    /** The turn a decorated {@link #run()} runs (actor-confined). */
-    private Turn hookedTurn;
-
-    /** The turn's message loop, as the {@code Runnable} that {@code Schedulers.onScheduleHook} decorates. */
-    @Override
-    public void run() {
-        loop(hookedTurn);
     }
 
     private void loop(Turn turn) {

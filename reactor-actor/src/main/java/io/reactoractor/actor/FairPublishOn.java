@@ -17,7 +17,6 @@ import reactor.core.Fuseable;
 import reactor.core.Scannable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
-import reactor.core.scheduler.Schedulers;
 import reactor.util.annotation.Nullable;
 import reactor.util.concurrent.Queues;
 import reactor.util.context.Context;
@@ -427,23 +426,16 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             if (finished) {
                 return;
             }
-            Runnable hooked = Schedulers.onSchedule(drainLoop);
             this.turn = turn;
             try {
-                if (hooked == drainLoop) {
-                    drain(turn); // no hook: no indirection
-                } else {
-                    hooked.run(); // decorated as Reactor decorates each scheduling of its drain
-                }
+                drain(turn); // inside Schedulers.onScheduleHook: the carrier decorates each turn (Turn)
             } finally {
                 this.turn = null;
             }
         }
 
-        /** The turn in progress (actor-confined), read by {@link #drainLoop}. */
+        /** The turn in progress (actor-confined), read by a fused downstream's {@link #poll()} on the turn. */
         private Turn turn;
-        /** The drain as one {@code Runnable} per turn, for {@code Schedulers.onScheduleHook}. */
-        private final Runnable drainLoop = () -> drain(this.turn);
 
         private void drain(Turn turn) {
             if (outputFused) {

@@ -108,7 +108,7 @@ import reactor.util.Loggers;
  * it is not {@linkplain AsyncMessageStore#connected() connected} is failed at once with a
  * {@link MessageStoreException}. See {@link AsyncStoreCalls} (its store table, read-ahead, freshness).
  */
-final class ConsumerGroupActor extends ActorCell implements Runnable {
+final class ConsumerGroupActor extends ActorCell {
 
     private static final Logger LOG = Loggers.getLogger(ConsumerGroupActor.class);
     private static final VarHandle ENTRY;
@@ -403,31 +403,9 @@ final class ConsumerGroupActor extends ActorCell implements Runnable {
 
     // ================================================================== the turn (actor thread)
 
-    /** The turn a decorated {@link #run()} runs (actor-confined). */
-    private Turn hookedTurn;
-
+    /** One turn: inside {@code Schedulers.onScheduleHook}, which the carrier applies to each turn ({@code Turn}). */
     @Override
     protected void runTurn(Turn turn) {
-        Runnable hooked = reactor.core.scheduler.Schedulers.onSchedule(this);
-        if (hooked == this) {
-            turn(turn); // no Schedulers.onScheduleHook: no indirection
-            return;
-        }
-        hookedTurn = turn; // decorated as Reactor decorates each scheduling of an operator's drain
-        try {
-            hooked.run();
-        } finally {
-            hookedTurn = null;
-        }
-    }
-
-    /** The turn, as the {@code Runnable} that {@code Schedulers.onScheduleHook} decorates. */
-    @Override
-    public void run() {
-        turn(hookedTurn);
-    }
-
-    private void turn(Turn turn) {
         ran = true;
         long now;
         ConsumerGroupCommand c;

@@ -20,7 +20,7 @@ import io.reactoractor.internal.scheduling.Turn;
  * guard is the cell's (see {@link ActorCell}: after a turn, {@code SCHEDULED} is cleared by a CAS and
  * {@link #hasWork()} is read again, so a signal that saw {@code SCHEDULED} set is never lost).
  */
-final class ConsumerCell extends ActorCell implements Runnable {
+final class ConsumerCell extends ActorCell {
 
     private final RingConsumer<?, ?> consumer;
     /** The turn being run; carrier-confined (set and cleared by the carrier holding the cell). */
@@ -135,21 +135,10 @@ final class ConsumerCell extends ActorCell implements Runnable {
     protected void runTurn(Turn turn) {
         this.turn = turn;
         try {
-            Runnable hooked = reactor.core.scheduler.Schedulers.onSchedule(this);
-            if (hooked == this) {
-                consumer.runTurn(); // no Schedulers.onScheduleHook: no indirection
-            } else {
-                hooked.run(); // decorated as Reactor decorates each scheduling of an operator's drain
-            }
+            consumer.runTurn(); // inside Schedulers.onScheduleHook: the carrier decorates each turn (Turn)
         } finally {
             this.turn = null;
         }
-    }
-
-    /** The turn, as the {@code Runnable} that {@code Schedulers.onScheduleHook} decorates. */
-    @Override
-    public void run() {
-        consumer.runTurn();
     }
 
     @Override

@@ -80,6 +80,8 @@ public abstract class ActorCell extends SchedulingEntity {
     private final SchedulingGroup group;
     private final String path;
     private final int weight;
+    /** {@link #decoratesTurns()}; final, so published with the cell. */
+    private final boolean decorateTurns;
     /**
      * This actor's hash code: random, not the identity hash. Registries keep actors in concurrent hash
      * sets (the group's cells, a group's workers), and an identity hash is computed and installed in the
@@ -95,6 +97,20 @@ public abstract class ActorCell extends SchedulingEntity {
      * @param weight the actor's weight inside its group (≥ 1)
      */
     protected ActorCell(SchedulerEngine engine, SchedulingGroup group, String path, int weight) {
+        this(engine, group, path, weight, true);
+    }
+
+    /**
+     * @param engine        the scheduler that runs this actor
+     * @param group         the group whose share this actor uses
+     * @param path          the actor's identity, e.g. {@code orders/group-a}
+     * @param weight        the actor's weight inside its group (≥ 1)
+     * @param decorateTurns whether {@code Schedulers.onScheduleHook} decorates each turn
+     *                      ({@link #decoratesTurns()}); {@code false} for an actor whose tasks were each
+     *                      decorated when submitted
+     */
+    protected ActorCell(SchedulerEngine engine, SchedulingGroup group, String path, int weight,
+            boolean decorateTurns) {
         if (weight < 1) {
             throw new IllegalArgumentException("weight must be >= 1 but was " + weight);
         }
@@ -102,6 +118,7 @@ public abstract class ActorCell extends SchedulingEntity {
         this.group = group;
         this.path = path;
         this.weight = weight;
+        this.decorateTurns = decorateTurns;
         if (group.register(this)) {
             engine.actorCreated(this);
         }
@@ -145,6 +162,18 @@ public abstract class ActorCell extends SchedulingEntity {
         return group;
     }
 
+    /**
+     * Whether the carrier runs each turn of this actor inside {@code Schedulers.onScheduleHook}
+     * ({@link Turn}, "Reactor's schedule hook"): an actor's turn is its drain, which Reactor decorates at
+     * each scheduling. Not a Reactor worker's: it decorates each task when it is scheduled, as Reactor's
+     * workers do, so its turn is not decorated again.
+     *
+     * @return {@code true} unless constructed otherwise
+     */
+    public final boolean decoratesTurns() {
+        return decorateTurns;
+    }
+
     /** @return the actor's path */
     public final String path() {
         return path;
@@ -179,7 +208,8 @@ public abstract class ActorCell extends SchedulingEntity {
     }
 
     /**
-     * Runs one turn. Call {@link Turn#shouldContinue()} before each message and run each message
+     * Runs one turn (inside {@code Schedulers.onScheduleHook} unless {@link #decoratesTurns()} is
+     * false: the carrier decorates it, an implementation does not). Call {@link Turn#shouldContinue()} before each message and run each message
      * through {@link Turn#run(Runnable)} (or bracket it with {@link Turn#beginTask()} /
      * {@link Turn#endTask()}) so that the quota, preemption, hog detection and error accounting
      * apply. Only called by the carrier holding {@code SCHEDULED}, never while terminated.

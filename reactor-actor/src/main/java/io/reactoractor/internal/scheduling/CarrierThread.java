@@ -201,7 +201,7 @@ final class CarrierThread extends Thread implements NonBlocking {
                 }
                 if (cell.runnable()) {
                     try {
-                        cell.runTurn(turn);
+                        turn.runTurn(); // cell's turn, inside Schedulers.onScheduleHook (Turn)
                     } catch (Throwable t) {
                         // runTurn implementations route task errors through Turn.run; this is a bug guard
                         engine.taskFailed(cell, t);

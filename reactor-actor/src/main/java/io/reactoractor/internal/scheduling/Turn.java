@@ -3,6 +3,8 @@ package io.reactoractor.internal.scheduling;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
+import reactor.core.scheduler.Schedulers;
+
 /**
  * One carrier's view of the turn it is running: the clock, the quota and preemption decisions,
  * and the bookkeeping around each task (hog detection, quota overruns, errors).
@@ -40,6 +42,15 @@ import java.lang.invoke.VarHandle;
  *   <li>the turn's length, which fairness charges, is exact: the carrier takes it from
  *       {@link #endClock()}, which reads the clock if tasks ended since the last read.</li>
  * </ul>
+ *
+ * <h2>Reactor's schedule hook</h2>
+ * An actor's turn is its drain, so {@link reactor.core.scheduler.Schedulers#onScheduleHook
+ * Schedulers.onScheduleHook} decorates each turn as Reactor decorates each scheduling of an operator's
+ * drain ({@link #runTurn()}): every actor kind's work (a behaviour, a ring handler, a pull group's
+ * commands, the fair {@code publishOn}'s deliveries) runs inside the hook, once per turn, on the carrier.
+ * The decorated {@code Runnable} is this carrier's {@link #turnTask}, which runs the actor of the turn in
+ * progress; without a hook (the hook returns its argument) the turn runs directly. A Reactor worker's
+ * turn is not decorated ({@link ActorCell#decoratesTurns()}): each of its tasks was when scheduled.
  */
 public final class Turn {
 
@@ -104,6 +115,12 @@ public final class Turn {
      */
     private long nextSlotLook;
 
+    /**
+     * The turn in progress as the {@code Runnable} that {@code Schedulers.onScheduleHook} decorates (class
+     * doc): one per carrier, reused, so a turn allocates nothing when no hook is set.
+     */
+    private final Runnable turnTask = () -> cell.runTurn(this);
+
     Turn(SchedulerEngine engine, CarrierThread carrier) {
         this.engine = engine;
         this.carrier = carrier;
@@ -162,6 +179,25 @@ public final class Turn {
         if (now - nextSlotLook >= 0) {
             nextSlotLook = now + preemptCheckInterval;
             runNext.rescueOthers(carrier, now);
+        }
+    }
+
+    /**
+     * Runs the turn begun ({@link #begin}/{@link #beginChained}): the actor's
+     * {@link ActorCell#runTurn runTurn}, inside {@code Schedulers.onScheduleHook} unless the actor's tasks
+     * were decorated one by one (class doc, "Reactor's schedule hook").
+     */
+    void runTurn() {
+        ActorCell c = cell;
+        if (!c.decoratesTurns()) {
+            c.runTurn(this);
+            return;
+        }
+        Runnable hooked = Schedulers.onSchedule(turnTask);
+        if (hooked == turnTask) {
+            c.runTurn(this); // no hook: no indirection
+        } else {
+            hooked.run();
         }
     }
 
