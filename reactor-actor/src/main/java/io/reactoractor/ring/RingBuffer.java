@@ -143,6 +143,18 @@ import reactor.util.context.Context;
  * goes to Reactor's {@code Hooks.onNextDropped}/{@code onErrorDropped}; an element still in flight
  * after the ring cancelled it goes to the discard hook, a late error to {@code onErrorDropped}.
  *
+ * <h2>Discarded events</h2>
+ * Reactor's discard hook ({@code doOnDiscard} downstream of a published consumer) sees every event the
+ * ring took and will never hand to its last consumer: an element that overflows the upstream's demand or
+ * arrives after the ring closed or cancelled its upstream, and, when the last live consumer terminates
+ * (its subscriber cancelled, a failure stopped the ring), the accepted events that consumer had not
+ * handled, as Reactor's buffering operators discard their queue on cancel. The hook is the one in the
+ * ring's {@link #currentContext()}: its first published consumer's subscriber's (Reactor's multicast
+ * operators expose their first subscriber's context the same way), for the events left behind the last
+ * consumer's own. A ring completed normally discards nothing: every consumer handled every event. Rings
+ * built with an {@link Builder#eventFactory event factory} discard nothing: their events are reused
+ * containers the ring owns, not elements.
+ *
  * <h2>Ring state</h2>
  * <pre>
  *   state    | event                                   | next state / action
@@ -456,7 +468,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      */
     @SafeVarargs
     public final ConsumerGroup<T> handleEventsWith(RingConsumer<T, ?>... first) {
-        return after(first);
+        return new ConsumerGroup<>(this, checkMembers(first, "first")); // the caller's parameter in its errors
     }
 
     /**
@@ -786,7 +798,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         }
         long seq = requesting == Thread.currentThread() ? claimAndPublishInBurst(t) : claimAndPublish(t);
         if (seq < 0) {
-            Operators.onDiscard(t, Context.empty()); // closed by complete()/error()/a failure meanwhile
+            Operators.onDiscard(t, currentContext()); // closed by complete()/error()/a failure meanwhile
         }
     }
 
@@ -797,7 +809,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         if (s != null) {
             s.cancel();
         }
-        Operators.onDiscard(t, Context.empty());
+        Operators.onDiscard(t, currentContext());
         closeWithError(new IllegalStateException("ring " + name
                 + ": upstream sent an event beyond the demand it was granted (rule 1.1)"));
     }
@@ -886,6 +898,32 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     /** @return whether the ring is closed (completed, errored or stopped) */
     public boolean isClosed() {
         return (claimed & CLOSED) != 0;
+    }
+
+    /**
+     * The context this ring exposes upstream (it is a {@link CoreSubscriber}) and discards into (class doc,
+     * "Discarded events"): the context of the first consumer, in creation order, that a subscriber
+     * subscribed to, as Reactor's multicast operators expose their first subscriber's; kept once that
+     * consumer terminated, so an element still in flight after the end is discarded there too. Empty
+     * before any subscriber.
+     *
+     * @return the first published consumer's subscriber's context, or an empty one
+     */
+    @Override
+    public Context currentContext() {
+        RingConsumer<T, ?>[] cs = consumers;
+        if (cs == null) {
+            synchronized (this) {
+                cs = consumerList.toArray(new RingConsumer[0]);
+            }
+        }
+        for (RingConsumer<T, ?> c : cs) {
+            Context ctx = c.subscribedContext();
+            if (ctx != null) {
+                return ctx;
+            }
+        }
+        return Context.empty();
     }
 
     /** @return the consumers, in creation order */
@@ -1295,7 +1333,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
                 for (long s = lo; s < upTo; s++) {
                     Object e = slots[(int) (s & mask)];
                     if (e != null) {
-                        Operators.onDiscard(e, Context.empty());
+                        Operators.onDiscard(e, currentContext());
                     }
                 }
                 return;
@@ -1402,8 +1440,14 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         recomputeRoots();
     }
 
-    /** A consumer terminated for good. */
-    void consumerTerminated() {
+    /**
+     * A consumer terminated for good; if it was the last live one, the ring closes and the events it had
+     * not handled go to the discard hook (class doc, "Discarded events").
+     *
+     * @param handled the highest event the consumer handled ({@code -1} for none)
+     * @param context its subscriber's context, or the ring's when it had none
+     */
+    void consumerTerminated(long handled, Context context) {
         if (liveConsumers.decrementAndGet() == 0) {
             // nobody is left to read: stop the producer side (a cancelled last consumer must not keep
             // the upstream running, as with Actor and Flux.publish().refCount()); closed first, so whoever
@@ -1421,8 +1465,30 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
                 terminated.tryEmitEmpty();
             }
             if (!preallocated) {
+                discardUnhandled(handled, context);
                 // nobody reads the slots any more: let the events go
                 Arrays.fill(slots, null);
+            }
+        }
+    }
+
+    /**
+     * The ring is closed and its last consumer terminated: hands the accepted events above
+     * {@code handled} to the discard hook. The final count is fixed by the close. The consumer gated the
+     * producer at {@code handled} until it terminated (it leaves the gating set only after this), so each
+     * of those events is still in its slot; the newest {@code size} are the most there can be, which also
+     * keeps a slot from being discarded twice. Multi-producer: an event whose claim the close counted but
+     * whose producer has not published it yet is not read (its slot may still hold an older event).
+     */
+    private void discardUnhandled(long handled, Context context) {
+        long end = claimed & ~CLOSED;
+        for (long s = Math.max(handled + 1, end - slots.length); s < end; s++) {
+            if (!singleProducer && !isPublished(s)) {
+                continue;
+            }
+            Object e = slots[(int) (s & mask)];
+            if (e != null) {
+                Operators.onDiscard(e, context);
             }
         }
     }

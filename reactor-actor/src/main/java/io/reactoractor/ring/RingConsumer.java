@@ -115,10 +115,27 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
     private final AtomicReference<Subscriber<? super R>> subscriberSlot = new AtomicReference<>();
     private volatile Subscriber<? super R> downstream;
 
+    /**
+     * The context of the subscriber that subscribed, {@code null} before one did (an empty one for a plain
+     * Reactive Streams subscriber). Written once, before the subscription is handed over, and kept after
+     * termination (a context is immutable and holds no subscriber), so what is discarded after the end
+     * still reaches that subscriber's discard hook.
+     */
+    private volatile Context context;
+
     /** @return the context of this consumer's subscriber, or an empty one (none yet, or not a CoreSubscriber) */
     Context subscriberContext() {
-        return downstream instanceof CoreSubscriber<?> cs ? cs.currentContext() : Context.empty();
+        Context c = context;
+        return c != null ? c : Context.empty();
     }
+
+    /** @return the context of this consumer's subscriber, {@code null} if none subscribed yet */
+    Context subscribedContext() {
+        return context;
+    }
+
+    /** The highest event handled, as {@link #sequence} but kept when it leaves the gating set (actor-confined). */
+    private long handled = -1L;
     private final AtomicLong requested = new AtomicLong();
     /** Results emitted; written only by the actor (single writer), read by {@link #hasWork()}. */
     private volatile long emitted;
@@ -244,6 +261,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
                     + " allows only one subscriber"));
             return;
         }
+        context = s instanceof CoreSubscriber<?> cs ? cs.currentContext() : Context.empty();
         s.onSubscribe(new ConsumerSubscription());
         downstream = s;
         if (done && terminalDelivered.compareAndSet(false, true)) {
@@ -384,15 +402,17 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             if (done) {
                 return;
             }
+            // terminated before leaving the gating set: if this is the last live consumer, the ring closes
+            // while the events above this one's sequence are still in their slots, for the discard hook
             if (cancelled) {
-                remove();
                 terminate(null, false);
+                remove();
                 return;
             }
             Throwable br = badRequest.get();
             if (br != null) {
-                remove();
                 terminate(br, true);
+                remove();
                 return;
             }
             Throwable f = ring.failure();
@@ -491,6 +511,12 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
                         next++;
                         break;
                     }
+                    if (cancelled) {
+                        // cancelled from its onNext (take(n), next()): no further handler call or signal,
+                        // as Reactor's drains stop at the next element (rule 1.8)
+                        next++;
+                        break;
+                    }
                 }
             }
         } finally {
@@ -510,11 +536,15 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         }
         processed = processed + (next - from);
         if (next > from) {
+            handled = next - 1;
             SEQUENCE.setVolatile(this, next - 1);
             for (RingConsumer<T, ?> dep : dependents) {
                 dep.wake();
             }
             ring.consumerAdvanced();
+        }
+        if (failed != null && fatal == null) {
+            handled = next; // went to Hooks.onOperatorError with the error: not discarded as well
         }
         if (subscriberFailed != null) {
             cancelled = true; // the turn's loop removes this consumer, as for a cancel
@@ -598,6 +628,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         if (done) {
             return;
         }
+        Context discardTo = context != null ? context : ring.currentContext();
         terminal = signal ? (error != null ? error : COMPLETED) : null;
         done = true;
         if (signal) {
@@ -615,7 +646,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             c.dropBackoff(); // terminated during a back-off (scheduler disposed): disarm the timer
             c.terminate();
         }
-        ring.consumerTerminated();
+        ring.consumerTerminated(handled, discardTo);
     }
 
     private static void deliverTerminal(Subscriber<?> s, Object t) {
@@ -641,8 +672,21 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
     }
 
 
-    /** The subscriber's handle: demand and cancellation (any thread). */
-    private final class ConsumerSubscription implements Subscription {
+    /**
+     * The subscriber's handle: demand and cancellation (any thread). {@link Scannable} as Reactor's inner
+     * subscriptions are: {@code PARENT} is the consumer, the rest is the consumer's view, so a walk up from
+     * the subscriber ({@code Scannable.from(s).parents()}) reaches the ring and its upstream.
+     */
+    private final class ConsumerSubscription implements Subscription, Scannable {
+
+        @Override
+        public Object scanUnsafe(Attr key) {
+            if (key == Attr.PARENT) {
+                return RingConsumer.this;
+            }
+            return RingConsumer.this.scanUnsafe(key);
+        }
+
         @Override
         public void request(long n) {
             if (cancelled) {
