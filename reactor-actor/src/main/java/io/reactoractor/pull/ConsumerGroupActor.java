@@ -173,7 +173,26 @@ final class ConsumerGroupActor extends ActorCell {
     /** Test seam: runs in {@link #maybeSuspend()} between the suspension and setting the latch. */
     static volatile Runnable afterSuspendForTest;
 
-    ConsumerGroupActor(ConsumerGroupSettings settings, ActorGroup schedulingGroup, String subject, String group) {
+    /**
+     * Where a pair on a synchronous store starts: its committed offset, or the subject's start. Asks the
+     * store first ({@code ensureSubject} may refuse a new subject, {@link SubjectLimitExceededException}), so
+     * it is called before anything is created: the actor registers with its scheduler group as it is
+     * built, and a refusal after that left a registered actor, and its group, that nothing reached.
+     *
+     * @return the first offset the pair delivers
+     */
+    static long startOffset(MessageStore store, String subject, String group) {
+        store.ensureSubject(subject);
+        long committed = store.committedOffset(subject, group);
+        return committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject);
+    }
+
+    /**
+     * @param startOffset where a pair on a synchronous store starts ({@link #startOffset}, asked before);
+     *                    unused with an asynchronous store
+     */
+    ConsumerGroupActor(ConsumerGroupSettings settings, ActorGroup schedulingGroup, String subject, String group,
+            long startOffset) {
         super(Internals.engine(schedulingGroup), Internals.schedulingGroup(schedulingGroup), schedulingGroup.name() + "/" + subject, 1);
         this.settings = settings;
         this.schedulingGroupHandle = schedulingGroup;
@@ -188,9 +207,7 @@ final class ConsumerGroupActor extends ActorCell {
                 settings.ackTimeoutNanos, waiting, counters, lastActive) : null;
         this.ledger = new AckLedger(subject, group, settings.ackTimeoutNanos, counters, store, remote);
         if (store != null) {
-            store.ensureSubject(subject);
-            long committed = store.committedOffset(subject, group);
-            ledger.startAt(committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject));
+            ledger.startAt(startOffset);
         }
         // never throws (the metrics SPI's contract, io.reactoractor.internal.metrics): the cell is already
         // registered with its scheduler, so a throw here would leave an actor nobody can reach or terminate

@@ -283,7 +283,9 @@ public final class PullConsumer implements Disposable {
      * was answering it, or before the subscriber requested it ({@code Mono.create} then hands it to the
      * discard hook, which is this, and nothing downstream's). Its messages are released for redelivery
      * now instead of waiting out their ack timeout (those of an {@code ackOnDelivery} pull were settled when
-     * handed out: at most once, as documented).
+     * handed out: at most once, as documented). An answer that reached the subscriber just as it cancelled,
+     * which the subscriber then drops ({@code Hooks.onNextDropped}, as Reactor's lambda subscriber does),
+     * is not seen here: its messages wait out their ack timeout (redelivered later, not lost).
      */
     private void releaseUndelivered(String subject, String group, PullResult r, boolean ackOnDelivery) {
         if (ackOnDelivery || r.messages().isEmpty()) {
@@ -797,7 +799,19 @@ public final class PullConsumer implements Disposable {
                 throw new GroupLimitExceededException(subject, group, maxGroups);
             }
             ActorGroup schedulingGroup = scheduler.group(SCHEDULING_GROUP_PREFIX + group, 1);
-            ConsumerGroupActor created = new ConsumerGroupActor(settings, schedulingGroup, subject, group);
+            ConsumerGroupActor created;
+            try {
+                // the store before the actor, which registers with its scheduler group as it is built: a
+                // refusal (a new subject beyond the store's limit) must leave nothing behind
+                long start = settings.syncStore != null
+                        ? ConsumerGroupActor.startOffset(settings.syncStore, subject, group) : -1L;
+                created = new ConsumerGroupActor(settings, schedulingGroup, subject, group, start);
+            } catch (RuntimeException | Error e) {
+                if (!actorsPerGroup.containsKey(group) && schedulingGroup.actors() == 0) {
+                    schedulingGroup.dispose(); // created for this pair, nobody else in it (as leave() does)
+                }
+                throw e;
+            }
             actors.put(key, created);
             bySubject.computeIfAbsent(subject, s -> new CopyOnWriteArrayList<>()).add(created);
             actorsPerGroup.merge(group, 1, Integer::sum);

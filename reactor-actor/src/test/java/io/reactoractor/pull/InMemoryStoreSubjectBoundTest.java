@@ -162,4 +162,37 @@ class InMemoryStoreSubjectBoundTest {
         }
         return false;
     }
+
+    /**
+     * A pull the full store refuses leaves nothing in the scheduler either: the pair's actor registered
+     * with its scheduler group as it was built, before the store was asked, and the refusal left that actor
+     * and its group {@code cg.<group>} behind for good (found by a black-box probe: with {@code maxGroups(20)},
+     * 19 refused pulls under client-chosen group names made every new group fail).
+     */
+    @Test
+    void aPullTheFullStoreRefusesLeavesNoActorOrSchedulerGroupBehind() {
+        ActorScheduler scheduler = ActorScheduler.builder().name("refused-pulls").threads(1).maxGroups(10).build();
+        try {
+            InMemoryMessageStore store = InMemoryMessageStore.builder().maxSubjects(1).build();
+            PullConsumer consumer = PullConsumer.builder(scheduler).store(store).build();
+            consumer.append("full", b("x"));
+            int actorsBefore = scheduler.stats().actors();
+            int groupsBefore = scheduler.groups().size();
+            for (int i = 0; i < 30; i++) { // more than maxGroups
+                int k = i;
+                RuntimeException e = assertThrows(RuntimeException.class,
+                        () -> consumer.pullOnce("new-" + k, "group-" + k, 1).block(Duration.ofSeconds(10)));
+                assertTrue(e instanceof SubjectLimitExceededException || e.getCause() instanceof SubjectLimitExceededException,
+                        e.toString());
+            }
+            assertEquals(0, consumer.liveGroups());
+            assertEquals(actorsBefore, scheduler.stats().actors(), "actors registered");
+            assertEquals(groupsBefore, scheduler.groups().size(), "scheduler groups: " + scheduler.groups());
+            // the scheduler still takes a new pair
+            assertEquals(1, consumer.pullOnce("full", "fresh", 1).block(Duration.ofSeconds(10)).messages().size());
+            consumer.dispose();
+        } finally {
+            scheduler.dispose();
+        }
+    }
 }
