@@ -186,7 +186,14 @@ final class CarrierThread extends Thread implements NonBlocking {
                 long start = fromPreviousTurn ? lastEnd : System.nanoTime();
                 if (recordDelay) {
                     try {
-                        config.metrics().schedulingDelay(cell.group(), start - cell.readyAt);
+                        long delay = start - cell.readyAt;
+                        if (delay < 0) {
+                            // made ready after the clock this turn starts at was read (taken at the previous
+                            // turn's end, e.g. from arrivals a thread outside the pool added meanwhile): measured
+                            // from now instead, never negative (Micrometer drops a negative sample, with a warning)
+                            delay = Math.max(0L, System.nanoTime() - cell.readyAt);
+                        }
+                        config.metrics().schedulingDelay(cell.group(), delay);
                     } catch (Throwable t) {
                         // a failing meter registry: the actor, already off the run queue, must still run its
                         // turn (an exception here used to drop it for good: nothing would schedule it again)
