@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.noop.NoopMeter;
 import io.micrometer.core.instrument.noop.NoopTimer;
 
 /**
@@ -48,14 +49,14 @@ final class MeterSet {
 
     /** A monotonic count read on scrape from {@code source} (no work on the hot path). */
     <T> MeterSet counter(String name, String baseUnit, String description, T source, ToDoubleFunction<T> f) {
-        add(name, () -> FunctionCounter.builder(name, source, f)
+        add(name, FunctionCounter.class, () -> FunctionCounter.builder(name, source, f)
                 .baseUnit(baseUnit).description(description).tags(tags).register(registry));
         return this;
     }
 
     /** A current value read on scrape from {@code source}. */
     <T> MeterSet gauge(String name, String baseUnit, String description, T source, ToDoubleFunction<T> f) {
-        add(name, () -> Gauge.builder(name, source, f)
+        add(name, Gauge.class, () -> Gauge.builder(name, source, f)
                 .baseUnit(baseUnit).description(description).tags(tags).register(registry));
         return this;
     }
@@ -65,26 +66,38 @@ final class MeterSet {
      * no-op timer, so the caller's recording needs no check.
      */
     Timer timer(String name, String description) {
-        Timer timer = add(name, () -> Timer.builder(name).description(description).tags(tags).register(registry));
+        Timer timer = add(name, Timer.class, () -> Timer.builder(name).description(description).tags(tags).register(registry));
         return timer != null ? timer
                 : new NoopTimer(new Meter.Id(name, tags, null, description, Meter.Type.TIMER));
     }
 
     /**
-     * Registers one meter and keeps it for {@link #removeAll()}. Never throws: a registry whose
-     * {@code onMeterAdded} listener (or a filter) fails is logged, and the owner runs without that meter.
-     * Micrometer adds a meter before it calls the listeners, so a meter left behind by a failed
-     * registration is removed again at once: nothing would ever remove it later.
+     * Registers one meter and keeps it for {@link #removeAll()} if this registration created it. Never
+     * throws: a registry whose {@code onMeterAdded} listener (or a filter) fails is logged, and the owner
+     * runs without that meter.
+     *
+     * <p>Only a meter this set created is ever removed by it. Micrometer hands back the meter it already
+     * holds for an id (another scheduler of the same name on this registry, another pull consumer serving
+     * the pair, or the application's own meter): that meter stays its owner's, read from its owner's
+     * source, and is left out here. Created or handed back is told by the registry's {@code onMeterAdded}
+     * listener ({@link #listen}), which Micrometer calls, on the registering thread, only for a meter it
+     * creates. A registration that fails removes only what it left behind: Micrometer adds a meter before
+     * it calls the listeners, so one whose later listener failed stays registered (nothing would remove
+     * it later), while a meter of another type with the same id (Micrometer refuses the new one) is
+     * someone else's and stays.
      *
      * @return the meter, or {@code null} if its registration failed or another owner holds that id
      */
-    private <M extends Meter> M add(String name, Supplier<M> registration) {
+    private <M extends Meter> M add(String name, Class<? extends Meter> type, Supplier<M> registration) {
+        listen(registry);
+        List<Meter> created = new java.util.ArrayList<>(1);
+        CREATED.set(created);
         try {
             M m = registration.get();
-            if (!OWNED.add(m)) {
-                // Micrometer handed back a meter another owner registered under the same id (two schedulers
-                // of one name on one registry, two pull consumers serving one pair): it stays that owner's,
-                // read from that owner's source, and this set must not remove it when this owner goes away
+            if (m instanceof NoopMeter) {
+                return m; // denied by a filter (or the registry is closed): nothing registered, nothing to remove
+            }
+            if (!containsSame(created, m)) {
                 LOG.warn("meter " + name + " " + tags + " is already registered by another owner (same name"
                         + " and tags); this one is left out");
                 return null;
@@ -94,13 +107,58 @@ final class MeterSet {
         } catch (RuntimeException e) {
             LOG.warn("registering meter " + name + " " + tags + " failed; it is left out", e);
             try {
-                for (Meter left : registry.find(name).tags(tags).meters()) {
-                    registry.remove(left);
+                if (!created.isEmpty()) {
+                    for (Meter left : created) { // with any percentile gauges a timer's registration made
+                        registry.remove(left);
+                    }
+                } else {
+                    // our listener was not reached (an earlier one failed): the meter of our type under our id
+                    for (Meter left : registry.find(name).tags(tags).meters()) {
+                        if (type.isInstance(left)) {
+                            registry.remove(left);
+                        }
+                    }
                 }
             } catch (RuntimeException again) {
                 LOG.warn("removing the half-registered meter " + name + " " + tags + " failed", again);
             }
             return null;
+        } finally {
+            CREATED.remove();
+        }
+    }
+
+    /**
+     * Where {@link #listen}'s listener notes the meters the registry creates during {@link #add}, on its
+     * thread: the meter asked for, and any a registry adds with it (a timer's percentile gauges, before it).
+     */
+    private static final ThreadLocal<List<Meter>> CREATED = new ThreadLocal<>();
+
+    private static boolean containsSame(List<Meter> meters, Meter m) {
+        for (Meter x : meters) {
+            if (x == m) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The registries {@link #listen} added its listener to (weak: a registry may be dropped). */
+    private static final java.util.Map<MeterRegistry, Boolean> LISTENING =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    /**
+     * Adds, once per registry, the {@code onMeterAdded} listener that tells {@link #add} a meter was created
+     * by its registration. Outside {@code add} (the application's registrations) it does nothing.
+     */
+    private static void listen(MeterRegistry registry) {
+        if (LISTENING.putIfAbsent(registry, Boolean.TRUE) == null) {
+            registry.config().onMeterAdded(m -> {
+                List<Meter> created = CREATED.get();
+                if (created != null) {
+                    created.add(m);
+                }
+            });
         }
     }
 
@@ -117,8 +175,6 @@ final class MeterSet {
             } catch (RuntimeException e) {
                 LOG.warn("removing meter " + m.getId() + " failed", e);
             }
-            // after the registry's removal: a new owner of the id registering meanwhile got a new instance
-            OWNED.remove(m);
         }
         meters.clear();
     }
@@ -143,14 +199,6 @@ final class MeterSet {
             }
         }
     }
-
-    /**
-     * The meters some set owns, by identity: a registry hands back the instance it already holds for an
-     * id, so finding it here tells a second owner apart without searching the registry (a search walks
-     * every meter: bindings would grow with the registry's size). Each registry has its own instances.
-     */
-    private static final java.util.Set<Meter> OWNED =
-            java.util.Collections.newSetFromMap(java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>()));
 
     @Override
     public String toString() {

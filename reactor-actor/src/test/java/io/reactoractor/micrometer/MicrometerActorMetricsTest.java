@@ -306,4 +306,39 @@ class MicrometerActorMetricsTest {
             }
         }
     }
+
+    /**
+     * The application's own meter under an id the library wants is the application's: one of another type
+     * (Micrometer refuses the library's) stayed registered only until the library's clean-up of the refused
+     * registration removed it; one of the same type (Micrometer hands it back) was taken as the library's,
+     * read the application's source meanwhile, and was removed when the scheduler terminated. Found by a
+     * black-box probe. Only meters a registration of the library created are its own now.
+     */
+    @Test
+    void theApplicationsOwnMetersUnderTheLibrarysIdsAreNeverRemovedByIt() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        java.util.concurrent.atomic.AtomicLong source = new java.util.concurrent.atomic.AtomicLong(42);
+        io.micrometer.core.instrument.Gauge otherType = io.micrometer.core.instrument.Gauge
+                .builder("reactor.actor.completed", source, java.util.concurrent.atomic.AtomicLong::get)
+                .tag("scheduler", "clash").register(registry);
+        io.micrometer.core.instrument.FunctionCounter sameType = io.micrometer.core.instrument.FunctionCounter
+                .builder("reactor.actor.completed", source, java.util.concurrent.atomic.AtomicLong::get)
+                .tag("scheduler", "adopt").register(registry);
+        ActorScheduler clash = ActorScheduler.builder().name("clash").threads(1)
+                .metrics(MicrometerActorMetrics.of(registry)).build();
+        ActorScheduler adopt = ActorScheduler.builder().name("adopt").threads(1)
+                .metrics(MicrometerActorMetrics.of(registry)).build();
+        assertTrue(registry.find("reactor.actor.completed").tag("scheduler", "clash").meter() == otherType,
+                "the application's gauge is still registered while the scheduler runs");
+        assertNotNull(registry.find("reactor.actor.pool.size").tag("scheduler", "adopt").gauge(),
+                "the scheduler's other meters are registered");
+        clash.disposeGracefully().block(Duration.ofSeconds(10));
+        adopt.disposeGracefully().block(Duration.ofSeconds(10));
+        await(() -> registry.find("reactor.actor.pool.size").meters().isEmpty(), "the schedulers' meters left");
+        assertTrue(registry.find("reactor.actor.completed").tag("scheduler", "clash").meter() == otherType,
+                "the application's gauge survives the scheduler");
+        assertTrue(registry.find("reactor.actor.completed").tag("scheduler", "adopt").meter() == sameType,
+                "the application's counter survives the scheduler");
+        assertEquals(42.0, sameType.count());
+    }
 }
