@@ -10,7 +10,12 @@ package io.reactoractor.ring;
  * {@code BatchEventProcessor}. A batch ends at the barrier read at its start, or earlier when the
  * quota bound of the turn or the downstream demand of a published consumer cuts it.
  *
- * <p>A thrown exception is handled by the ring's {@link RingErrorPolicy}.
+ * <p>A thrown exception is handled by the ring's {@link RingErrorPolicy}. The batch ends at the failed
+ * event without an {@code endOfBatch} call: the consumer publishes its sequence up to the event before
+ * it, as the Disruptor's processor does when a handler throws, also when the policy retries the event
+ * after a back-off (the events before it are handled, and dependents and the producer go on with them
+ * meanwhile). A handler that buffers per batch and must not let dependents see unflushed events
+ * flushes before it throws.
  *
  * @param <T> the event type
  * @param <R> the result type; a {@code null} result emits nothing
