@@ -173,8 +173,10 @@ public final class PullConsumer implements Disposable {
      * @param subject the subject
      * @param payload the bytes (not copied)
      * @return the message's offset
-     * @throws IllegalArgumentException on an invalid subject or a {@code null} payload
-     * @throws IllegalStateException    if the store is asynchronous (use {@link #appendAsync})
+     * @throws IllegalArgumentException   on an invalid subject or a {@code null} payload
+     * @throws IllegalStateException      if the store is asynchronous (use {@link #appendAsync})
+     * @throws RejectedExecutionException if this consumer is disposed (as a pull is refused then; the store
+     *                                    itself, shared or not, can still be written directly)
      */
     public long append(String subject, byte[] payload) {
         Names.subject(subject);
@@ -184,6 +186,9 @@ public final class PullConsumer implements Disposable {
         if (store == null) {
             throw new IllegalStateException("the store is asynchronous (" + asyncStore + "): use appendAsync");
         }
+        if (disposed) {
+            throw new RejectedExecutionException("pull consumer disposed");
+        }
         return store.append(subject, payload);
     }
 
@@ -192,7 +197,8 @@ public final class PullConsumer implements Disposable {
      * the store) are woken. The offset is emitted once the store holds the message; a store failure
      * is a {@link MessageStoreException} (the message may or may not have been stored); a store that
      * refused a new subject for want of room signals its {@link SubjectLimitExceededException} (nothing
-     * was stored).
+     * was stored). Once this consumer is disposed the {@code Mono} signals a
+     * {@link RejectedExecutionException} (nothing stored), as a pull does.
      *
      * @param subject the subject
      * @param payload the bytes (not copied)
@@ -205,11 +211,17 @@ public final class PullConsumer implements Disposable {
             throw new IllegalArgumentException("payload must not be null");
         }
         if (store != null) {
-            return Mono.fromCallable(() -> store.append(subject, payload));
+            return Mono.fromCallable(() -> {
+                if (disposed) {
+                    throw new RejectedExecutionException("pull consumer disposed");
+                }
+                return store.append(subject, payload);
+            });
         }
-        return Mono.defer(() -> asyncStore.append(subject, payload))
+        return Mono.defer(() -> disposed ? Mono.<Long>error(new RejectedExecutionException("pull consumer disposed"))
+                        : asyncStore.append(subject, payload))
                 .onErrorMap(e -> !(e instanceof IllegalArgumentException) && !(e instanceof MessageStoreException)
-                                && !(e instanceof SubjectLimitExceededException),
+                                && !(e instanceof SubjectLimitExceededException) && !(e instanceof RejectedExecutionException),
                         e -> new MessageStoreException("append to " + subject + " failed", e));
     }
 

@@ -370,6 +370,28 @@ class PullConsumerTest {
         assertEquals(List.of(0L), offsets(c.pullOnce("s", "g", 10).block(Duration.ofSeconds(5))));
     }
 
+    /**
+     * A disposed consumer refuses appends as it refuses pulls: an append went on storing (the HTTP sample
+     * answered 201 where its README promises 503 once the consumer is disposed; found by a black-box probe).
+     * The store itself is left as is and can still be written directly.
+     */
+    @Test
+    void aDisposedConsumerRefusesAppendsAsItRefusesPulls() {
+        InMemoryMessageStore store = InMemoryMessageStore.create();
+        PullConsumer c = PullConsumer.builder(scheduler).store(store).build();
+        assertEquals(0, c.append("s", b("kept")));
+        c.dispose();
+        assertThrows(java.util.concurrent.RejectedExecutionException.class, () -> c.append("s", b("late")));
+        StepVerifier.create(c.appendAsync("s", b("late")))
+                .expectError(java.util.concurrent.RejectedExecutionException.class).verify(Duration.ofSeconds(5));
+        PullConsumer async = PullConsumer.builder(scheduler).asyncStore(AsyncMessageStore.of(store)).build();
+        async.dispose();
+        StepVerifier.create(async.appendAsync("s", b("late")))
+                .expectError(java.util.concurrent.RejectedExecutionException.class).verify(Duration.ofSeconds(5));
+        assertEquals(1, store.endOffset("s"), "nothing stored after the dispose");
+        assertEquals(1, store.append("s", b("direct")), "the store itself is left as is");
+    }
+
     @Test
     void disposeAnswersWaitingPullsWithAnError() throws Exception {
         PullConsumer c = consumer();

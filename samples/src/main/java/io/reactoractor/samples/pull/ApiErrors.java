@@ -19,6 +19,7 @@ import reactor.util.Loggers;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
@@ -78,7 +79,7 @@ public class ApiErrors {
     @ExceptionHandler(GroupLimitExceededException.class)
     ResponseEntity<ErrorBody> tooManyGroups(GroupLimitExceededException e) {
         HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
-        return ResponseEntity.status(status).header(HttpHeaders.RETRY_AFTER, "60")
+        return json(status).header(HttpHeaders.RETRY_AFTER, "60")
                 .body(new ErrorBody(status.value(), status.getReasonPhrase(), null, e.getMessage(), "reactor.actor.pull.max-groups"));
     }
 
@@ -93,7 +94,7 @@ public class ApiErrors {
     @ExceptionHandler(SubjectLimitExceededException.class)
     ResponseEntity<ErrorBody> tooManySubjects(SubjectLimitExceededException e) {
         HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
-        return ResponseEntity.status(status)
+        return json(status)
                 .body(new ErrorBody(status.value(), status.getReasonPhrase(), null, e.getMessage(), subjectLimit));
     }
 
@@ -110,7 +111,7 @@ public class ApiErrors {
     @ExceptionHandler(OffsetLimitExceededException.class)
     ResponseEntity<ErrorBody> tooManyOffsets(OffsetLimitExceededException e) {
         HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
-        return ResponseEntity.status(status).body(new ErrorBody(status.value(), status.getReasonPhrase(), null,
+        return json(status).body(new ErrorBody(status.value(), status.getReasonPhrase(), null,
                 e.getMessage(), "reactor.actor.pull.max-committed-offsets"));
     }
 
@@ -161,7 +162,7 @@ public class ApiErrors {
     @ExceptionHandler(ServerWebInputException.class)
     ResponseEntity<ErrorBody> badInput(ServerWebInputException e) {
         String parameter = e.getMethodParameter() != null ? e.getMethodParameter().getParameterName() : null;
-        return ResponseEntity.status(e.getStatusCode())
+        return ResponseEntity.status(e.getStatusCode()).contentType(MediaType.APPLICATION_JSON)
                 .body(new ErrorBody(e.getStatusCode().value(), reason(e.getStatusCode().value()), parameter,
                         e.getReason()));
     }
@@ -209,15 +210,24 @@ public class ApiErrors {
             if (c instanceof RedisGroupLimitExceededException limit) {
                 // a new group on a Redis stream that has pull.redis.max-groups-per-subject; not transient
                 HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
-                return ResponseEntity.status(status).body(new ErrorBody(status.value(), status.getReasonPhrase(),
+                return json(status).body(new ErrorBody(status.value(), status.getReasonPhrase(),
                         null, limit.getMessage(), "pull.redis.max-groups-per-subject"));
             }
         }
         return answer(HttpStatus.SERVICE_UNAVAILABLE, null, e.getMessage());
     }
 
+    /**
+     * An error answer's start: JSON whatever the request accepts. Without the content type WebFlux picked
+     * the endpoint's, and a stream request ({@code Accept: text/event-stream}) got its 400 wrapped as an SSE
+     * {@code data:} event.
+     */
+    private static ResponseEntity.BodyBuilder json(HttpStatus status) {
+        return ResponseEntity.status(status).contentType(MediaType.APPLICATION_JSON);
+    }
+
     private static ResponseEntity<ErrorBody> answer(HttpStatus status, String parameter, String message) {
-        return ResponseEntity.status(status)
+        return json(status)
                 .body(new ErrorBody(status.value(), status.getReasonPhrase(), parameter, message));
     }
 

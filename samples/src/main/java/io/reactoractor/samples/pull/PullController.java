@@ -2,6 +2,7 @@ package io.reactoractor.samples.pull;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 import io.reactoractor.pull.AckMode;
 import io.reactoractor.pull.ConsumerOptions;
@@ -160,13 +161,19 @@ public class PullController {
                 .build();
         // no operator that buffers (merge, publishOn, ...) between the consumer and the response:
         // AFTER_ON_NEXT acknowledges when onNext returns, which must mean "handed to the response"
+        if (consumer.isDisposed()) {
+            // nothing sent yet: a 503 (ApiErrors), as the other calls answer; an empty 200 made an SSE client
+            // reconnect at once, again and again
+            return Flux.error(new RejectedExecutionException("pull consumer disposed"));
+        }
         return RequestParams.validatedByLibrary(() -> consumer.consume(subject, group, options))
                 .map(d -> ServerSentEvent.builder(MessageView.of(d.message(), epoch))
                         .id(Long.toString(d.message().offset()))
                         .event("message")
                         .build())
-                // shutting down: end the stream cleanly (an SSE client reconnects), rather than an error
-                // that can no longer become an error answer once the response has started
+                // disposed while the stream is open: end it cleanly (an SSE client reconnects, and gets the
+                // 503 above), rather than an error that can no longer become an error answer once the
+                // response has started
                 .onErrorResume(e -> consumer.isDisposed(), e -> Flux.empty());
     }
 
