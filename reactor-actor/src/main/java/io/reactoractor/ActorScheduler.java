@@ -183,6 +183,11 @@ public final class ActorScheduler implements Scheduler, Scannable {
         return Duration.ofNanos(engine.config().quotaNanos());
     }
 
+    /** @return the preemption granularity: the minimum slice before a running actor yields (see the builder) */
+    public Duration preemptionGranularity() {
+        return Duration.ofNanos(engine.config().granularityNanos());
+    }
+
     /** @return the ordering rule */
     public Ordering ordering() {
         return ordering;
@@ -617,13 +622,17 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
         /** The most carrier threads, permanent and compensating together (as {@code ForkJoinPool}'s bound). */
         static final int MAX_THREADS = 32_767;
+        /** The preemption granularity unless set, or the quota when that is shorter. */
+        static final long DEFAULT_GRANULARITY_NANOS = 500_000L;
+
         /** The longest quota, preemption granularity and hog threshold. */
         static final Duration MAX_DURATION = Duration.ofDays(1);
 
         private String name = "actor";
         private int threads = Runtime.getRuntime().availableProcessors();
         private Duration quota = Duration.ofMillis(5);
-        private Duration granularity = Duration.ofNanos(500_000);
+        /** {@code null}: the default, 500 µs or the quota if that is shorter ({@link #build()}). */
+        private Duration granularity;
         private Ordering ordering = Ordering.FAIR;
         private Duration hogThreshold;
         private Integer maxCompensating;
@@ -678,7 +687,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
         /**
          * @param granularity preemption granularity: a running actor yields between tasks when an actor
          *                    with less CPU time has waited, or its own turn has lasted, this long
-         *                    (default 500 µs); positive, at most the quota (so at most 1 day)
+         *                    (default 500 µs, or the quota when that is shorter: a short quota alone is a
+         *                    valid setting); positive, at most the quota (so at most 1 day)
          * @return this
          */
         public Builder preemptionGranularity(Duration granularity) {
@@ -821,7 +831,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
          */
         public ActorScheduler build() {
             long quotaNanos = quota.toNanos();
-            long granularityNanos = granularity.toNanos();
+            long granularityNanos = granularity != null ? granularity.toNanos()
+                    : Math.min(DEFAULT_GRANULARITY_NANOS, quotaNanos);
             if (granularityNanos > quotaNanos) {
                 throw new IllegalArgumentException("preemptionGranularity (" + granularity
                         + ") must not exceed quota (" + quota + ")");

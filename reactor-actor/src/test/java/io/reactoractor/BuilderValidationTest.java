@@ -113,6 +113,23 @@ class BuilderValidationTest {
         assertInvalid("ordering", b -> b.ordering(null));
     }
 
+    /**
+     * The granularity's default follows a shorter quota: a quota of 200 µs alone is a valid setting (it
+     * failed on the 500 µs default granularity, a parameter the caller never set; found by a probe of the
+     * Spring Boot starter, which had the same default).
+     */
+    @Test
+    void theGranularityDefaultFollowsAShorterQuota() {
+        ActorScheduler shortQuota = resources.scheduler(ActorScheduler.builder().name(uniqueName("short-quota"))
+                .threads(1).quota(Duration.ofNanos(200_000)));
+        assertEquals(Duration.ofNanos(200_000), shortQuota.preemptionGranularity());
+        ActorScheduler defaults = resources.scheduler(ActorScheduler.builder().name(uniqueName("defaults")).threads(1));
+        assertEquals(Duration.ofNanos(500_000), defaults.preemptionGranularity());
+        assertEquals(Duration.ofMillis(5), defaults.quota());
+        assertInvalid("preemptionGranularity", b -> b.quota(Duration.ofNanos(200_000))
+                .preemptionGranularity(Duration.ofNanos(500_000)));
+    }
+
     @Test
     void validConfigurationIsApplied() {
         String name = uniqueName("builder");
@@ -127,6 +144,7 @@ class BuilderValidationTest {
         assertEquals(name, s.name());
         assertEquals(1, s.threads());
         assertEquals(Duration.ofMillis(2), s.quota());
+        assertEquals(Duration.ofNanos(100_000), s.preemptionGranularity());
         assertEquals(ActorScheduler.Ordering.FIFO, s.ordering());
         CountDownLatch ran = new CountDownLatch(1);
         s.schedule(ran::countDown);

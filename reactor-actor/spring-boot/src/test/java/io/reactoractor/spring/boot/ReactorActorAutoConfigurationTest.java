@@ -119,6 +119,7 @@ class ReactorActorAutoConfigurationTest {
                     assertThat(Scannable.from(scheduler).name()).isEqualTo("tenants");
                     assertThat(scheduler.threads()).isEqualTo(1);
                     assertThat(scheduler.quota()).isEqualTo(Duration.ofMillis(2));
+                    assertThat(scheduler.preemptionGranularity()).isEqualTo(Duration.ofMillis(1));
                     assertThat(scheduler.ordering()).isEqualTo(ActorScheduler.Ordering.FIFO);
                     assertThat(scheduler.groupIdleTimeout()).isEqualTo(Duration.ofSeconds(90));
                     assertThat(scheduler.maxGroups()).isEqualTo(17);
@@ -164,6 +165,19 @@ class ReactorActorAutoConfigurationTest {
         });
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         return scheduler.stats().hogsDetected();
+    }
+
+    /** A quota under the granularity's default, set alone, is valid: the default follows it (a probe found it failing). */
+    @Test
+    void aShortQuotaAloneIsValidTheGranularityDefaultFollowsIt() {
+        runner.withPropertyValues("reactor.actor.quota=200us").run(context -> {
+            assertThat(context).hasNotFailed();
+            ActorScheduler scheduler = context.getBean(ActorScheduler.class);
+            assertThat(scheduler.quota()).isEqualTo(Duration.ofNanos(200_000));
+            assertThat(scheduler.preemptionGranularity()).isEqualTo(Duration.ofNanos(200_000));
+        });
+        runner.run(context -> assertThat(context.getBean(ActorScheduler.class).preemptionGranularity())
+                .isEqualTo(Duration.ofNanos(500_000)));
     }
 
     @Test
