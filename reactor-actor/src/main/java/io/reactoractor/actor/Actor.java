@@ -54,7 +54,8 @@ import reactor.util.context.ContextView;
  *       downstream on the actor's next turn, without draining the mailbox: other upstreams cancelled,
  *       messages still in the mailbox discarded. The first failure wins; later ones are dropped.</li>
  *   <li>Downstream cancellation: the actor stops and cancels its upstreams, also while suspended (a
- *       retry's back-off or {@link #suspend()} is cut short).</li>
+ *       retry's back-off, {@link #suspend()} or a behaviour's {@link ActorContext#resumeAfter} is cut
+ *       short).</li>
  *   <li>{@code request(n <= 0)}: {@code onError(IllegalArgumentException)} (rule 3.9).</li>
  *   <li>{@link #dispose()}: at once, with or without a subscriber, suspended or not:
  *       {@code onError(CancellationException)}, upstreams cancelled, the mailbox discarded.</li>

@@ -57,8 +57,11 @@ public interface ActorContext<O> {
 
     /**
      * Runs {@code task} on this actor (in one of its turns, serialised with its messages) after
-     * {@code delay}. Like a message, it waits while the actor is suspended (by {@link #suspend()}, or while
-     * downstream has no demand); use {@link #resumeAfter} to lift a suspension after a time.
+     * {@code delay}. Like a message, it waits while the actor is suspended (by {@link #suspend()}), has no
+     * subscriber yet, or its downstream has no demand, so what a periodic task emits cannot pile up while
+     * nobody requests; use {@link #resumeAfter} to lift a suspension after a time. A completion
+     * ({@link Actor#complete()}) runs the tasks already due first, as it processes the messages already in
+     * the mailbox; a timer not yet due when the actor terminates never fires.
      *
      * @param delay the delay
      * @param task  the task

@@ -26,8 +26,10 @@ final class ActorTimers {
         Objects.requireNonNull(delay, "delay");
         loop.cell.suspend();
         ResumeTimer t = new ResumeTimer(loop);
+        loop.timedSuspensions.incrementAndGet(); // before the timer can fire and settle it
         if (!loop.engine.scheduleTimer(t, dueAt(delay))) {
             t.settled.set(true); // settled here: a later resumeNow() or dispose() must not resume again
+            loop.timedSuspensions.decrementAndGet();
             loop.cell.resume();
         }
         return t;
@@ -65,6 +67,7 @@ final class ActorTimers {
         @Override
         protected void fire() {
             if (settled.compareAndSet(false, true)) {
+                loop.timedSuspensions.decrementAndGet();
                 loop.cell.resume();
             }
         }
@@ -73,6 +76,7 @@ final class ActorTimers {
         void resumeNow() {
             if (settled.compareAndSet(false, true)) {
                 loop.engine.cancelTimer(this);
+                loop.timedSuspensions.decrementAndGet();
                 loop.cell.resume();
             }
         }
@@ -86,7 +90,8 @@ final class ActorTimers {
         public void dispose() {
             if (settled.compareAndSet(false, true)) {
                 loop.engine.cancelTimer(this);
-                loop.handSuspensionToUser();
+                loop.handSuspensionToUser(); // counted as the user's before it stops being a timer's
+                loop.timedSuspensions.decrementAndGet();
             }
         }
 

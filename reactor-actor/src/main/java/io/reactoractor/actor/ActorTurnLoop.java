@@ -132,6 +132,12 @@ final class ActorTurnLoop<I, O> {
 
     /** Suspensions by the user or the behaviour, counted apart from the actor's own (see {@link #resumeUser()}). */
     private final AtomicInteger userSuspensions = new AtomicInteger();
+    /**
+     * Suspensions held by pending {@link ActorContext#resumeAfter} timers ({@link ActorTimers.ResumeTimer}):
+     * raised when one is armed, lowered once when it settles (fires, is cut short, or is disposed, which
+     * hands its suspension to the user). A cancel must not wait for them (see {@link #cancel()}).
+     */
+    final AtomicInteger timedSuspensions = new AtomicInteger();
     /** The backpressure suspension: the engine's suspend/wake handshake (one unit while set). */
     private final SuspensionLatch backpressure;
 
@@ -266,10 +272,10 @@ final class ActorTurnLoop<I, O> {
     void cancel() {
         cancelled = true;
         endRetryBackoff();
-        if (userSuspensions.get() > 0) {
-            // a user suspension holds back the turn that would stop the actor (a retry's back-off is cut
-            // short above): stop it now, as dispose() does; the drain cancels the upstreams and discards
-            // the mailbox, and signals nothing to the downstream that cancelled
+        if (userSuspensions.get() > 0 || timedSuspensions.get() > 0) {
+            // a user suspension, or a resumeAfter's, holds back the turn that would stop the actor (a retry's
+            // back-off is cut short above): stop it now, as dispose() does; the drain cancels the upstreams
+            // and discards the mailbox, and signals nothing to the downstream that cancelled
             cell.terminate();
             return;
         }
@@ -336,8 +342,9 @@ final class ActorTurnLoop<I, O> {
             return true;
         }
         Subscriber<? super O> d = out.downstream;
+        MpscChunkedArrayQueue<Runnable> ctl = control;
         return d != null && (pendingError != null || out.hasDemand() || (out.outBuffered == 0 && completeRequested
-                && mailbox.isEmpty()));
+                && mailbox.isEmpty() && (ctl == null || ctl.isEmpty())));
     }
 
     // ================================================================== the actor's turn
@@ -369,15 +376,12 @@ final class ActorTurnLoop<I, O> {
                 terminate(err, true);
                 return;
             }
+            // a timer's task waits like a message (ActorContext.schedule): for a subscriber, a flushed out
+            // buffer and demand, so what a periodic task emits cannot pile up while nobody requests
             MpscChunkedArrayQueue<Runnable> ctl = control;
-            if (ctl != null) {
-                Runnable task;
-                while (turn.shouldContinue() && (task = ctl.poll()) != null) {
-                    turn.run(task);
-                }
-            }
+            boolean tasks = ctl != null && !ctl.isEmpty();
             if (d == null) {
-                if (!mailbox.isEmpty() || completeRequested || err != null) {
+                if (tasks || !mailbox.isEmpty() || completeRequested || err != null) {
                     if (suspendForBackpressure()) {
                         return;
                     }
@@ -396,6 +400,19 @@ final class ActorTurnLoop<I, O> {
             }
             if (!turn.shouldContinue()) {
                 return;
+            }
+            if (tasks) {
+                if (!out.hasDemand()) {
+                    if (suspendForBackpressure()) {
+                        return;
+                    }
+                    continue;
+                }
+                Runnable task = ctl.poll();
+                if (task != null) {
+                    turn.run(task);
+                }
+                continue; // demand, the out buffer and the quota again before the next task or message
             }
             I msg = mailbox.peek();
             if (msg == null) {
@@ -433,7 +450,7 @@ final class ActorTurnLoop<I, O> {
                 }
                 // the user code's error through Hooks.onOperatorError (global, or local to the subscriber's
                 // context), as Reactor's operators pass theirs; the policy acts on what the hook returns
-                consumed = onBehaviourError(msg, Operators.onOperatorError(null, t, msg, out.discardContext()));
+                consumed = onBehaviourError(msg, Internals.onOperatorError(t, msg, out.discardContext()));
             } finally {
                 inBehaviour = false;
                 turn.endTask();

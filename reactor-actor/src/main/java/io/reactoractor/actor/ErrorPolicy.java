@@ -15,9 +15,13 @@ import java.util.Objects;
  *       30 s); after {@code maxRetries} failed retries the actor stops with the last error, or skips
  *       the message with {@link #retryThenSkip(int, Duration)}.</li>
  * </ul>
- * Results a behaviour {@linkplain ActorContext#emit emitted} before it threw are delivered, whatever the
- * policy: a retry calls it again on the same message, so they may come twice (at least once). A
- * behaviour that must not repeat them emits after the part that can fail.
+ * Results a behaviour {@linkplain ActorContext#emit emitted} before it threw are kept: with {@code skip} and
+ * {@code retry} they are delivered (a retry calls it again on the same message, so they may come twice: at
+ * least once); with {@code stop} those within the downstream's demand are delivered, then the error, at
+ * once (as Reactor's operators signal an error eagerly), and any beyond the demand go to the discard hook.
+ * A behaviour that must not repeat them emits after the part that can fail. The error the policy sees is
+ * what {@code Hooks.onOperatorError} returns; a hook that throws gives its own error, and the policy
+ * still decides (never an endless retry of the message).
  */
 public final class ErrorPolicy {
 

@@ -115,4 +115,28 @@ public final class Internals {
         }
         return a;
     }
+
+    /**
+     * User code's error through {@code Hooks.onOperatorError} (global, or local to {@code context}), as
+     * Reactor's operators pass theirs; the caller's error policy then acts on what this returns. A hook that
+     * itself throws gives its own error (the original one suppressed in it): the policy still decides, where an
+     * escaping hook error left the failed message at the head of the mailbox to be retried without end,
+     * whatever the policy.
+     *
+     * @param error   the user code's error
+     * @param value   the element it failed on
+     * @param context the subscriber's context
+     * @return the error the policy sees
+     */
+    public static Throwable onOperatorError(Throwable error, Object value, reactor.util.context.Context context) {
+        try {
+            return reactor.core.publisher.Operators.onOperatorError(null, error, value, context);
+        } catch (Throwable hookError) {
+            reactor.core.Exceptions.throwIfJvmFatal(hookError);
+            if (hookError != error) {
+                hookError.addSuppressed(error);
+            }
+            return hookError;
+        }
+    }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.reactoractor.ActorGroup;
+import io.reactoractor.internal.Internals;
 import io.reactoractor.internal.TerminatedSubscriber;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
@@ -482,8 +483,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
                     }
                     // the handler's error through Hooks.onOperatorError (global, or local to the
                     // subscriber's context), as Reactor's operators pass their user code's errors
-                    t = Operators.onOperatorError(null, t, event,
-                            d instanceof CoreSubscriber<?> cs ? cs.currentContext() : Context.empty());
+                    t = Internals.onOperatorError(t, event, subscriberContext()); // a throwing hook: its error
                     if (policy.retries() && attempt < policy.maxRetries()) {
                         attempt++;
                         backoffNanos = policy.backoffNanos(attempt);

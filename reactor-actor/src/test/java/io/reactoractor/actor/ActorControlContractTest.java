@@ -1,0 +1,192 @@
+package io.reactoractor.actor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.reactoractor.ActorScheduler;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
+
+/**
+ * The actor's control features against their Javadoc (found by a black-box probe): a cancel stops the actor
+ * at once also while a behaviour's {@code resumeAfter} holds it (it waited for the timer, 20 s in the probe);
+ * a task of {@code ActorContext.schedule} waits for demand like a message (it ran with none); a
+ * {@code Hooks.onOperatorError} hook that throws still leaves the decision to the error policy (the message
+ * was retried without end whatever the policy).
+ */
+class ActorControlContractTest {
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("actor-control").threads(2).build();
+
+    @AfterEach
+    void tearDown() {
+        Hooks.resetOnOperatorError();
+        scheduler.dispose();
+    }
+
+    private static ConditionFactory await() {
+        return Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5));
+    }
+
+    /** A subscriber that requests {@code initial}, then only what the test asks for. */
+    private static final class Requesting<T> extends BaseSubscriber<T> {
+        final long initial;
+        final List<T> values = new CopyOnWriteArrayList<>();
+        volatile boolean completed;
+
+        Requesting(long initial) {
+            this.initial = initial;
+        }
+
+        @Override
+        protected void hookOnSubscribe(Subscription s) {
+            if (initial > 0) {
+                s.request(initial);
+            }
+        }
+
+        @Override
+        protected void hookOnNext(T value) {
+            values.add(value);
+        }
+
+        @Override
+        protected void hookOnComplete() {
+            completed = true;
+        }
+    }
+
+    @Test
+    void aCancelStopsTheActorAtOnceWhileAResumeAfterHoldsIt() {
+        AtomicInteger upstreamCancelled = new AtomicInteger();
+        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).behaviour((m, ctx) -> {
+            ctx.resumeAfter(Duration.ofMinutes(10));
+            return false; // the same message again after the timer
+        }).build();
+        Flux.just(1).concatWith(Flux.never()).doOnCancel(upstreamCancelled::incrementAndGet).subscribe(a);
+        Requesting<Integer> downstream = new Requesting<>(Long.MAX_VALUE);
+        a.subscribe(downstream);
+        await().until(a::isSuspended);
+        downstream.cancel();
+        await().until(a::isTerminated);
+        await().until(() -> upstreamCancelled.get() == 1);
+    }
+
+    @Test
+    void aScheduledTaskWaitsForDemandLikeAMessage() {
+        AtomicInteger runs = new AtomicInteger();
+        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).behaviour((m, ctx) -> {
+            ctx.schedule(Duration.ofMillis(20), () -> {
+                runs.incrementAndGet();
+                ctx.emit(-m);
+            });
+            ctx.emit(m);
+            return true;
+        }).build();
+        Requesting<Integer> downstream = new Requesting<>(1);
+        a.subscribe(downstream);
+        a.tell(1);
+        await().until(() -> downstream.values.size() == 1);
+        // demand used up, mailbox empty: the task is due after 20 ms and must wait
+        long until = System.nanoTime() + Duration.ofMillis(300).toNanos();
+        while (System.nanoTime() < until) {
+            assertThat(runs).as("a scheduled task ran without demand").hasValue(0);
+            Thread.onSpinWait();
+        }
+        downstream.request(1);
+        await().until(() -> runs.get() == 1 && downstream.values.size() == 2);
+        assertThat(downstream.values).containsExactly(1, -1);
+    }
+
+    /** A completion runs the tasks already due first, as it processes the messages already in the mailbox. */
+    @Test
+    void aCompletionRunsTheTasksAlreadyDueFirstLikeMessages() throws InterruptedException {
+        AtomicInteger runs = new AtomicInteger();
+        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).behaviour((m, ctx) -> {
+            ctx.schedule(Duration.ZERO, () -> {
+                runs.incrementAndGet();
+                ctx.emit(-m);
+            });
+            ctx.emit(m);
+            return true;
+        }).build();
+        Requesting<Integer> downstream = new Requesting<>(1);
+        a.subscribe(downstream);
+        a.tell(1);
+        await().until(() -> downstream.values.size() == 1);
+        a.complete();
+        Thread.sleep(100);
+        assertThat(downstream.completed).as("completed before the task that was due").isFalse();
+        assertThat(runs).hasValue(0);
+        downstream.request(1);
+        await().until(() -> downstream.completed);
+        assertThat(downstream.values).containsExactly(1, -1);
+        assertThat(a.isTerminated()).isTrue();
+    }
+
+    @Test
+    void aThrowingOperatorErrorHookLeavesTheDecisionToThePolicy() {
+        AtomicInteger calls = new AtomicInteger();
+        Hooks.onOperatorError("actor-control-test", (t, v) -> {
+            throw new IllegalStateException("expected test failure: the hook fails");
+        });
+        Actor<Integer, Integer> skipping = Actor.<Integer, Integer>builder(scheduler).errorPolicy(ErrorPolicy.skip())
+                .behaviour((m, ctx) -> {
+                    calls.incrementAndGet();
+                    throw new IllegalArgumentException("expected test failure: the behaviour fails");
+                }).build();
+        skipping.subscribe(new Requesting<>(Long.MAX_VALUE));
+        skipping.tell(1);
+        await().until(() -> skipping.skippedMessages() == 1);
+        assertThat(calls).as("behaviour calls for one skipped message").hasValue(1);
+
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        Actor<Integer, Integer> stopping = Actor.<Integer, Integer>builder(scheduler)
+                .behaviour((m, ctx) -> {
+                    throw new IllegalArgumentException("expected test failure: the behaviour fails");
+                }).build();
+        Flux.from(stopping).subscribe(v -> { }, error::set);
+        stopping.tell(1);
+        await().until(() -> error.get() != null);
+        assertThat(error.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("the hook fails");
+        assertThat(error.get().getSuppressed()).hasSize(1);
+        assertThat(error.get().getSuppressed()[0]).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aThrowingOperatorErrorHookLeavesTheDecisionToARingsPolicy() {
+        Hooks.onOperatorError("actor-control-test", (t, v) -> {
+            throw new IllegalStateException("expected test failure: the hook fails");
+        });
+        io.reactoractor.ring.RingBuffer<Integer> ring = io.reactoractor.ring.RingBuffer.<Integer>builder(scheduler)
+                .size(8).errorPolicy(io.reactoractor.ring.RingErrorPolicy.SKIP).build();
+        List<Integer> handled = new CopyOnWriteArrayList<>();
+        io.reactoractor.ring.RingConsumer<Integer, Void> c = ring.consumer("c", (e, seq, eob) -> {
+            handled.add(e);
+            if (e == 1) {
+                throw new IllegalArgumentException("expected test failure: the handler fails");
+            }
+            return null;
+        });
+        ring.handleEventsWith(c);
+        ring.start();
+        for (int i = 0; i < 4; i++) {
+            assertThat(ring.tryPublish(i)).isTrue();
+        }
+        await().until(() -> c.processedEvents() == 4); // handled or skipped
+        assertThat(handled).containsExactly(0, 1, 2, 3);
+        assertThat(c.skippedEvents()).isEqualTo(1);
+        ring.complete();
+    }
+}
