@@ -187,7 +187,7 @@ public final class PullConsumer implements Disposable {
             throw new IllegalStateException("the store is asynchronous (" + asyncStore + "): use appendAsync");
         }
         if (disposed) {
-            throw new RejectedExecutionException("pull consumer disposed");
+            throw refusedWhenDisposed();
         }
         return store.append(subject, payload);
     }
@@ -213,12 +213,12 @@ public final class PullConsumer implements Disposable {
         if (store != null) {
             return Mono.fromCallable(() -> {
                 if (disposed) {
-                    throw new RejectedExecutionException("pull consumer disposed");
+                    throw refusedWhenDisposed();
                 }
                 return store.append(subject, payload);
             });
         }
-        return Mono.defer(() -> disposed ? Mono.<Long>error(new RejectedExecutionException("pull consumer disposed"))
+        return Mono.defer(() -> disposed ? Mono.<Long>error(refusedWhenDisposed())
                         : asyncStore.append(subject, payload))
                 .onErrorMap(e -> !(e instanceof IllegalArgumentException) && !(e instanceof MessageStoreException)
                                 && !(e instanceof SubjectLimitExceededException) && !(e instanceof RejectedExecutionException),
@@ -792,7 +792,7 @@ public final class PullConsumer implements Disposable {
      */
     private ConsumerGroupActor actor(String subject, String group) {
         if (disposed) {
-            throw new RejectedExecutionException("pull consumer disposed");
+            throw refusedWhenDisposed();
         }
         String key = key(subject, group);
         ConsumerGroupActor a = actors.get(key);
@@ -805,7 +805,7 @@ public final class PullConsumer implements Disposable {
                 return a;
             }
             if (disposed) {
-                throw new RejectedExecutionException("pull consumer disposed");
+                throw refusedWhenDisposed();
             }
             if (actors.size() >= maxGroups) {
                 throw new GroupLimitExceededException(subject, group, maxGroups);
@@ -819,9 +819,7 @@ public final class PullConsumer implements Disposable {
                         ? ConsumerGroupActor.startOffset(settings.syncStore, subject, group) : -1L;
                 created = new ConsumerGroupActor(settings, schedulingGroup, subject, group, start);
             } catch (RuntimeException | Error e) {
-                if (!actorsPerGroup.containsKey(group) && schedulingGroup.actors() == 0) {
-                    schedulingGroup.dispose(); // created for this pair, nobody else in it (as leave() does)
-                }
+                disposeIfUnused(schedulingGroup, group); // created for this pair, maybe: as leave() does
                 throw e;
             }
             actors.put(key, created);
@@ -862,12 +860,24 @@ public final class PullConsumer implements Disposable {
                     bySubject.remove(a.subject, list);
                 }
             }
-            Integer left = actorsPerGroup.merge(a.group, -1, (x, y) -> x + y == 0 ? null : x + y);
-            ActorGroup g = a.schedulingGroupHandle();
-            if (left == null && g.actors() == 0) {
-                g.dispose();
-            }
+            actorsPerGroup.merge(a.group, -1, (x, y) -> x + y == 0 ? null : x + y);
+            disposeIfUnused(a.schedulingGroupHandle(), a.group);
         }
+    }
+
+    /**
+     * Under {@link #LIFECYCLE}: disposes the scheduler group {@code cg.<group>} when no actor of this consumer
+     * and no actor at all (another consumer's on the same scheduler) is left in it.
+     */
+    private void disposeIfUnused(ActorGroup g, String group) {
+        if (!actorsPerGroup.containsKey(group) && g.actors() == 0) {
+            g.dispose();
+        }
+    }
+
+    /** @return what a call on a disposed consumer is refused with */
+    private static RejectedExecutionException refusedWhenDisposed() {
+        return new RejectedExecutionException("pull consumer disposed");
     }
 
     /** Serialises actor creation and retirement across the JVM's consumers (see {@link #retired}). */

@@ -918,9 +918,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             }
         }
         for (RingConsumer<T, ?> c : cs) {
-            Context ctx = c.subscribedContext();
-            if (ctx != null) {
-                return ctx;
+            if (c.hasSubscribed()) {
+                return c.subscriberContext();
             }
         }
         return Context.empty();

@@ -130,9 +130,9 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         return c != null ? c : Context.empty();
     }
 
-    /** @return the context of this consumer's subscriber, {@code null} if none subscribed yet */
-    Context subscribedContext() {
-        return context;
+    /** @return whether a subscriber subscribed (its context is then {@link #subscriberContext()}) */
+    boolean hasSubscribed() {
+        return context != null;
     }
 
     /** The highest event handled, as {@link #sequence} but kept when it leaves the gating set (actor-confined). */
@@ -549,7 +549,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         if (subscriberFailed != null) {
             cancelled = true; // the turn's loop removes this consumer, as for a cancel
             Operators.onErrorDropped(subscriberFailed,
-                    d instanceof CoreSubscriber<?> cs ? cs.currentContext() : Context.empty());
+                    subscriberContext());
             Exceptions.throwIfJvmFatal(subscriberFailed);
             return false;
         }
@@ -628,7 +628,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         if (done) {
             return;
         }
-        Context discardTo = context != null ? context : ring.currentContext();
+        Context discardTo = hasSubscribed() ? subscriberContext() : ring.currentContext();
         terminal = signal ? (error != null ? error : COMPLETED) : null;
         done = true;
         if (signal) {

@@ -83,21 +83,32 @@ class ActorControlContractTest {
         await().until(() -> upstreamCancelled.get() == 1);
     }
 
-    @Test
-    void aScheduledTaskWaitsForDemandLikeAMessage() {
-        AtomicInteger runs = new AtomicInteger();
-        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).behaviour((m, ctx) -> {
-            ctx.schedule(Duration.ofMillis(20), () -> {
+    /** An actor that emits each message and schedules a task, after {@code delay}, that emits its negation. */
+    private Actor<Integer, Integer> emitThenSchedule(Duration delay, AtomicInteger runs) {
+        return Actor.<Integer, Integer>builder(scheduler).behaviour((m, ctx) -> {
+            ctx.schedule(delay, () -> {
                 runs.incrementAndGet();
                 ctx.emit(-m);
             });
             ctx.emit(m);
             return true;
         }).build();
+    }
+
+    /** Subscribes with a demand of 1, tells {@code 1}, and waits for its result: the demand is used up. */
+    private static Requesting<Integer> firstResultTaken(Actor<Integer, Integer> a) {
         Requesting<Integer> downstream = new Requesting<>(1);
         a.subscribe(downstream);
         a.tell(1);
         await().until(() -> downstream.values.size() == 1);
+        return downstream;
+    }
+
+    @Test
+    void aScheduledTaskWaitsForDemandLikeAMessage() {
+        AtomicInteger runs = new AtomicInteger();
+        Actor<Integer, Integer> a = emitThenSchedule(Duration.ofMillis(20), runs);
+        Requesting<Integer> downstream = firstResultTaken(a);
         // demand used up, mailbox empty: the task is due after 20 ms and must wait
         long until = System.nanoTime() + Duration.ofMillis(300).toNanos();
         while (System.nanoTime() < until) {
@@ -113,18 +124,8 @@ class ActorControlContractTest {
     @Test
     void aCompletionRunsTheTasksAlreadyDueFirstLikeMessages() throws InterruptedException {
         AtomicInteger runs = new AtomicInteger();
-        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).behaviour((m, ctx) -> {
-            ctx.schedule(Duration.ZERO, () -> {
-                runs.incrementAndGet();
-                ctx.emit(-m);
-            });
-            ctx.emit(m);
-            return true;
-        }).build();
-        Requesting<Integer> downstream = new Requesting<>(1);
-        a.subscribe(downstream);
-        a.tell(1);
-        await().until(() -> downstream.values.size() == 1);
+        Actor<Integer, Integer> a = emitThenSchedule(Duration.ZERO, runs);
+        Requesting<Integer> downstream = firstResultTaken(a);
         a.complete();
         Thread.sleep(100);
         assertThat(downstream.completed).as("completed before the task that was due").isFalse();

@@ -75,13 +75,15 @@ public class ReactorActorAutoConfiguration {
         ActorScheduler.Builder builder = ActorScheduler.builder()
                 .name(properties.name())
                 .quota(properties.quota())
-                .preemptionGranularity(properties.preemptionGranularity())
                 .ordering(properties.ordering())
                 .groupIdleTimeout(properties.groupIdleTimeout())
                 .maxGroups(properties.maxGroups())
                 .metrics(metrics.getIfAvailable(() -> ActorMetrics.NONE));
         if (properties.threads() != null) {
             builder.threads(properties.threads());
+        }
+        if (properties.preemptionGranularity() != null) {
+            builder.preemptionGranularity(properties.preemptionGranularity());
         }
         if (properties.hogThreshold() != null) {
             builder.hogThreshold(properties.hogThreshold());

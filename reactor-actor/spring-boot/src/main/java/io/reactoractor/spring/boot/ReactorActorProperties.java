@@ -20,7 +20,8 @@ import org.springframework.util.unit.DataSize;
  * @param threads                Permanent carrier threads, 1 to 32767. Default: one per available processor.
  * @param quota                  Hard bound of an actor's turn, checked between tasks. At most 1 day.
  * @param preemptionGranularity  Minimum slice before a running actor yields to one that has used less CPU
- *                               time. At most the quota. Default: 500us, or the quota when that is shorter.
+ *                               time. At most the quota. Default (unset): 500us, or the quota when that is
+ *                               shorter.
  * @param hogThreshold           A task running longer than this is a hog: it is logged and counted, and a
  *                               compensating thread is started. At least the quota, at most 1 day when set.
  *                               Default: 10 times the quota.
@@ -51,9 +52,6 @@ public record ReactorActorProperties(
         @DefaultValue("5m") Duration groupIdleTimeout,
         @DefaultValue("65536") int maxGroups,
         @DefaultValue Pull pull) {
-
-    /** The preemption granularity unless set, or the quota when that is shorter. */
-    private static final Duration DEFAULT_GRANULARITY = Duration.ofNanos(500_000);
 
     /** The prefix of every property. */
     public static final String PREFIX = "reactor.actor";
@@ -87,14 +85,13 @@ public record ReactorActorProperties(
         }
         requirePositive("quota", quota);
         requireAtMostADay("quota", quota);
-        if (preemptionGranularity == null) {
-            // the default follows a shorter quota: setting only the quota (say 200us) is a valid setting
-            preemptionGranularity = quota.compareTo(DEFAULT_GRANULARITY) < 0 ? quota : DEFAULT_GRANULARITY;
-        }
-        requirePositive("preemption-granularity", preemptionGranularity);
-        if (preemptionGranularity.compareTo(quota) > 0) {
-            throw invalid("preemption-granularity", "must not exceed " + PREFIX + ".quota (" + quota + ")",
-                    preemptionGranularity);
+        // unset: the builder's default, which follows a shorter quota (setting only the quota is valid)
+        if (preemptionGranularity != null) {
+            requirePositive("preemption-granularity", preemptionGranularity);
+            if (preemptionGranularity.compareTo(quota) > 0) {
+                throw invalid("preemption-granularity", "must not exceed " + PREFIX + ".quota (" + quota + ")",
+                        preemptionGranularity);
+            }
         }
         if (hogThreshold != null) {
             requirePositive("hog-threshold", hogThreshold);
