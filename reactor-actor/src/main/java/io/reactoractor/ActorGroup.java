@@ -558,6 +558,11 @@ public final class ActorGroup implements Scheduler, Scannable {
         return null;
     }
 
+    /**
+     * @return the lanes that run this group's direct {@code schedule} calls, as Reactor's parallel
+     *         scheduler lists its executors: workers from {@link #createWorker()} are not listed (they
+     *         belong to their callers, and Reactor's schedulers do not list theirs either)
+     */
     @Override
     public Stream<? extends Scannable> inners() {
         return Stream.of(lanes).filter(Objects::nonNull);

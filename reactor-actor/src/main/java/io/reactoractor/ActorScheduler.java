@@ -61,7 +61,8 @@ import reactor.core.scheduler.Scheduler;
  * <p>Behaviour Reactor's own schedulers define beyond the {@code Scheduler} interface is kept: a
  * task's error goes to {@code Schedulers.handleError} (the carrier's uncaught-exception handler logs it
  * through Reactor's {@code Schedulers} logger, then the {@code onHandleError} hooks); a fixed-rate task
- * keeps its schedule after an error, a period-0 task stops; a delay or initial delay of zero or less
+ * keeps its schedule after an error (unless reporting it throws: then it stops, as Reactor's executor
+ * stops a run that failed), a period-0 task stops; a delay or initial delay of zero or less
  * runs the task in FIFO order with the worker's immediate tasks; {@code init()} after a disposal throws.
  *
  * <pre>{@code

@@ -18,9 +18,9 @@ import reactor.core.Disposable;
  *   QUEUED   | the actor runs it              | RUNNING
  *   RUNNING  | one-shot ends                  | DONE
  *   RUNNING  | periodic ends, or a fixed-rate | WAITING (re-armed at previous deadline + period,
- *            |  run throws                    |  or QUEUED again at once for period 0)
- *   RUNNING  | task throws (one-shot, or a    | DONE
- *            |  period-0 task)                |
+ *            |  run throws (reported)         |  or QUEUED again at once for period 0)
+ *   RUNNING  | task throws (one-shot, period  | DONE
+ *            |  0, or its report throws)      |
  *   any but  | dispose / worker terminated /  | CANCELLED (timer entry removed; a queued copy is
  *   DONE     | graceful shutdown (periodic)   |  skipped; a running one finishes, not re-armed;
  *            |                                |  a periodic one queued when the scheduler's
@@ -33,10 +33,11 @@ import reactor.core.Disposable;
  * {@code ScheduledExecutorService.scheduleAtFixedRate}); runs never overlap.
  *
  * <p>Errors, as in Reactor's own workers: the error goes to {@code Schedulers.handleError} (the
- * carrier's {@link io.reactoractor.internal.scheduling.Turn Turn} reports it), and a fixed-rate task
- * keeps its schedule (Reactor's {@code PeriodicWorkerTask} catches the error, so its
- * {@code scheduleAtFixedRate} goes on), while a period-0 task stops (Reactor's
- * {@code InstantPeriodicWorkerTask} re-submits itself only after a run that returned).
+ * thread's uncaught-exception handler or Reactor's logger, then the {@code Schedulers.onHandleError}
+ * hooks), and a fixed-rate task keeps its schedule (Reactor's {@code PeriodicWorkerTask} catches the
+ * error, so its {@code scheduleAtFixedRate} goes on) unless that reporting throws (then Reactor's
+ * executor sees the run fail and stops the schedule; so does this), while a period-0 task stops
+ * (Reactor's {@code InstantPeriodicWorkerTask} re-submits itself only after a run that returned).
  */
 final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
 
@@ -142,18 +143,19 @@ final class TimedTask extends TimerEntry implements MailboxTask, Disposable {
         if (!STATE.compareAndSet(this, QUEUED, RUNNING)) {
             return;
         }
-        boolean ok = false;
+        boolean goOn;
         try {
             task.run();
-            ok = true;
-        } finally {
-            // a fixed-rate task goes on after an error (see the class doc); the error itself propagates
-            // to the turn, which reports it
-            if (periodNanos < 0 || (!ok && periodNanos == 0)) {
-                finish(DONE);
-            } else {
-                rearm();
-            }
+            goOn = periodNanos >= 0;
+        } catch (Throwable t) {
+            // reported here, not by the turn: a fixed-rate task goes on after an error whose report
+            // returned (see the class doc), and stops when the reporting threw
+            goOn = engine().taskFailed(cell, t) && periodNanos > 0;
+        }
+        if (goOn) {
+            rearm();
+        } else {
+            finish(DONE);
         }
     }
 

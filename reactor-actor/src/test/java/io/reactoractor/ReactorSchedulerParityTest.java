@@ -74,6 +74,45 @@ class ReactorSchedulerParityTest {
     }
 
     @Test
+    void aFixedRateTaskStopsWhenTheReportOfItsErrorThrowsAsOnReactorsParallelScheduler() {
+        ActorScheduler s = newScheduler();
+        reactor.core.scheduler.Scheduler reactors = Schedulers.newParallel(uniqueName("peer"), 1);
+        try {
+            AtomicInteger hookCalls = new AtomicInteger();
+            Schedulers.onHandleError((t, e) -> {
+                hookCalls.incrementAndGet();
+                throw new IllegalStateException("the hook fails");
+            });
+            // Reactor's executor sees the run fail when its error handling throws, and stops the schedule
+            AtomicInteger peerRuns = new AtomicInteger();
+            Disposable peer = reactors.schedulePeriodically(() -> {
+                peerRuns.incrementAndGet();
+                throw new IllegalArgumentException("task");
+            }, 0, 2, TimeUnit.MILLISECONDS);
+            for (PeriodicScheduling where : List.<PeriodicScheduling>of(s::schedulePeriodically,
+                    s.createWorker()::schedulePeriodically, s.group("g", 1)::schedulePeriodically)) {
+                AtomicInteger runs = new AtomicInteger();
+                where.schedule(() -> {
+                    runs.incrementAndGet();
+                    throw new IllegalArgumentException("task");
+                }, 0, 2, TimeUnit.MILLISECONDS);
+                await(LONG, () -> runs.get() >= 1, () -> "first run");
+                sleepMillis(60);
+                assertEquals(1, runs.get(), "no run after the failed report");
+            }
+            assertEquals(1, peerRuns.get(), "Reactor's periodic task ran once");
+            peer.dispose();
+            // the scheduler goes on: later tasks run (the failed report is an internal error, counted)
+            CountDownLatch later = new CountDownLatch(1);
+            s.schedule(later::countDown);
+            await(LONG, () -> later.getCount() == 0, () -> "a later task ran");
+            assertTrue(hookCalls.get() >= 4, () -> "hook calls: " + hookCalls.get());
+        } finally {
+            reactors.dispose();
+        }
+    }
+
+    @Test
     void aPeriodZeroTaskStopsAfterThrowingAsReactorsInstantPeriodicTask() {
         ActorScheduler s = newScheduler();
         List<Throwable> reported = new CopyOnWriteArrayList<>();

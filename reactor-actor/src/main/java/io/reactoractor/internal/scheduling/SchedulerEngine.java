@@ -540,13 +540,18 @@ public final class SchedulerEngine {
      * Counts and reports a task failure through Reactor's {@code Schedulers.handleError} (uncaught
      * handler or logger, then {@code Schedulers.onHandleError} hooks); never throws, even when the
      * reporting itself fails (then it is an {@linkplain #internalError internal error}).
+     *
+     * @return {@code true} if the report returned; {@code false} if a handler, hook or logger threw
+     *         (a fixed-rate task then stops, as a Reactor periodic task whose error handling throws)
      */
-    void taskFailed(ActorCell cell, Throwable t) {
+    public boolean taskFailed(ActorCell cell, Throwable t) {
         failedTasks.increment();
         try {
             TaskErrors.report(t);
+            return true;
         } catch (Throwable reportFailure) {
             internalError("reporting a failed task of actor '" + cell.path() + "'", reportFailure);
+            return false;
         }
     }
 
