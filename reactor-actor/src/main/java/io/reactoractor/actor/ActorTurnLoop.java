@@ -12,7 +12,6 @@ import io.reactoractor.internal.scheduling.SchedulerEngine;
 import io.reactoractor.internal.scheduling.SuspensionLatch;
 import io.reactoractor.internal.scheduling.Turn;
 import org.reactivestreams.Subscriber;
-import reactor.core.Exceptions;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
@@ -437,20 +436,21 @@ final class ActorTurnLoop<I, O> {
                     PROCESSED.setOpaque(this, processedMessages + 1);
                 }
             } catch (Throwable t) {
-                if (Exceptions.isJvmFatal(t) || Exceptions.isBubbling(t)) {
+                // the user code's error through Hooks.onOperatorError (global, or local to the subscriber's
+                // context), as Reactor's operators pass theirs; the policy acts on what the hook returns
+                Throwable e = Internals.isFatalOrBubbling(t) ? t : Internals.onOperatorError(t, msg, out.discardContext());
+                if (Internals.isFatalOrBubbling(e)) {
                     // never an endless retry of the same message: the actor fails with it whatever its
                     // policy, then the error goes on to the carrier, which reports it and survives (a
                     // bubbling error is meant to escape the stream, as Exceptions.throwIfFatal has it
-                    // escape Reactor's operators to Schedulers.onHandleError)
-                    fail(t);
-                    if (t instanceof Error e) {
-                        throw e;
+                    // escape Reactor's operators to Schedulers.onHandleError); also when the hook threw it
+                    fail(e);
+                    if (e instanceof Error fatal) {
+                        throw fatal;
                     }
-                    throw (RuntimeException) t; // a bubbling error is a RuntimeException
+                    throw (RuntimeException) e; // a bubbling error is a RuntimeException
                 }
-                // the user code's error through Hooks.onOperatorError (global, or local to the subscriber's
-                // context), as Reactor's operators pass theirs; the policy acts on what the hook returns
-                consumed = onBehaviourError(msg, Internals.onOperatorError(t, msg, out.discardContext()));
+                consumed = onBehaviourError(msg, e);
             } finally {
                 inBehaviour = false;
                 turn.endTask();

@@ -118,12 +118,13 @@ public final class Internals {
 
     /**
      * User code's error through {@code Hooks.onOperatorError} (global, or local to {@code context}), as
-     * Reactor's operators pass theirs; the caller's error policy then acts on what this returns. A hook that
-     * itself throws gives its own error (the original one suppressed in it): the policy still decides, where an
-     * escaping hook error left the failed message at the head of the mailbox to be retried without end,
-     * whatever the policy.
+     * Reactor's operators pass theirs; the caller's error policy then acts on what this returns. Never
+     * throws: a hook that itself throws gives its own error (the original one suppressed in it), also a
+     * JVM-fatal one, which the caller then treats as {@linkplain #isFatalOrBubbling fatal} (an escaping hook
+     * error left the failed message at the head of the mailbox to be retried without end, whatever the
+     * policy).
      *
-     * @param error   the user code's error
+     * @param error   the user code's error, not {@linkplain #isFatalOrBubbling fatal} (those skip the hook)
      * @param value   the element it failed on
      * @param context the subscriber's context
      * @return the error the policy sees
@@ -132,11 +133,24 @@ public final class Internals {
         try {
             return reactor.core.publisher.Operators.onOperatorError(null, error, value, context);
         } catch (Throwable hookError) {
-            reactor.core.Exceptions.throwIfJvmFatal(hookError);
             if (hookError != error) {
-                hookError.addSuppressed(error);
+                try {
+                    hookError.addSuppressed(error);
+                } catch (Throwable ignored) {
+                    // a StackOverflowError may have no room left for it: the hook's error alone then
+                }
             }
             return hookError;
         }
+    }
+
+    /**
+     * @param t an error of user code (or of a hook it went through)
+     * @return whether the error is never handed to an error policy (retried or skipped): a JVM-fatal
+     *         error, or one Reactor means to bubble out of the stream ({@code Exceptions.bubble}); it fails
+     *         the actor or ring and reaches {@code Schedulers.onHandleError}
+     */
+    public static boolean isFatalOrBubbling(Throwable t) {
+        return reactor.core.Exceptions.isJvmFatal(t) || reactor.core.Exceptions.isBubbling(t);
     }
 }

@@ -472,18 +472,21 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
                 R r;
                 try {
                     r = handler.onEvent(event, next, next == end);
-                } catch (Throwable t) {
-                    if (Exceptions.isJvmFatal(t) || Exceptions.isBubbling(t)) {
+                } catch (Throwable error) {
+                    // the handler's error through Hooks.onOperatorError (global, or local to the
+                    // subscriber's context), as Reactor's operators pass their user code's errors (a
+                    // throwing hook: its error)
+                    Throwable t = Internals.isFatalOrBubbling(error) ? error
+                            : Internals.onOperatorError(error, event, subscriberContext());
+                    if (Internals.isFatalOrBubbling(t)) {
                         // never an endless retry: the ring fails with it (whatever the policy), the
                         // bookkeeping below stays consistent, then the carrier gets it and reports it (a
-                        // bubbling error is meant to escape the stream, as in Reactor's operators)
+                        // bubbling error is meant to escape the stream, as in Reactor's operators); also
+                        // when the hook threw it
                         fatal = t;
                         failed = t;
                         break;
                     }
-                    // the handler's error through Hooks.onOperatorError (global, or local to the
-                    // subscriber's context), as Reactor's operators pass their user code's errors
-                    t = Internals.onOperatorError(t, event, subscriberContext()); // a throwing hook: its error
                     if (policy.retries() && attempt < policy.maxRetries()) {
                         attempt++;
                         backoffNanos = policy.backoffNanos(attempt);

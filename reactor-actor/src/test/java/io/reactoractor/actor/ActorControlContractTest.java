@@ -23,7 +23,8 @@ import reactor.core.publisher.Hooks;
  * at once also while a behaviour's {@code resumeAfter} holds it (it waited for the timer, 20 s in the probe);
  * a task of {@code ActorContext.schedule} waits for demand like a message (it ran with none); a
  * {@code Hooks.onOperatorError} hook that throws still leaves the decision to the error policy (the message
- * was retried without end whatever the policy).
+ * was retried without end whatever the policy), and one that throws a JVM-fatal error fails the actor or ring
+ * as a behaviour throwing it does (that error escaped the policy: the same endless retry).
  */
 class ActorControlContractTest {
 
@@ -189,5 +190,58 @@ class ActorControlContractTest {
         assertThat(handled).containsExactly(0, 1, 2, 3);
         assertThat(c.skippedEvents()).isEqualTo(1);
         ring.complete();
+    }
+
+    @Test
+    void anOperatorErrorHookThrowingAJvmFatalErrorFailsTheActorInsteadOfRetryingTheMessage() {
+        // a recursive hook overflows its stack: the StackOverflowError must fail the actor as one thrown by the
+        // behaviour itself does, whatever the policy (it escaped the policy and the message was retried in a
+        // hot loop, tens of thousands of times a second, with no terminal signal)
+        Hooks.onOperatorError("actor-control-test", (t, v) -> {
+            throw new StackOverflowError("expected test failure: the hook overflows");
+        });
+        AtomicInteger calls = new AtomicInteger();
+        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).errorPolicy(ErrorPolicy.skip())
+                .behaviour((m, ctx) -> {
+                    if (m == 1) {
+                        calls.incrementAndGet();
+                        throw new IllegalArgumentException("expected test failure: the behaviour fails");
+                    }
+                    ctx.emit(m);
+                    return true;
+                }).build();
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        Flux.from(a).subscribe(v -> { }, error::set);
+        a.tell(1);
+        a.tell(2);
+        await().until(() -> error.get() != null);
+        assertThat(error.get()).isInstanceOf(StackOverflowError.class);
+        assertThat(calls).as("behaviour calls for the failed message").hasValue(1);
+    }
+
+    @Test
+    void anOperatorErrorHookThrowingAJvmFatalErrorFailsTheRingInsteadOfRetryingTheEvent() {
+        Hooks.onOperatorError("actor-control-test", (t, v) -> {
+            throw new StackOverflowError("expected test failure: the hook overflows");
+        });
+        io.reactoractor.ring.RingBuffer<Integer> ring = io.reactoractor.ring.RingBuffer.<Integer>builder(scheduler)
+                .size(8).errorPolicy(io.reactoractor.ring.RingErrorPolicy.SKIP).build();
+        AtomicInteger calls = new AtomicInteger();
+        io.reactoractor.ring.RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, seq, eob) -> {
+            if (e == 1) {
+                calls.incrementAndGet();
+                throw new IllegalArgumentException("expected test failure: the handler fails");
+            }
+            return e;
+        });
+        ring.handleEventsWith(c);
+        ring.start();
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        Flux.from(c).subscribe(v -> { }, error::set);
+        assertThat(ring.tryPublish(1)).isTrue();
+        assertThat(ring.tryPublish(2)).isTrue();
+        await().until(() -> error.get() != null);
+        assertThat(error.get()).isInstanceOf(StackOverflowError.class);
+        assertThat(calls).as("handler calls for the failed event").hasValue(1);
     }
 }
