@@ -104,7 +104,7 @@ final class MeterSet {
             }
             meters.add(m);
             return m;
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // an Error too (a filter's AssertionError, a missing class): never the caller's failure
             LOG.warn("registering meter " + name + " " + tags + " failed; it is left out", e);
             try {
                 if (!created.isEmpty()) {
@@ -119,7 +119,7 @@ final class MeterSet {
                         }
                     }
                 }
-            } catch (RuntimeException again) {
+            } catch (Throwable again) {
                 LOG.warn("removing the half-registered meter " + name + " " + tags + " failed", again);
             }
             return null;
@@ -172,7 +172,7 @@ final class MeterSet {
         for (Meter m : meters) {
             try {
                 registry.remove(m);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 LOG.warn("removing meter " + m.getId() + " failed", e);
             }
         }
@@ -192,7 +192,7 @@ final class MeterSet {
     static void record(Timer timer, long nanos) {
         try {
             timer.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             if (RECORD_FAILURE_LOGGED.compareAndSet(false, true)) {
                 LOG.warn("recording on timer " + timer.getId() + " failed; the sample is dropped (further failures"
                         + " of meter registries are not logged)", e);

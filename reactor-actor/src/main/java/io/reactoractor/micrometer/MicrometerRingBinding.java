@@ -36,7 +36,7 @@ final class MicrometerRingBinding implements RingMetrics {
         MeterSet meters;
         try {
             meters = MicrometerRingMetrics.register(registry, ring);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             owners.remove(key, ring);
             throw e;
         }

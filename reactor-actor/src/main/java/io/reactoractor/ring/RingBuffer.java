@@ -607,7 +607,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         RingMetrics.Registration r;
         try {
             r = binding.ringMetrics(group.scheduler().name()).bindRing(this);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // an Error too: a registry that fails is never the ring's failure
             Loggers.getLogger(RingBuffer.class).warn("ring " + name + ": meters not registered", e);
             return;
         }

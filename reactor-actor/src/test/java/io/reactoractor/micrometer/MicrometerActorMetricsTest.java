@@ -26,6 +26,8 @@ import io.reactoractor.ActorScheduler;
 import io.reactoractor.pull.PullConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class MicrometerActorMetricsTest {
 
@@ -146,12 +148,22 @@ class MicrometerActorMetricsTest {
         assertEquals(before, scheduler.stats().tasksRun(), "each exited carrier counted once, not also in its slot");
     }
 
-    @Test
-    void aGroupIsDisposedAndTerminatesWhenRemovingItsMetersFails() {
+    /**
+     * Throws what a failing registry throws: an exception, or an {@code Error} (a filter's assertion, a class
+     * missing from an optional dependency), which is no more the library's failure than an exception is.
+     */
+    private static void registryFails(boolean withError, String message) {
+        if (withError) {
+            throw new AssertionError("expected test failure: " + message);
+        }
+        throw new IllegalStateException(message);
+    }
+
+    @ParameterizedTest(name = "with an Error: {0}")
+    @ValueSource(booleans = {false, true})
+    void aGroupIsDisposedAndTerminatesWhenRemovingItsMetersFails(boolean withError) {
         SimpleMeterRegistry failing = new SimpleMeterRegistry();
-        failing.config().onMeterRemoved(m -> {
-            throw new IllegalStateException("a removal listener failed (test)");
-        });
+        failing.config().onMeterRemoved(m -> registryFails(withError, "a removal listener failed (test)"));
         ActorScheduler s = ActorScheduler.builder().name("unbind-fails").threads(1)
                 .metrics(MicrometerActorMetrics.of(failing)).build();
         try {
@@ -167,7 +179,7 @@ class MicrometerActorMetricsTest {
     }
 
     /** A registry whose timers throw from {@code record}: every scheduling delay and pull queue time fails. */
-    private static SimpleMeterRegistry throwingTimers() {
+    private static SimpleMeterRegistry throwingTimers(boolean withError) {
         return new SimpleMeterRegistry() {
             @Override
             protected io.micrometer.core.instrument.Timer newTimer(io.micrometer.core.instrument.Meter.Id id,
@@ -177,17 +189,18 @@ class MicrometerActorMetricsTest {
                         getBaseTimeUnit(), false) {
                     @Override
                     protected void recordNonNegative(long amount, java.util.concurrent.TimeUnit unit) {
-                        throw new IllegalStateException("registry broken");
+                        registryFails(withError, "registry broken");
                     }
                 };
             }
         };
     }
 
-    @Test
-    void timersThatThrowNeitherStrandActorsNorFailPulls() throws Exception {
+    @ParameterizedTest(name = "with an Error: {0}")
+    @ValueSource(booleans = {false, true})
+    void timersThatThrowNeitherStrandActorsNorFailPulls(boolean withError) throws Exception {
         ActorScheduler s = ActorScheduler.builder().name("throwing-timers").threads(1)
-                .metrics(MicrometerActorMetrics.of(throwingTimers())).build();
+                .metrics(MicrometerActorMetrics.of(throwingTimers(withError))).build();
         try {
             io.reactoractor.ActorWorker w = s.createWorker();
             for (int i = 0; i < 3; i++) {
@@ -225,14 +238,15 @@ class MicrometerActorMetricsTest {
         assertEquals(List.of(), failing.getMeters(), "every meter is removed, also those after a failing one");
     }
 
-    @Test
-    void aRegistryRefusingSomeMetersLeavesThemOutAndEverythingRunsAndCleansUp() throws Exception {
+    @ParameterizedTest(name = "with an Error: {0}")
+    @ValueSource(booleans = {false, true})
+    void aRegistryRefusingSomeMetersLeavesThemOutAndEverythingRunsAndCleansUp(boolean withError) throws Exception {
         SimpleMeterRegistry refusing = new SimpleMeterRegistry();
         // refuses every group, pull and ring meter whose name ends in certain words, after Micrometer added it
         refusing.config().onMeterAdded(m -> {
             String n = m.getId().getName();
             if (n.endsWith(".cpu") || n.endsWith(".delay") || n.endsWith(".requests") || n.endsWith(".lag")) {
-                throw new IllegalStateException("an add listener failed (test): " + n);
+                registryFails(withError, "an add listener failed (test): " + n);
             }
         });
         ActorScheduler s = ActorScheduler.builder().name("add-fails").threads(2)
