@@ -458,9 +458,10 @@ final class ConsumerGroupActor extends ActorCell {
             // days); the progress stays in the ledger and the commit is retried each turn, while pulls go on
             // being served (failing them would turn every long poll of the group into an immediate error)
             commitRefused(e, now);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             lastCommitFailureAt = now;
-            // a synchronous store that throws (reading, or committing): the waiting pulls get the error,
+            // a synchronous store that throws (reading, or committing; an Error too, which escaped the turn
+            // and left the pulls to wait out their timeouts as if no message were held): the waiting pulls get the error,
             // so the actor is left with no work instead of running into the same failure turn after turn
             LOG.error("pull group " + path() + ": the message store failed", e);
             waiting.failAll(new MessageStoreException("pull group " + subject + "/" + group
@@ -515,7 +516,7 @@ final class ConsumerGroupActor extends ActorCell {
     /** Whether a failing metrics recorder was logged already (actor-confined): once per pair, not per pull. */
     private boolean metricsFailureLogged;
 
-    private void metricsFailed(RuntimeException e) {
+    private void metricsFailed(Throwable e) {
         if (!metricsFailureLogged) {
             metricsFailureLogged = true;
             LOG.warn("pull group " + path() + ": recording a metric failed; the pull goes on (logged once per group)", e);
@@ -529,7 +530,7 @@ final class ConsumerGroupActor extends ActorCell {
             counters.queueTimeNanos.add(queued);
             try {
                 recorder.pullQueued(queued);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 metricsFailed(e); // a failing meter registry is never the pull's failure
             }
             if (p.cancelled) {
@@ -626,7 +627,7 @@ final class ConsumerGroupActor extends ActorCell {
                 break;
             }
             waiting.pollFirst();
-            RuntimeException commitFailure = null;
+            Throwable commitFailure = null;
             if (p.ackOnDelivery) {
                 // acknowledged when handed out: committed before the answer, so whoever the answer reaches
                 // (an HTTP client reading the group's figures next) sees the offset it settled
@@ -634,7 +635,7 @@ final class ConsumerGroupActor extends ActorCell {
                     ledger.commitIfAdvanced();
                 } catch (OffsetLimitExceededException e) {
                     commitRefused(e, now); // retried at the turn's end (runTurn); serving goes on
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
                     // the store failed the commit: the messages are taken and settled in the ledger, which
                     // commits them with a later call, so they are answered all the same (a pull left
                     // unanswered would hang, and its messages be lost); the failure is then reported as any
@@ -650,8 +651,10 @@ final class ConsumerGroupActor extends ActorCell {
             }
             answerAsTask(turn, p, PullResult.Status.MESSAGES, messages, attempts);
             answered++;
-            if (commitFailure != null) {
-                throw commitFailure;
+            if (commitFailure instanceof Error e) {
+                throw e;
+            } else if (commitFailure != null) {
+                throw (RuntimeException) commitFailure;
             }
         }
         if (quiescedAt == 0 && settings.quiescing()) {

@@ -33,6 +33,17 @@ class FailingSyncStoreTest {
         final MessageStore inner = InMemoryMessageStore.create();
         final AtomicBoolean failing = new AtomicBoolean();
         final AtomicInteger reads = new AtomicInteger();
+        /** Whether the failure is an {@code Error} (a store's assertion, a missing class) rather than an exception. */
+        volatile boolean failWithError;
+        /** Commits only fail while set (reads succeed). */
+        final AtomicBoolean failingCommits = new AtomicBoolean();
+
+        private void fail() {
+            if (failWithError) {
+                throw new AssertionError("expected test failure: disk on fire");
+            }
+            throw new IllegalStateException("disk on fire");
+        }
 
         @Override
         public long append(String subject, byte[] payload) {
@@ -53,7 +64,7 @@ class FailingSyncStoreTest {
         public List<Message> read(String subject, long fromOffset, int maxMessages) {
             reads.incrementAndGet();
             if (failing.get()) {
-                throw new IllegalStateException("disk on fire");
+                fail();
             }
             return inner.read(subject, fromOffset, maxMessages);
         }
@@ -75,8 +86,8 @@ class FailingSyncStoreTest {
 
         @Override
         public void commit(String subject, String group, long offset) {
-            if (failing.get()) {
-                throw new IllegalStateException("disk on fire");
+            if (failing.get() || failingCommits.get()) {
+                fail();
             }
             inner.commit(subject, group, offset);
         }
@@ -109,6 +120,39 @@ class FailingSyncStoreTest {
             PullResult r = consumer.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
             assertEquals(PullResult.Status.MESSAGES, r.status(), "served again once the store recovered");
         } finally {
+            consumer.dispose();
+        }
+    }
+
+    @Test
+    void aReadOrCommitThrowingAnErrorFailsTheWaitingPullAsAnExceptionDoes() {
+        // an Error escaped the turn: the pull waited out its whole timeout and was answered TIMED_OUT, as if
+        // the subject held no message
+        FlakyStore store = new FlakyStore();
+        store.failWithError = true;
+        PullConsumer consumer = PullConsumer.builder(scheduler).store(store).build();
+        try {
+            store.append("s", b("m"));
+            store.failing.set(true);
+            reactor.test.StepVerifier.create(consumer.pull("s", "g", 1, Duration.ofSeconds(30)))
+                    .expectErrorSatisfies(e -> {
+                        assertTrue(e instanceof MessageStoreException, e::toString);
+                        assertTrue(e.getCause() instanceof AssertionError, () -> String.valueOf(e.getCause()));
+                    })
+                    .verify(Duration.ofSeconds(10));
+            store.failing.set(false);
+            // a pull is acknowledged on delivery: the commit before its answer fails with an Error; the answer
+            // still goes out (the message is settled in the ledger, committed by a later call)
+            store.failingCommits.set(true);
+            PullResult served = consumer.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+            assertEquals(PullResult.Status.MESSAGES, served.status(), "answered despite the failed commit");
+            store.failingCommits.set(false);
+            store.append("s", b("n"));
+            PullResult next = consumer.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+            assertEquals(1L, next.messages().get(0).offset(), "the settled message is not delivered again");
+        } finally {
+            store.failing.set(false);
+            store.failingCommits.set(false);
             consumer.dispose();
         }
     }
