@@ -50,7 +50,8 @@ public interface ActorContext<O> {
      * Suspends this actor and arms a timer on the scheduler's timer that resumes it after
      * {@code delay}. Return {@code false} from the behaviour to retry the same message then.
      *
-     * @param delay the delay
+     * @param delay the delay; zero or less resumes at once, and a delay beyond about 146 years counts as
+     *              that long (as the scheduler's own delays saturate)
      * @return cancels the timer (the suspension then stays until resumed)
      */
     Disposable resumeAfter(Duration delay);
@@ -63,7 +64,8 @@ public interface ActorContext<O> {
      * ({@link Actor#complete()}) runs the tasks already due first, as it processes the messages already in
      * the mailbox; a timer not yet due when the actor terminates never fires.
      *
-     * @param delay the delay
+     * @param delay the delay; zero or less runs the task as soon as the actor can, and a delay beyond about
+     *              146 years counts as that long
      * @param task  the task
      * @return cancels the task
      */

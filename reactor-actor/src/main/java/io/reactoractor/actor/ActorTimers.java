@@ -24,10 +24,11 @@ final class ActorTimers {
      */
     static ResumeTimer resumeAfter(ActorTurnLoop<?, ?> loop, Duration delay) {
         Objects.requireNonNull(delay, "delay");
+        long due = dueAt(delay); // before any change of state: nothing here may throw after the suspension
         loop.cell.suspend();
         ResumeTimer t = new ResumeTimer(loop);
         loop.timedSuspensions.incrementAndGet(); // before the timer can fire and settle it
-        if (!loop.engine.scheduleTimer(t, dueAt(delay))) {
+        if (!loop.engine.scheduleTimer(t, due)) {
             t.settled.set(true); // settled here: a later resumeNow() or dispose() must not resume again
             loop.timedSuspensions.decrementAndGet();
             loop.cell.resume();
@@ -46,9 +47,25 @@ final class ActorTimers {
         return t;
     }
 
+    /**
+     * The deadline {@code delay} from now; a delay of zero or less is now, and one of {@code Long.MAX_VALUE / 2}
+     * nanoseconds (about 146 years) or more saturates there, like the scheduler's own delays (far enough
+     * never to come, near enough not to wrap into the past; {@code Duration.toNanos} throws beyond 292 years,
+     * which left the actor suspended with no timer).
+     */
     private static long dueAt(Duration delay) {
-        return System.nanoTime() + Math.max(0L, delay.toNanos());
+        long nanos;
+        if (delay.isNegative()) {
+            nanos = 0L;
+        } else if (delay.compareTo(MAX_DELAY) >= 0) {
+            nanos = Long.MAX_VALUE / 2;
+        } else {
+            nanos = delay.toNanos();
+        }
+        return System.nanoTime() + nanos;
     }
+
+    private static final Duration MAX_DELAY = Duration.ofNanos(Long.MAX_VALUE / 2);
 
     /**
      * Resumes the actor when due (runs on the timer thread: resume is thread-safe). Exactly one of

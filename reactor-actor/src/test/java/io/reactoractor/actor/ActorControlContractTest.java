@@ -239,9 +239,45 @@ class ActorControlContractTest {
         AtomicReference<Throwable> error = new AtomicReference<>();
         Flux.from(c).subscribe(v -> { }, error::set);
         assertThat(ring.tryPublish(1)).isTrue();
-        assertThat(ring.tryPublish(2)).isTrue();
+        ring.tryPublish(2); // refused if the ring already failed on 1
         await().until(() -> error.get() != null);
         assertThat(error.get()).isInstanceOf(StackOverflowError.class);
         assertThat(calls).as("handler calls for the failed event").hasValue(1);
+    }
+
+    @Test
+    void delaysTooLongForNanosecondsSaturateInsteadOfLeavingTheActorSuspendedWithNoTimer() {
+        // Duration.toNanos() overflows beyond 292 years: resumeAfter threw after suspending the actor, which then
+        // stayed suspended with no timer (a behaviour catching the exception could not undo it)
+        AtomicReference<reactor.core.Disposable> timer = new AtomicReference<>();
+        AtomicReference<reactor.core.Disposable> task = new AtomicReference<>();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler)
+                .behaviour((m, ctx) -> {
+                    if (m == 1) {
+                        try {
+                            task.set(ctx.schedule(Duration.ofSeconds(Long.MAX_VALUE), () -> ctx.emit(-1)));
+                            timer.set(ctx.resumeAfter(Duration.ofSeconds(Long.MAX_VALUE)));
+                        } catch (RuntimeException e) {
+                            thrown.set(e);
+                        }
+                    }
+                    ctx.emit(m);
+                    return true;
+                }).build();
+        Requesting<Integer> sub = new Requesting<>(Long.MAX_VALUE);
+        a.subscribe(sub);
+        a.tell(1);
+        a.tell(2);
+        await().until(() -> timer.get() != null || thrown.get() != null);
+        assertThat(thrown.get()).isNull();
+        assertThat(a.isSuspended()).as("held by the (practically endless) timer").isTrue();
+        assertThat(sub.values).containsExactly(1);
+        timer.get().dispose(); // the suspension is then the caller's, lifted by resume()
+        assertThat(a.resume()).isTrue();
+        await().until(() -> sub.values.size() == 2);
+        assertThat(sub.values).containsExactly(1, 2);
+        assertThat(task.get().isDisposed()).as("the far task waits").isFalse();
+        task.get().dispose();
     }
 }
