@@ -201,7 +201,8 @@ public interface AsyncMessageStore {
      * Registers a listener called after appends to any subject, by this process or (for a shared
      * store) another one; on any thread, possibly the store's I/O thread.
      *
-     * @param listener must be fast and must not throw; the end offset it is given may be {@code -1}
+     * @param listener must be fast and should not throw (the stores of this library log a listener that
+     *                 throws and go on with the others); the end offset it is given may be {@code -1}
      *                 (unknown)
      * @return disposing it unregisters the listener
      */

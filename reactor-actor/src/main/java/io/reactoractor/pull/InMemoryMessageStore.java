@@ -165,10 +165,20 @@ public final class InMemoryMessageStore implements MessageStore {
             offset = log(subject).append(subject, payload, emptySubjects);
         } while (offset < 0); // the subject was removed while empty (a full store's sweep): create it again
         for (AppendListener l : listeners) {
-            l.appended(subject, offset + 1);
+            try {
+                l.appended(subject, offset + 1);
+            } catch (Throwable t) {
+                // the message is stored: the append reports its offset (a caller retrying a "failed" append
+                // would store it twice), and the listeners after this one still run (a pull consumer's own
+                // listener wakes its long polls), as the Redis store does
+                reactor.core.Exceptions.throwIfJvmFatal(t);
+                LOG.warn("append listener " + l + " failed", t);
+            }
         }
         return offset;
     }
+
+    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(InMemoryMessageStore.class);
 
     /**
      * {@inheritDoc}

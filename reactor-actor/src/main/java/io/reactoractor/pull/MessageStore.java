@@ -105,7 +105,9 @@ public interface MessageStore {
     /**
      * Registers a listener called after every append, on the appending thread.
      *
-     * @param listener called with the subject and its new end offset; must be fast and must not throw
+     * @param listener called with the subject and its new end offset; must be fast and should not throw (the
+     *                 stores of this library log a listener that throws and go on: the append reports its
+     *                 offset and the other listeners are called)
      * @return disposing it unregisters the listener
      */
     Disposable addAppendListener(AppendListener listener);

@@ -250,6 +250,31 @@ public abstract class AsyncMessageStoreContract {
         }
     }
 
+    /**
+     * A listener that throws is the listener's failure only: the append succeeds (the message is stored: a caller
+     * retrying a failed append would store it twice) and the listeners after it, a pull consumer's among them,
+     * still hear it (the in-memory store failed the append and its consumers' long polls timed out).
+     */
+    @Test
+    public void aThrowingAppendListenerNeitherFailsTheAppendNorSilencesTheOthers() throws InterruptedException {
+        Disposable failing = store.addAppendListener((subject, end) -> {
+            throw new IllegalStateException("expected test failure: an append listener fails");
+        });
+        try {
+            PullConsumer c = consumer(b -> b); // its listener is registered after the failing one
+            String s = unique("s");
+            reactor.core.publisher.Mono<PullResult> poll = c.pull(s, "g", 10, Duration.ofSeconds(60)).cache();
+            poll.subscribe();
+            Thread.sleep(50); // not needed for correctness: lets the poll wait first, most of the time
+            c.appendAsync(s, b("hello")).block(WAIT);
+            PullResult r = poll.block(WAIT);
+            assertEquals(PullResult.Status.MESSAGES, r.status());
+            assertEquals(1, r.messages().size(), "stored once");
+        } finally {
+            failing.dispose();
+        }
+    }
+
     // ================================================================== through a PullConsumer
 
     /** A long poll waiting on an empty subject is answered by an append. */
