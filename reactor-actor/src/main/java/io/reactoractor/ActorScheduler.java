@@ -203,7 +203,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
      * name of a retired group nobody references any more. On a disposed scheduler the group it returns
      * rejects its tasks, as a worker of a disposed scheduler does.
      *
-     * @param name   the group's name: not empty, at most 128 characters, no {@code '/'}
+     * @param name   the group's name: not blank, at most 128 characters, no {@code '/'} or control characters
+     *               (it is a metric tag value and part of actor paths)
      * @param weight the weight, at least 1
      * @return the group, a {@link Scheduler} whose workers all belong to it
      * @throws IllegalArgumentException   if the name or weight is invalid, or the group exists with
@@ -430,15 +431,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
     }
 
     private static void validateGroupName(String name) {
-        if (name == null) {
-            throw new IllegalArgumentException("name must not be null");
-        }
-        if (name.isEmpty() || name.length() > 128) {
-            throw new IllegalArgumentException("name must have 1 to 128 characters but has " + name.length());
-        }
-        if (name.indexOf('/') >= 0) {
-            throw new IllegalArgumentException("name must not contain '/' but was '" + name + "'");
-        }
+        io.reactoractor.internal.Internals.checkName(name, 128, true);
     }
 
     /** Removes a disposed group from every registry (idempotent; a newer group of that name stays). */
@@ -646,16 +639,11 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
 
         /**
-         * @param name thread and metric name prefix; not empty, at most 64 characters
+         * @param name thread and metric name prefix; not blank, at most 64 characters, no control characters
          * @return this
          */
         public Builder name(String name) {
-            if (name == null || name.isBlank()) {
-                throw new IllegalArgumentException("name must not be null or blank");
-            }
-            if (name.length() > 64) {
-                throw new IllegalArgumentException("name must have at most 64 characters but has " + name.length());
-            }
+            io.reactoractor.internal.Internals.checkName(name, 64, false);
             this.name = name;
             return this;
         }

@@ -106,6 +106,37 @@ class BuilderValidationTest {
     void nameMustBeNonNullAndNonEmpty() {
         assertInvalid("name", b -> b.name(null));
         assertInvalid("name", b -> b.name(""));
+        assertInvalid("name", b -> b.name("   "));
+        assertInvalid("name", b -> b.name("a\nb")); // a thread name and a metric tag: visible text only
+        assertInvalid("name", b -> b.name("a\u0000b"));
+    }
+
+    /**
+     * Names a client may choose (groups, actors, rings) become metric tag values, actor paths and log fields:
+     * blank names and control characters are refused, naming the parameter (a probe found " ", "a\nb" and
+     * "\u0000" accepted for groups and actors, and 300-character ring names).
+     */
+    @Test
+    void clientChosenNamesMustBeVisibleText() {
+        ActorScheduler s = resources.scheduler(ActorScheduler.builder().name(uniqueName("builder")).threads(1));
+        for (String bad : new String[] {"", " ", "\t", "a\nb", "\u0000", "a\rb", "x".repeat(129)}) {
+            assertNamed("name", assertThrows(IllegalArgumentException.class, () -> s.group(bad, 1), "group '" + bad + "'"));
+            assertNamed("name", assertThrows(IllegalArgumentException.class,
+                    () -> io.reactoractor.actor.Actor.<Integer, Integer>builder(s).name(bad), "actor '" + bad + "'"));
+            assertNamed("name", assertThrows(IllegalArgumentException.class,
+                    () -> io.reactoractor.ring.RingBuffer.<Integer>builder(s).name(bad), "ring '" + bad + "'"));
+            io.reactoractor.ring.RingBuffer<Integer> ring = io.reactoractor.ring.RingBuffer.<Integer>builder(s).size(4).build();
+            assertNamed("name", assertThrows(IllegalArgumentException.class,
+                    () -> ring.consumer(bad, (e, seq, eob) -> null), "ring consumer '" + bad + "'"));
+        }
+        assertThrows(IllegalArgumentException.class, () -> s.group("a/b", 1));
+        assertEquals("tenant-1.eu_west (ok)", s.group("tenant-1.eu_west (ok)", 1).name(), "visible text is fine");
+        assertEquals("ünïcödé", s.group("ünïcödé", 1).name());
+    }
+
+    private static void assertNamed(String parameter, IllegalArgumentException e) {
+        assertTrue(e.getMessage() != null && e.getMessage().startsWith(parameter + " "),
+                () -> "message '" + e.getMessage() + "' should name the parameter '" + parameter + "'");
     }
 
     @Test

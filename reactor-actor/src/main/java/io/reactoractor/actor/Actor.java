@@ -392,14 +392,12 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
         }
 
         /**
-         * @param name the actor's name inside its group: 1 to 128 characters, no {@code '/'}
+         * @param name the actor's name inside its group: not blank, 1 to 128 characters, no {@code '/'} or
+         *             control characters
          * @return this
          */
         public Builder<I, O> name(String name) {
-            if (name == null || name.isEmpty() || name.length() > 128 || name.indexOf('/') >= 0) {
-                throw new IllegalArgumentException("name must have 1 to 128 characters and no '/' but was '"
-                        + name + "'");
-            }
+            io.reactoractor.internal.Internals.checkName(name, 128, true);
             this.name = name;
             return this;
         }

@@ -153,4 +153,37 @@ public final class Internals {
     public static boolean isFatalOrBubbling(Throwable t) {
         return reactor.core.Exceptions.isJvmFatal(t) || reactor.core.Exceptions.isBubbling(t);
     }
+
+    /**
+     * Checks a name a client may choose (a group's, an actor's, a ring's): it becomes a metric tag value, a
+     * thread or actor path and a log field, so it must be visible text.
+     *
+     * @param name      the name
+     * @param maxLength the most characters it may have
+     * @param noSlash   whether {@code '/'} (the separator of actor paths) is refused
+     * @return {@code name}
+     * @throws IllegalArgumentException naming the parameter {@code name} if it is {@code null}, blank, longer
+     *                                  than {@code maxLength}, holds a control character (a line break, a NUL),
+     *                                  or a {@code '/'} where refused
+     */
+    public static String checkName(String name, int maxLength, boolean noSlash) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("name must not be null or blank but was "
+                    + (name == null ? "null" : "'" + name + "'"));
+        }
+        if (name.length() > maxLength) {
+            throw new IllegalArgumentException("name must have 1 to " + maxLength + " characters but has " + name.length());
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char ch = name.charAt(i);
+            if (Character.isISOControl(ch)) {
+                throw new IllegalArgumentException("name must not contain control characters but has U+"
+                        + String.format("%04X", (int) ch) + " at index " + i);
+            }
+            if (noSlash && ch == '/') {
+                throw new IllegalArgumentException("name must not contain '/' but was '" + name + "'");
+            }
+        }
+        return name;
+    }
 }

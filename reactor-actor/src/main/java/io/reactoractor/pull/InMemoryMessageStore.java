@@ -198,6 +198,7 @@ public final class InMemoryMessageStore implements MessageStore {
 
     @Override
     public List<Message> read(String subject, long fromOffset, int maxMessages) {
+        Objects.requireNonNull(subject, "subject");
         if (maxMessages < 1) {
             throw new IllegalArgumentException("maxMessages must be >= 1 but was " + maxMessages);
         }
@@ -207,18 +208,22 @@ public final class InMemoryMessageStore implements MessageStore {
 
     @Override
     public long startOffset(String subject) {
+        Objects.requireNonNull(subject, "subject");
         SubjectLog log = subjects.get(subject);
         return log == null ? 0 : log.start();
     }
 
     @Override
     public long endOffset(String subject) {
+        Objects.requireNonNull(subject, "subject");
         SubjectLog log = subjects.get(subject);
         return log == null ? 0 : log.end;
     }
 
     @Override
     public long committedOffset(String subject, String group) {
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(group, "group");
         CommittedOffset c = committed.get(key(subject, group));
         return c == null ? -1 : c.read(nanoClock.getAsLong());
     }

@@ -412,7 +412,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * @param <R>     the handler's result type
      * @return the consumer
      * @throws NullPointerException     if an argument is {@code null}
-     * @throws IllegalArgumentException if {@code name} is blank or already used in this ring
+     * @throws IllegalArgumentException if {@code name} is blank, longer than 128 characters, holds a control
+     *                                  character or is already used in this ring
      * @throws IllegalStateException    if the ring was started
      */
     public <R> RingConsumer<T, R> consumer(String name, RingHandler<? super T, ? extends R> handler) {
@@ -430,7 +431,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * @param <R>     the result type
      * @return the consumer
      * @throws NullPointerException     if an argument is {@code null}
-     * @throws IllegalArgumentException if {@code name} is blank or already used in this ring
+     * @throws IllegalArgumentException if {@code name} is blank, longer than 128 characters, holds a control
+     *                                  character or is already used in this ring
      * @throws IllegalStateException    if the ring was started
      */
     public <R> RingConsumer<T, R> publishedConsumer(String name, RingHandler<? super T, ? extends R> handler) {
@@ -441,9 +443,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             boolean publishedConsumer) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(handler, "handler");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("name must not be blank");
-        }
+        io.reactoractor.internal.Internals.checkName(name, 128, false);
         checkNotStarted();
         for (RingConsumer<T, ?> c : consumerList) {
             if (c.name().equals(name)) {
@@ -1706,13 +1706,12 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
          * @param name the ring's name, used in the consumers' actor paths (default {@code ring-<n>})
          * @return this builder
          * @throws NullPointerException     if {@code name} is {@code null}
-         * @throws IllegalArgumentException if {@code name} is blank
+         * @throws IllegalArgumentException if {@code name} is blank, longer than 128 characters or holds a
+         *                                  control character
          */
         public Builder<T> name(String name) {
             Objects.requireNonNull(name, "name");
-            if (name.isBlank()) {
-                throw new IllegalArgumentException("name must not be blank");
-            }
+            io.reactoractor.internal.Internals.checkName(name, 128, false);
             this.name = name;
             return this;
         }

@@ -91,6 +91,14 @@ class InMemoryMessageStoreTest {
         assertThrows(IllegalArgumentException.class, () -> store.read("a", 0, 0));
         assertThrows(NullPointerException.class, () -> store.append("a", null));
         assertThrows(NullPointerException.class, () -> store.append(null, new byte[0]));
+        // every null names its parameter (read, startOffset, endOffset gave the JDK's '"key" is null', and
+        // committedOffset(null, null) answered -1)
+        for (org.junit.jupiter.api.function.Executable call : List.<org.junit.jupiter.api.function.Executable>of(
+                () -> store.read(null, 0, 1), () -> store.startOffset(null), () -> store.endOffset(null),
+                () -> store.committedOffset(null, "g"), () -> store.committedOffset("a", null))) {
+            NullPointerException e = assertThrows(NullPointerException.class, call);
+            assertTrue("subject".equals(e.getMessage()) || "group".equals(e.getMessage()), e::getMessage);
+        }
     }
 
     /** Many threads appending to a few subjects: every offset used exactly once, contents intact. */
