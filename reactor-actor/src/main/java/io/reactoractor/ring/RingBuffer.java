@@ -1690,7 +1690,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         }
 
         /**
-         * @param size the number of slots: a power of two, from 1 to 2^30 (default 1024)
+         * @param size the number of slots: a power of two, from 1 to 2^30 (default 1024). The slots are allocated
+         *             by {@link #build()}: one reference each (4 or 8 bytes, so 4 to 8 GiB at 2^30), plus, with an
+         *             event factory, one preallocated event each
          * @return this builder
          * @throws IllegalArgumentException if {@code size} is not a power of two in that range
          */
