@@ -11,6 +11,7 @@ import java.util.Queue;
 import java.util.concurrent.atomic.AtomicLong;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
+import reactor.core.CorePublisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
 import reactor.core.Fuseable;
@@ -108,7 +109,14 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
     @Override
     public void subscribe(CoreSubscriber<? super T> actual) {
         Objects.requireNonNull(actual, "subscriber");
-        source.subscribe(new Drain<>(actual, group, prefetch));
+        Drain<T> drain = new Drain<>(actual, group, prefetch);
+        if (source instanceof CorePublisher<? extends T> core) {
+            // as Reactor's operators subscribe their source: Publisher.subscribe(Subscriber) would also apply
+            // Hooks.onLastOperator to the source (the hook is for the last operator of a chain, applied once)
+            core.subscribe(drain);
+        } else {
+            source.subscribe(drain);
+        }
     }
 
     /** @return the prefetch, as Reactor's {@code publishOn} reports it */

@@ -245,6 +245,31 @@ class PublishOnSemanticsTest {
         assertTrue(cancelled.await(30, TimeUnit.SECONDS));
     }
 
+    /**
+     * {@code Hooks.onLastOperator} applies to the last operator of a chain, once, as with Reactor's publishOn:
+     * ours subscribed its source through {@code Publisher.subscribe}, which applied the hook to the source too
+     * (a tracing hook decorated the operator's internal hop; found by a black-box probe).
+     */
+    @org.junit.jupiter.api.Test
+    void theLastOperatorHookAppliesOncePerChainAsWithReactorsPublishOn() {
+        List<Integer> applied = new ArrayList<>();
+        for (Function<Flux<Integer>, Publisher<Integer>> operator : List.of(reactor(8), ours(8))) {
+            java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+            reactor.core.publisher.Hooks.onLastOperator("publish-on-semantics", p -> {
+                count.incrementAndGet();
+                return p;
+            });
+            try {
+                assertEquals(List.of(1, 2, 3), Flux.range(1, 3).transform(operator).collectList()
+                        .block(Duration.ofSeconds(30)));
+            } finally {
+                reactor.core.publisher.Hooks.resetOnLastOperator("publish-on-semantics");
+            }
+            applied.add(count.get());
+        }
+        assertEquals(applied.get(0), applied.get(1), "hook applications (Reactor's publishOn, ours)");
+    }
+
     @org.junit.jupiter.api.Test
     void theDownstreamContextIsVisibleUpstream() {
         String seen = Flux.deferContextual(ctx -> Flux.just(ctx.<String>get("tenant")))
