@@ -49,7 +49,12 @@ import reactor.util.context.ContextView;
  * <h2>Termination</h2>
  * <ul>
  *   <li>Completion: when every inbound subscriber completed (and the mailbox drained), or after
- *       {@link #complete()}: {@code onComplete} downstream once the mailbox is empty.</li>
+ *       {@link #complete()}: {@code onComplete} downstream once the mailbox is empty. The actor's own
+ *       {@code Subscriber} side counts from its {@code onSubscribe} (an actor fed only through
+ *       {@link #newSubscriber()} ports completes when they have); a {@code newSubscriber()} port counts from
+ *       the moment it is handed out. So when the actor has ports of both kinds, subscribe its own side
+ *       first: if every handed-out port completed before it, the actor completed, and an upstream
+ *       subscribed to it afterwards is cancelled unread, as by any terminated {@code Processor}.</li>
  *   <li>Upstream error, or a behaviour error under {@link ErrorPolicy#stop()}: {@code onError}
  *       downstream on the actor's next turn, without draining the mailbox: other upstreams cancelled,
  *       messages still in the mailbox discarded. The first failure wins; later ones are dropped.</li>

@@ -83,6 +83,37 @@ class ActorTerminationEdgesTest {
         StepVerifier.create(Flux.from(a)).expectNext(1).verifyComplete();
     }
 
+    /**
+     * The actor's own Subscriber side counts for completion from its onSubscribe, a newSubscriber() port from
+     * when it is handed out (as documented under "Termination"): an actor fed only through ports completes
+     * when they have, and its own side subscribed after that is cancelled unread. Wiring its own side first
+     * keeps every upstream in (found by a race probe; the order is documented now).
+     */
+    @Test
+    void theActorsOwnSubscriberSideCountsFromItsSubscriptionAndPortsFromWhenHandedOut() throws InterruptedException {
+        Actor<Integer, Integer> portsOnly = Actor.identity(scheduler, 16);
+        reactor.test.StepVerifier.Step<Integer> step = StepVerifier.create(Flux.from(portsOnly));
+        Flux.range(100, 3).subscribe(portsOnly.newSubscriber());
+        step.expectNext(100, 101, 102).expectComplete().verify(Duration.ofSeconds(10));
+        CountDownLatch cancelled = new CountDownLatch(1);
+        List<Long> requested = new CopyOnWriteArrayList<>();
+        Flux.range(0, 3).doOnRequest(requested::add).doOnCancel(cancelled::countDown).subscribe(portsOnly);
+        assertTrue(cancelled.await(10, TimeUnit.SECONDS), "an upstream of a completed actor is cancelled");
+        assertEquals(List.of(), requested, "and never asked for data");
+
+        Actor<Integer, Integer> ownSideFirst = Actor.identity(scheduler, 16);
+        List<Integer> got = new CopyOnWriteArrayList<>();
+        CountDownLatch completed = new CountDownLatch(1);
+        Flux.from(ownSideFirst).subscribe(got::add, e -> { }, completed::countDown);
+        reactor.core.publisher.Sinks.Many<Integer> own = reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
+        own.asFlux().subscribe(ownSideFirst);
+        Flux.range(100, 3).subscribe(ownSideFirst.newSubscriber());
+        own.tryEmitNext(0);
+        own.tryEmitComplete();
+        assertTrue(completed.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of(0, 100, 101, 102), got.stream().sorted().toList(), "every upstream read");
+    }
+
     @Test
     void messagesLeftInTheMailboxReachTheSubscribersDiscardHook() throws InterruptedException {
         Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
