@@ -541,6 +541,8 @@ public final class SchedulerEngine {
      * handler or logger, then {@code Schedulers.onHandleError} hooks); never throws, even when the
      * reporting itself fails (then it is an {@linkplain #internalError internal error}).
      *
+     * @param cell the actor whose task failed
+     * @param t    the task's error
      * @return {@code true} if the report returned; {@code false} if a handler, hook or logger threw
      *         (a fixed-rate task then stops, as a Reactor periodic task whose error handling throws)
      */
