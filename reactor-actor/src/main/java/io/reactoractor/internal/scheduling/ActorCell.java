@@ -76,6 +76,13 @@ public abstract class ActorCell extends SchedulingEntity {
      */
     byte clockStride;
 
+    /**
+     * Of the turn that just ended, the wall-clock time its carrier did not run ({@link StolenTime}): set by the
+     * carrier before it charges the turn, read by {@link FairRunQueue} as it charges. Confined to the carrier
+     * that holds the actor, like {@link #placementDue}.
+     */
+    long stolenNanos;
+
     private final SchedulerEngine engine;
     private final SchedulingGroup group;
     private final String path;

@@ -152,6 +152,8 @@ final class CarrierThread extends Thread implements NonBlocking {
         final Turn turn = this.turn;
         // the turns' group charges, summed on this carrier and handed over before an empty-handed take or idle
         final CarrierCharge charge = new CarrierCharge();
+        // what the OS or the JVM took from a long turn is not charged to its actor (StolenTime)
+        final StolenTime stolen = config.fair() ? StolenTime.forCarrier() : new StolenTime(null);
         boolean recordDelay = config.metrics().recordsSchedulingDelay();
         ActorCell next = null;
         boolean chained = false;
@@ -170,6 +172,7 @@ final class CarrierThread extends Thread implements NonBlocking {
                     next = runQueue.take(index, System.nanoTime());
                     chained = false; // also after the catch below interrupted a chain
                     if (next == null) {
+                        stolen.idling();
                         if (!pool.idle(self)) {
                             return;
                         }
@@ -201,6 +204,7 @@ final class CarrierThread extends Thread implements NonBlocking {
                     }
                 }
                 turns++;
+                stolen.turnStarting(start);
                 if (chained) {
                     turn.beginChained(cell, start);
                 } else {
@@ -215,6 +219,7 @@ final class CarrierThread extends Thread implements NonBlocking {
                     }
                 }
                 long end = turn.endClock();
+                cell.stolenNanos = (end - start) - stolen.charge(start, end);
                 lastEnd = end;
                 turn.end();
                 turn.lookAtOtherSlots(end);

@@ -14,7 +14,13 @@ import java.util.function.LongSupplier;
  *       global (one atomic value, {@link SchedulingGroup#charge}, added to in sums of at most
  *       {@value CarrierCharge#FLUSH_NANOS} ns of a carrier's run time) whichever carriers run its actors, so
  *       group shares hold across carriers; an actor's belongs to whoever holds the actor (the queue it
- *       waits in, under that queue's lock, or the carrier running it).</li>
+ *       waits in, under that queue's lock, or the carrier running it). Time its carrier did not run
+ *       during a long turn ({@link StolenTime}: the operating system took the thread away, a safepoint)
+ *       is not the actor's: its virtual time grows by its CPU time only, but never to less than its
+ *       group's floor (rule 3) when the whole turn would have put it above: a robbed actor is made good
+ *       up to the front of its group's queue, not past it, where it could run quotas ahead of a waking
+ *       light actor that is placed at the floor less the credit and could then not preempt it. Its
+ *       group is charged the whole turn (the few groups' wall-clock overcharges make no stall of note).</li>
  *   <li><b>Picking.</b> A carrier picks from its own queue: the group with the least virtual time among
  *       groups with ready actors there, then that group's ready actor with the least virtual time; ties
  *       go to the one that became ready first. Unless it steals (rule 5).</li>
@@ -507,7 +513,18 @@ final class FairRunQueue implements RunQueue {
     public void finishChainedTurn(ActorCell cell, long elapsed, CarrierCharge charge) {
         SchedulingGroup g = cell.group();
         long e = Math.max(0L, elapsed);
-        cell.vtime += weighted(e, cell.weight()); // the running actor is in no queue: its carrier owns its vtime
+        long stolen = cell.stolenNanos;
+        if (stolen <= 0) {
+            cell.vtime += weighted(e, cell.weight()); // the running actor is in no queue: its carrier owns its vtime
+        } else {
+            // the time the carrier did not run is not the actor's, made good down to the group's floor at most
+            // (rule 1): below it, the robbed actor ran whole quotas ahead of a waking light actor placed at the
+            // floor less the credit, which could then not preempt it
+            cell.stolenNanos = 0L;
+            long wall = cell.vtime + weighted(e, cell.weight());
+            long cpu = cell.vtime + weighted(e - Math.min(e, stolen), cell.weight());
+            cell.vtime = Math.max(cpu, Math.min(wall, g.floor()));
+        }
         charge.add(g, weighted(e, g.weight()), e); // to the group in sums (CarrierCharge: bounded lag)
     }
 

@@ -165,6 +165,55 @@ class FairPolicyTest {
         assertEquals(1 / 3.0, lateShare, 0.05, "newcomer's share of its first 30 ms");
     }
 
+    /**
+     * Charging (rule 1): the time a long turn's carrier did not run ({@link StolenTime}) is not the actor's, but
+     * it is made good only down to the group's floor, and the group is charged the whole turn.
+     */
+    @Test
+    void timeTheCarrierDidNotRunIsMadeGoodDownToTheGroupsFloorAtMost() {
+        FairPolicySimulation sim = new FairPolicySimulation(queue, 1, QUOTA);
+        SchedulingGroup g = engine.group("g", 1);
+        for (int i = 0; i < 3; i++) {
+            sim.start(actor(g, "busy" + i, 100 * US, BUSY, 0));
+        }
+        sim.runUntil(200 * MS);
+        long floor = g.floor();
+        assertTrue(floor > 50 * MS, "the floor rose with the busy actors: " + floor);
+        CarrierCharge charges = new CarrierCharge();
+
+        // ahead of the floor: an 8 ms turn of 100 µs of CPU is charged 100 µs
+        SimActor ahead = actor(g, "ahead", 100 * US, BUSY, 0);
+        ahead.vtime = floor + 2 * MS;
+        ahead.stolenNanos = 7_900 * US;
+        long groupBefore = g.vtimeNow();
+        queue.finishChainedTurn(ahead, 8 * MS, charges);
+        assertEquals(floor + 2 * MS + 100 * US, ahead.vtime);
+        assertEquals(0L, ahead.stolenNanos, "consumed");
+        charges.flush();
+        assertEquals(groupBefore + 8 * MS, g.vtimeNow(), "the group is charged the whole turn");
+
+        // just above it: made good down to the floor, not past it (a waking light actor placed at the floor
+        // less the credit must stay able to preempt it)
+        SimActor near = actor(g, "near", 100 * US, BUSY, 0);
+        near.vtime = floor - 1 * MS;
+        near.stolenNanos = 7_900 * US;
+        queue.finishChainedTurn(near, 8 * MS, charges);
+        assertEquals(floor, near.vtime);
+
+        // nothing stolen: charged its turn
+        SimActor plain = actor(g, "plain", 100 * US, BUSY, 0);
+        plain.vtime = floor;
+        queue.finishChainedTurn(plain, 8 * MS, charges);
+        assertEquals(floor + 8 * MS, plain.vtime);
+
+        // an actor below the floor even after the whole turn is charged it all (it is at the front already)
+        SimActor behind = actor(g, "behind", 100 * US, BUSY, 0);
+        behind.vtime = floor - 20 * MS;
+        behind.stolenNanos = 7_900 * US;
+        queue.finishChainedTurn(behind, 8 * MS, charges);
+        assertEquals(floor - 20 * MS + 8 * MS, behind.vtime, "below the floor after the whole turn: charged it all");
+    }
+
     @Test
     void aSleepersCreditIsBoundedByTheQuota() {
         FairPolicySimulation sim = new FairPolicySimulation(queue, 1, QUOTA);
