@@ -438,7 +438,7 @@ final class ActorTurnLoop<I, O> {
             } catch (Throwable t) {
                 // the user code's error through Hooks.onOperatorError (global, or local to the subscriber's
                 // context), as Reactor's operators pass theirs; the policy acts on what the hook returns
-                Throwable e = Internals.isFatalOrBubbling(t) ? t : Internals.onOperatorError(t, msg, out.discardContext());
+                Throwable e = Internals.onOperatorError(t, msg, out.discardContext()); // a fatal one as is
                 if (Internals.isFatalOrBubbling(e)) {
                     // never an endless retry of the same message: the actor fails with it whatever its
                     // policy, then the error goes on to the carrier, which reports it and survives (a

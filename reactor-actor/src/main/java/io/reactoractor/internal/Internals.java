@@ -118,18 +118,21 @@ public final class Internals {
 
     /**
      * User code's error through {@code Hooks.onOperatorError} (global, or local to {@code context}), as
-     * Reactor's operators pass theirs; the caller's error policy then acts on what this returns. Never
+     * Reactor's operators pass theirs; the caller's error policy then acts on what this returns, unless it is
+     * {@linkplain #isFatalOrBubbling fatal}. A fatal error skips the hook and is returned as is. Never
      * throws: a hook that itself throws gives its own error (the original one suppressed in it), also a
-     * JVM-fatal one, which the caller then treats as {@linkplain #isFatalOrBubbling fatal} (an escaping hook
-     * error left the failed message at the head of the mailbox to be retried without end, whatever the
-     * policy).
+     * JVM-fatal one, which the caller then treats as fatal (an escaping hook error left the failed message
+     * at the head of the mailbox to be retried without end, whatever the policy).
      *
-     * @param error   the user code's error, not {@linkplain #isFatalOrBubbling fatal} (those skip the hook)
+     * @param error   the user code's error
      * @param value   the element it failed on
      * @param context the subscriber's context
      * @return the error the policy sees
      */
     public static Throwable onOperatorError(Throwable error, Object value, reactor.util.context.Context context) {
+        if (isFatalOrBubbling(error)) {
+            return error;
+        }
         try {
             return reactor.core.publisher.Operators.onOperatorError(null, error, value, context);
         } catch (Throwable hookError) {

@@ -476,8 +476,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
                     // the handler's error through Hooks.onOperatorError (global, or local to the
                     // subscriber's context), as Reactor's operators pass their user code's errors (a
                     // throwing hook: its error)
-                    Throwable t = Internals.isFatalOrBubbling(error) ? error
-                            : Internals.onOperatorError(error, event, subscriberContext());
+                    Throwable t = Internals.onOperatorError(error, event, subscriberContext()); // a fatal one as is
                     if (Internals.isFatalOrBubbling(t)) {
                         // never an endless retry: the ring fails with it (whatever the policy), the
                         // bookkeeping below stays consistent, then the carrier gets it and reports it (a
