@@ -48,7 +48,9 @@ public interface ActorContext<O> {
 
     /**
      * Suspends this actor and arms a timer on the scheduler's timer that resumes it after
-     * {@code delay}. Return {@code false} from the behaviour to retry the same message then.
+     * {@code delay}. Return {@code false} from the behaviour to retry the same message then. When the actor
+     * terminates first, the timer is cancelled at once (it holds nothing up: not the actor's memory, not a
+     * graceful shutdown).
      *
      * @param delay the delay; zero or less resumes at once, and a delay beyond about 146 years counts as
      *              that long (as the scheduler's own delays saturate)
@@ -62,7 +64,9 @@ public interface ActorContext<O> {
      * subscriber yet, or its downstream has no demand, so what a periodic task emits cannot pile up while
      * nobody requests; use {@link #resumeAfter} to lift a suspension after a time. A completion
      * ({@link Actor#complete()}) runs the tasks already due first, as it processes the messages already in
-     * the mailbox; a timer not yet due when the actor terminates never fires.
+     * the mailbox; a timer not yet due when the actor terminates never fires: termination cancels it at once
+     * (the task is then unreachable from the scheduler, and a graceful shutdown does not wait for it), as
+     * does one armed through this context after the actor terminated (returned disposed).
      *
      * @param delay the delay; zero or less runs the task as soon as the actor can, and a delay beyond about
      *              146 years counts as that long

@@ -12,10 +12,25 @@ import reactor.core.Disposable;
  * engine's timer. They fire on the timer thread, so they only touch the actor through thread-safe
  * calls: the cell's {@code resume()}/{@code signal()} and the control mailbox (a task there runs on
  * the actor's turn).
+ *
+ * <p>An armed timer is tracked by its actor ({@link ActorTurnLoop#trackTimer}) until it fires or is
+ * disposed, and the actor's termination cancels the ones still armed
+ * ({@link ActorTimer#cancelOnTermination}): a timer of a dead actor never runs, so it must not stay in
+ * the engine's timer queue either, where it held the behaviour (and whatever a scheduled task captured)
+ * reachable until due, and a graceful shutdown waited for it.
  */
 final class ActorTimers {
 
     private ActorTimers() {
+    }
+
+    /** A timer its actor tracks while it is armed. */
+    interface ActorTimer {
+        /**
+         * The actor terminated: disarms the timer if still armed, without running or resuming anything
+         * (a terminated cell ignores suspensions). Idempotent; any thread.
+         */
+        void cancelOnTermination();
     }
 
     /**
@@ -28,10 +43,14 @@ final class ActorTimers {
         loop.cell.suspend();
         ResumeTimer t = new ResumeTimer(loop);
         loop.timedSuspensions.incrementAndGet(); // before the timer can fire and settle it
+        loop.trackTimer(t); // before it is armed: whatever settles it untracks it after
         if (!loop.engine.scheduleTimer(t, due)) {
             t.settled.set(true); // settled here: a later resumeNow() or dispose() must not resume again
+            loop.untrackTimer(t);
             loop.timedSuspensions.decrementAndGet();
             loop.cell.resume();
+        } else {
+            disarmIfTerminated(loop, t);
         }
         return t;
     }
@@ -40,11 +59,28 @@ final class ActorTimers {
     static Disposable schedule(ActorTurnLoop<?, ?> loop, Duration delay, Runnable task) {
         Objects.requireNonNull(delay, "delay");
         Objects.requireNonNull(task, "task");
+        long due = dueAt(delay);
         ControlTimer t = new ControlTimer(loop, task);
-        if (!loop.engine.scheduleTimer(t, dueAt(delay))) {
+        loop.trackTimer(t); // before it is armed: whatever settles it untracks it after
+        if (!loop.engine.scheduleTimer(t, due)) {
+            t.disposed = true;
+            loop.untrackTimer(t);
             throw loop.engine.reject();
         }
+        disarmIfTerminated(loop, t);
         return t;
+    }
+
+    /**
+     * The actor may have terminated between tracking {@code t} and arming it: its termination then
+     * cancelled a timer not yet armed (a no-op on the timer queue), and this takes the armed one out.
+     * The timer queue orders that cancel before this arm, and {@code done} was written before it, so
+     * this read sees it.
+     */
+    private static void disarmIfTerminated(ActorTurnLoop<?, ?> loop, TimerEntry t) {
+        if (loop.done) {
+            loop.engine.cancelTimer(t);
+        }
     }
 
     /**
@@ -73,7 +109,7 @@ final class ActorTimers {
      * disposing first hands it to the user, so {@link Actor#resume()} lifts it (as documented on
      * {@link ActorContext#resumeAfter}).
      */
-    static final class ResumeTimer extends TimerEntry implements Disposable {
+    static final class ResumeTimer extends TimerEntry implements Disposable, ActorTimer {
         private final ActorTurnLoop<?, ?> loop;
         private final AtomicBoolean settled = new AtomicBoolean();
 
@@ -84,6 +120,7 @@ final class ActorTimers {
         @Override
         protected void fire() {
             if (settled.compareAndSet(false, true)) {
+                loop.untrackTimer(this);
                 loop.timedSuspensions.decrementAndGet();
                 loop.cell.resume();
             }
@@ -93,8 +130,18 @@ final class ActorTimers {
         void resumeNow() {
             if (settled.compareAndSet(false, true)) {
                 loop.engine.cancelTimer(this);
+                loop.untrackTimer(this);
                 loop.timedSuspensions.decrementAndGet();
                 loop.cell.resume();
+            }
+        }
+
+        @Override
+        public void cancelOnTermination() {
+            if (settled.compareAndSet(false, true)) {
+                loop.engine.cancelTimer(this);
+                loop.untrackTimer(this);
+                loop.timedSuspensions.decrementAndGet();
             }
         }
 
@@ -107,6 +154,7 @@ final class ActorTimers {
         public void dispose() {
             if (settled.compareAndSet(false, true)) {
                 loop.engine.cancelTimer(this);
+                loop.untrackTimer(this);
                 loop.handSuspensionToUser(); // counted as the user's before it stops being a timer's
                 loop.timedSuspensions.decrementAndGet();
             }
@@ -119,7 +167,7 @@ final class ActorTimers {
     }
 
     /** Delivers a task into the actor's control mailbox when due. */
-    private static final class ControlTimer extends TimerEntry implements Disposable {
+    private static final class ControlTimer extends TimerEntry implements Disposable, ActorTimer {
         private final ActorTurnLoop<?, ?> loop;
         private final Runnable task;
         private volatile boolean disposed;
@@ -131,6 +179,7 @@ final class ActorTimers {
 
         @Override
         protected void fire() {
+            loop.untrackTimer(this); // handed to the control mailbox, which a termination discards
             if (!disposed) {
                 loop.offerControl(() -> {
                     if (!disposed) {
@@ -151,7 +200,13 @@ final class ActorTimers {
             if (!disposed) {
                 disposed = true;
                 loop.engine.cancelTimer(this);
+                loop.untrackTimer(this);
             }
+        }
+
+        @Override
+        public void cancelOnTermination() {
+            dispose();
         }
 
         @Override

@@ -2,6 +2,8 @@ package io.reactoractor.actor;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.reactoractor.ActorGroup;
@@ -97,6 +99,7 @@ final class ActorTurnLoop<I, O> {
     private static final VarHandle SKIPPED;
     private static final VarHandle PROCESSED;
     private static final VarHandle CONTROL;
+    private static final VarHandle TIMERS;
 
     static {
         try {
@@ -105,6 +108,7 @@ final class ActorTurnLoop<I, O> {
             PROCESSED = lookup.findVarHandle(ActorTurnLoop.class, "processedMessages", long.class);
             PENDING_ERROR = lookup.findVarHandle(ActorTurnLoop.class, "pendingError", Throwable.class);
             CONTROL = lookup.findVarHandle(ActorTurnLoop.class, "control", MpscChunkedArrayQueue.class);
+            TIMERS = lookup.findVarHandle(ActorTurnLoop.class, "timers", Set.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -123,6 +127,11 @@ final class ActorTurnLoop<I, O> {
      * install is part of the cell's handshake like the offer itself (see {@link #offerControl}).
      */
     private volatile MpscChunkedArrayQueue<Runnable> control;
+    /**
+     * The behaviour's armed timers ({@link ActorTimers}), cancelled by {@link #terminate}; {@code null} until
+     * the first (most actors never arm one). Installed once by CAS, never removed.
+     */
+    private volatile Set<ActorTimers.ActorTimer> timers;
     final OutboundPort<O> out;
     final InboundCredits<I> credits;
     private final BehaviourContext<O> context;
@@ -519,9 +528,52 @@ final class ActorTurnLoop<I, O> {
             return;
         }
         done = true;
+        cancelTimers();
         credits.close(error);
         out.terminate(error, signal);
         cell.terminate();
+    }
+
+    // ================================================================== the behaviour's timers
+
+    /**
+     * Tracks a timer about to be armed, until it fires or is disposed ({@link #untrackTimer}); a timer
+     * tracked after the actor terminated is cancelled here. No timer escapes the termination: this writes
+     * the set, then reads {@code done}; {@link #terminate} writes {@code done}, then reads the set
+     * ({@link #cancelTimers}); all of it volatile or the set's own synchronisation, so at least one of the
+     * two sees the other's write, and cancelling twice is harmless.
+     */
+    void trackTimer(ActorTimers.ActorTimer t) {
+        Set<ActorTimers.ActorTimer> set = timers;
+        if (set == null) {
+            Set<ActorTimers.ActorTimer> created = ConcurrentHashMap.newKeySet();
+            @SuppressWarnings("unchecked")
+            Set<ActorTimers.ActorTimer> witness =
+                    (Set<ActorTimers.ActorTimer>) TIMERS.compareAndExchange(this, null, created);
+            set = witness == null ? created : witness;
+        }
+        set.add(t);
+        if (done) {
+            t.cancelOnTermination();
+        }
+    }
+
+    /** A timer fired or was disposed (any thread). */
+    void untrackTimer(ActorTimers.ActorTimer t) {
+        Set<ActorTimers.ActorTimer> set = timers;
+        if (set != null) {
+            set.remove(t);
+        }
+    }
+
+    /** Disarms the timers still armed (after {@code done} was set). */
+    private void cancelTimers() {
+        Set<ActorTimers.ActorTimer> set = timers;
+        if (set != null) {
+            for (ActorTimers.ActorTimer t : set) {
+                t.cancelOnTermination(); // removes it from the set: the iterator is weakly consistent
+            }
+        }
     }
 
     // ================================================================== the schedulable cell
