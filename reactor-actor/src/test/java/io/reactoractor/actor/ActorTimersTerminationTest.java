@@ -128,6 +128,32 @@ class ActorTimersTerminationTest {
     }
 
     @Test
+    void noTimerEscapesATerminationRacingItsArming() throws Exception {
+        // the tracking handshake (ActorTurnLoop.trackTimer): a timer armed while the actor terminates on
+        // another thread is cancelled by one side or the other, never left armed
+        for (int round = 0; round < 300; round++) {
+            Arming behaviour = new Arming(ctx -> { });
+            Actor<Integer, Integer> a = armed(behaviour, new Requesting<>());
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            Thread armer = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                behaviour.context.schedule(HOUR, () -> { });
+                behaviour.context.schedule(HOUR, () -> { });
+            });
+            armer.start();
+            start.countDown();
+            a.dispose();
+            armer.join();
+            await().until(a::isTerminated);
+        }
+        assertGracefulDisposalIsPrompt();
+    }
+
+    @Test
     void aDeadActorsTimersDoNotKeepItsBehaviourOrTheirTasksReachable() throws InterruptedException {
         List<WeakReference<Object>> refs = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
