@@ -10,13 +10,19 @@ import io.reactoractor.pull.MessageStore;
 import io.reactoractor.pull.PullConsumer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Auto-configuration of reactor-actor from the {@code reactor.actor.*} properties
@@ -101,7 +107,7 @@ public class ReactorActorAutoConfiguration {
      * {@code PullConsumer} of the application's.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBooleanProperty(ReactorActorProperties.PREFIX + ".pull.enabled")
+    @Conditional(PullEnabledCondition.class)
     @ConditionalOnMissingBean(PullConsumer.class)
     static class PullConsumerConfiguration {
 
@@ -155,6 +161,26 @@ public class ReactorActorAutoConfiguration {
         @ConditionalOnMissingBean
         ActorMetrics reactorActorMetrics(MeterRegistry registry) {
             return MicrometerActorMetrics.of(registry);
+        }
+    }
+    /**
+     * {@code reactor.actor.pull.enabled} read as {@link ReactorActorProperties} binds it: Spring's boolean
+     * conversion, so {@code true}, {@code on}, {@code yes} and {@code 1} (any case) create the consumer and
+     * {@code false}, {@code off}, {@code no} and {@code 0} do not. {@code @ConditionalOnBooleanProperty} matches
+     * only {@code true}, so with {@code yes} the bound setting said enabled while no consumer was created, and
+     * the application's injection failed without naming the property. A value that is no boolean fails
+     * start-up, naming the property, as its binding does.
+     */
+    static final class PullEnabledCondition extends SpringBootCondition {
+
+        private static final String PROPERTY = ReactorActorProperties.PREFIX + ".pull.enabled";
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            boolean enabled = Binder.get(context.getEnvironment()).bind(PROPERTY, Boolean.class).orElse(false);
+            ConditionMessage.Builder message = ConditionMessage.forCondition("reactor-actor pull consumer");
+            return enabled ? ConditionOutcome.match(message.because(PROPERTY + " is true"))
+                    : ConditionOutcome.noMatch(message.because(PROPERTY + " is false or unset"));
         }
     }
 }

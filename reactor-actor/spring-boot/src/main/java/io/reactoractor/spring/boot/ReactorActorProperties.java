@@ -16,7 +16,7 @@ import org.springframework.util.unit.DataSize;
  * sentences.
  *
  * @param name                   Name of the scheduler: its threads are name-1, name-2, ... and its meters
- *                               carry the tag scheduler=name. 1 to 64 characters.
+ *                               carry the tag scheduler=name. 1 to 64 characters, no control characters.
  * @param threads                Permanent carrier threads, 1 to 32767. Default: one per available processor.
  * @param quota                  Hard bound of an actor's turn, checked between tasks. At most 1 day.
  * @param preemptionGranularity  Minimum slice before a running actor yields to one that has used less CPU
@@ -76,6 +76,12 @@ public record ReactorActorProperties(
     public ReactorActorProperties {
         if (name == null || name.isBlank() || name.length() > 64) {
             throw invalid("name", "must have 1 to 64 characters", name == null ? null : "'" + name + "'");
+        }
+        if (name.chars().anyMatch(Character::isISOControl)) {
+            // a tab, or the '\r' an env file with Windows line endings leaves: the builder refuses it too,
+            // but without the property's name
+            throw invalid("name", "must not contain control characters", "'" + name.replace("\r", "\\r")
+                    .replace("\n", "\\n").replace("\t", "\\t") + "'");
         }
         if (threads != null && threads < 1) {
             throw invalid("threads", "must be >= 1", threads);

@@ -93,6 +93,27 @@ class ReactorActorAutoConfigurationTest {
     }
 
     @Test
+    void pullEnabledIsReadAsItsPropertyBinds() {
+        // Spring's boolean conversion: the bound setting and the consumer's existence never disagree
+        for (String on : new String[] {"true", "TRUE", "on", "yes", "1"}) {
+            runner.withPropertyValues("reactor.actor.threads=1", "reactor.actor.pull.enabled=" + on).run(context -> {
+                assertThat(context.getBean(ReactorActorProperties.class).pull().enabled()).as(on).isTrue();
+                assertThat(context).as(on).hasSingleBean(PullConsumer.class);
+            });
+        }
+        for (String off : new String[] {"false", "off", "no", "0"}) {
+            runner.withPropertyValues("reactor.actor.threads=1", "reactor.actor.pull.enabled=" + off).run(context -> {
+                assertThat(context.getBean(ReactorActorProperties.class).pull().enabled()).as(off).isFalse();
+                assertThat(context).as(off).doesNotHaveBean(PullConsumer.class);
+            });
+        }
+        runner.withPropertyValues("reactor.actor.pull.enabled=maybe").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("reactor.actor.pull.enabled");
+        });
+    }
+
+    @Test
     void propertiesAreApplied() {
         runner.withBean(SimpleMeterRegistry.class).withPropertyValues(
                 "reactor.actor.name=tenants",
@@ -184,6 +205,10 @@ class ReactorActorAutoConfigurationTest {
     void invalidValuesFailAtStartUpNamingTheProperty() {
         assertStartUpFails("reactor.actor.threads must be >= 1 but was 0", "reactor.actor.threads=0");
         assertStartUpFails("reactor.actor.name must have 1 to 64 characters", "reactor.actor.name= ");
+        // (the runner trims values, as a properties file does not trim a trailing '\r': the control is inside)
+        assertStartUpFails("reactor.actor.name must not contain control characters but was 'app\\r1'",
+                "reactor.actor.name=app\r1");
+        assertStartUpFails("reactor.actor.name must not contain control characters", "reactor.actor.name=a\tb");
         assertStartUpFails("reactor.actor.quota must be positive but was PT0S", "reactor.actor.quota=0ms");
         assertStartUpFails("reactor.actor.preemption-granularity must not exceed reactor.actor.quota",
                 "reactor.actor.preemption-granularity=6ms");
