@@ -15,7 +15,10 @@ public interface ActorContext<O> {
     /**
      * The Reactor context of the actor's subscriber (what its {@code contextWrite} put there), as
      * {@code FluxSink.contextView()} gives a {@code Flux.create} generator its subscriber's: for values the
-     * stream carries, such as a tenant or a trace id. Empty before anyone subscribed.
+     * stream carries, such as a tenant or a trace id. Empty before anyone subscribed. Under Reactor's
+     * automatic context propagation ({@code Hooks.enableAutomaticContextPropagation()}), the behaviour also
+     * runs with the thread locals this context holds (MDC, tracing), as the {@code map} after Reactor's
+     * {@code publishOn} does.
      *
      * @return the subscriber's context, read-only
      */

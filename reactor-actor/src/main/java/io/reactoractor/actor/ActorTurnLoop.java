@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.reactoractor.ActorGroup;
+import io.reactoractor.internal.ContextThreadLocals;
 import io.reactoractor.internal.Internals;
 import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
 import io.reactoractor.internal.scheduling.ActorCell;
@@ -358,8 +359,10 @@ final class ActorTurnLoop<I, O> {
     // ================================================================== the actor's turn
 
     private void runTurn(Turn turn) {
-        try {
-            loop(turn); // inside Schedulers.onScheduleHook: the carrier decorates each turn (Turn)
+        // inside Schedulers.onScheduleHook (the carrier decorates each turn: Turn), and inside the subscriber's
+        // thread locals under Reactor's automatic context propagation, as its publishOn's map would run
+        try (ContextThreadLocals.Scope ignored = ContextThreadLocals.open(out.discardContext())) {
+            loop(turn);
         } finally {
             if (unreturnedCredits > 0 && (unreturnedCredits >= credits.replenishBatch || mailbox.isEmpty() || done)) {
                 int n = unreturnedCredits;

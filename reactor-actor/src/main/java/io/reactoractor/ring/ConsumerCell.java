@@ -3,6 +3,7 @@ package io.reactoractor.ring;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.reactoractor.ActorGroup;
+import io.reactoractor.internal.ContextThreadLocals;
 import io.reactoractor.internal.Internals;
 import io.reactoractor.internal.scheduling.ActorCell;
 import io.reactoractor.internal.scheduling.TimerEntry;
@@ -134,8 +135,10 @@ final class ConsumerCell extends ActorCell {
     @Override
     protected void runTurn(Turn turn) {
         this.turn = turn;
-        try {
-            consumer.runTurn(); // inside Schedulers.onScheduleHook: the carrier decorates each turn (Turn)
+        // inside Schedulers.onScheduleHook (the carrier decorates each turn: Turn), and inside the subscriber's
+        // thread locals under Reactor's automatic context propagation (ContextThreadLocals)
+        try (ContextThreadLocals.Scope ignored = ContextThreadLocals.open(consumer.subscriberContext())) {
+            consumer.runTurn();
         } finally {
             this.turn = null;
         }
