@@ -156,14 +156,35 @@ final class AckLedger {
         }
     }
 
-    /** Queues these messages delivered to {@code consumerId} (and not acknowledged) for redelivery at {@code now}. */
+    /**
+     * Queues these messages, delivered to {@code consumerId} but never handed to the application (an answer
+     * the consumer did not deliver downstream: a {@code consume()} cancelled mid-batch, a {@code pull()}
+     * cancelled or unrequested), for redelivery at {@code now}. That delivery does not count as an attempt:
+     * {@link Delivery#attempt()} is 1 at the first delivery the application sees, and a failure policy's
+     * {@code maxAttempts} counts only those. A message the consumer's release of everything it held
+     * (its cancel, posted first) or an ack timeout already re-queued, and that was not delivered again since,
+     * is uncounted the same way, once.
+     */
     void release(long consumerId, long[] offsets, long now) {
         for (long offset : offsets) {
             InFlight f = pending.get(offset);
-            if (f != null && f.state == InFlight.DELIVERED && f.consumerId == consumerId) {
+            if (f == null || f.consumerId != consumerId || f.lastDeliveryUncounted) {
+                continue;
+            }
+            if (f.state == InFlight.DELIVERED) {
+                uncountLastDelivery(f);
                 requeue(f, now);
+            } else if (f.state == InFlight.QUEUED) {
+                uncountLastDelivery(f);
             }
         }
+    }
+
+    private static void uncountLastDelivery(InFlight f) {
+        if (f.attempts > 0) {
+            f.attempts--;
+        }
+        f.lastDeliveryUncounted = true;
     }
 
     /** A message another process left unacknowledged, taken over: queued for redelivery at {@code now}. */
@@ -307,6 +328,7 @@ final class AckLedger {
     /** Hands {@code f} to the pull {@code p}: in flight until acked, or settled at once (ack-on-delivery). */
     void deliver(InFlight f, Pull p, long now) {
         f.attempts++;
+        f.lastDeliveryUncounted = false;
         f.consumerId = p.consumerId;
         counters.delivered.increment();
         if (p.ackOnDelivery) {

@@ -543,14 +543,17 @@ final class ConsumerGroupActor extends ActorCell {
                 answer(p, PullResult.Status.TIMED_OUT, List.of(), null);
                 return;
             }
-            if (waiting.size() >= maxWaitingPulls) {
+            // the limit is on long polls: a pull-once never waits (but for a fetch under way, briefly), and is
+            // answered at the latest by this turn's serve, so it is never refused for it
+            if (p.timeoutNanos > 0 && waiting.size() >= maxWaitingPulls) {
                 // cancelled long polls are otherwise swept by the next serve only: they must not hold slots
                 waiting.dropCancelled();
-            }
-            if (waiting.size() >= maxWaitingPulls) {
-                p.fail(new IllegalStateException("pull group " + subject + "/" + group + " has "
-                        + waiting.size() + " waiting pulls, the maximum (maxWaitingPulls)"));
-                return;
+                int longPolls = waiting.longPolls();
+                if (longPolls >= maxWaitingPulls) {
+                    p.fail(new IllegalStateException("pull group " + subject + "/" + group + " has "
+                            + longPolls + " waiting long polls, the maximum (maxWaitingPulls)"));
+                    return;
+                }
             }
             if (remote != null && !remote.connected()) {
                 // fail fast through the connection state: the pull may not be covered by a fetch of its own
@@ -611,6 +614,7 @@ final class ConsumerGroupActor extends ActorCell {
                     break;
                 }
                 it.remove();
+                waiting.removed();
                 counters.pullsTimedOut.increment();
                 answerAsTask(turn, p, PullResult.Status.TIMED_OUT, List.of(), null);
                 answered++;
@@ -681,6 +685,7 @@ final class ConsumerGroupActor extends ActorCell {
                         break;
                     }
                     it.remove();
+                    waiting.removed();
                     if (longPoll) {
                         counters.pullsTimedOut.increment();
                     }

@@ -65,9 +65,32 @@ final class WaitingPulls {
         return p;
     }
 
-    /** Oldest first; {@link Iterator#remove()} drops a pull (then {@link #publish()}). */
+    /**
+     * Oldest first; {@link Iterator#remove()} drops a pull: then {@link #removed()} before it is answered,
+     * and {@link #publish()} after.
+     */
     Iterator<Pull> iterator() {
         return queue.iterator();
+    }
+
+    /**
+     * Publishes the count at once after an {@link Iterator#remove()}: an answer that follows must not find its
+     * pull still counted as waiting ({@code GroupStats.waitingPulls} read right after a pull-once's
+     * {@code EMPTY} counted it); the earliest deadline by the next {@link #publish()}.
+     */
+    void removed() {
+        count = queue.size();
+    }
+
+    /** @return how many of the waiting pulls are long polls (pull-once requests are not limited) */
+    int longPolls() {
+        int n = 0;
+        for (Pull p : queue) {
+            if (p.timeoutNanos > 0) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Publishes the count and the earliest deadline after the actor answered or dropped pulls. */

@@ -1,0 +1,157 @@
+package io.reactoractor.pull;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import io.reactoractor.ActorScheduler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
+import reactor.core.Disposable;
+import reactor.core.publisher.BaseSubscriber;
+
+/**
+ * What counts as a delivery, and what counts as waiting (found by a black-box probe): a message handed to
+ * a consumer that never passed it to the application (a {@code consume()} cancelled mid-batch, a
+ * {@code pull()} answer discarded) does not use up one of its failure policy's attempts, nor raise
+ * {@link Delivery#attempt()}; a pull-once is never refused for {@code maxWaitingPulls}, which limits long
+ * polls; and a pull-once answered {@code EMPTY} is no longer counted as waiting when its answer arrives.
+ */
+class PullDeliveryCountingTest {
+
+    private final ActorScheduler scheduler = ActorScheduler.builder().name("pull-counting").threads(2).build();
+    private final List<PullConsumer> consumers = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() {
+        consumers.forEach(PullConsumer::dispose);
+        scheduler.dispose();
+    }
+
+    private PullConsumer consumer(PullConsumer.Builder b) {
+        PullConsumer c = b.build();
+        consumers.add(c);
+        return c;
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(2);
+        }
+    }
+
+    @Test
+    void messagesAConsumerCancelledMidBatchNeverHandedOverKeepTheirAttempts() throws Exception {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofSeconds(60))
+                .failurePolicy(FailurePolicy.retryThenDeadLetter(2, Duration.ZERO)));
+        for (int i = 0; i < 4; i++) {
+            c.append("s", b("m" + i));
+        }
+        // a batch of 4 is handed to the consumer; its subscriber takes the first and cancels
+        c.consume("s", "g", ConsumerOptions.builder().ackMode(AckMode.EXPLICIT).batchSize(4).build())
+                .subscribe(new BaseSubscriber<Delivery>() {
+                    @Override
+                    protected void hookOnSubscribe(Subscription s) {
+                        request(4);
+                    }
+
+                    @Override
+                    protected void hookOnNext(Delivery d) {
+                        d.ack();
+                        cancel();
+                    }
+                });
+        await(() -> c.stats("s", "g").committedOffset() == 1, "offset 0 acknowledged");
+
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Disposable second = c.consume("s", "g", ConsumerOptions.builder().ackMode(AckMode.EXPLICIT).build())
+                .subscribe(d -> {
+                    seen.add(d.message().offset() + "@" + d.attempt());
+                    if (d.attempt() == 1) {
+                        d.nack(new IllegalStateException("fails once"));
+                    } else {
+                        d.ack();
+                    }
+                });
+        await(() -> c.stats("s", "g").committedOffset() == 4, "all settled");
+        second.dispose();
+
+        // their first delivery to the application is attempt 1; failing once leaves them one more (of 2)
+        assertThat(seen).containsExactlyInAnyOrder("1@1", "2@1", "3@1", "1@2", "2@2", "3@2");
+        assertThat(c.stats("s", "g").deadLettered()).isZero();
+        assertThat(c.store().endOffset("dlq.g")).isZero();
+    }
+
+    @Test
+    void aDiscardedPullAnswerDoesNotUseUpAnAttempt() throws Exception {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofSeconds(60))
+                .failurePolicy(FailurePolicy.retryThenDeadLetter(2, Duration.ZERO)));
+        long offset = c.append("s", b("m"));
+        // the answer arrives while nobody requested it: Mono.create holds it, the cancel discards it
+        BaseSubscriber<PullResult> unrequested = new BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(Subscription s) {
+                // no request
+            }
+        };
+        c.pull("s", "g", 1, Duration.ofSeconds(5)).subscribe(unrequested);
+        await(() -> c.stats("s", "g").inFlight() == 1, "the message handed to the unrequested pull");
+        unrequested.cancel(); // released at once: the 60 s ack timeout would fail the pulls below
+
+        PullResult first = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+        assertThat(first.messages()).extracting(Message::offset).containsExactly(offset);
+        assertThat(c.nack("s", "g", offset).block(Duration.ofSeconds(10))).isZero();
+        // the application saw it once and it failed once: one attempt of 2 is left, so it comes back
+        PullResult again = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+        assertThat(again.messages()).extracting(Message::offset).containsExactly(offset);
+        assertThat(c.stats("s", "g").deadLettered()).isZero();
+    }
+
+    @Test
+    void aPullOnceIsNeverRefusedForTheLongPollLimit() throws Exception {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).maxWaitingPulls(2));
+        c.append("s", b("warm-up")); // the pair exists
+        c.pullOnce("s", "g", 1).block(Duration.ofSeconds(10));
+        List<Disposable> polls = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            polls.add(c.pull("s", "g", 1, Duration.ofSeconds(30)).subscribe());
+        }
+        await(() -> c.stats("s", "g").waitingPulls() == 2, "two long polls waiting");
+
+        PullResult once = c.pullOnce("s", "g", 1).block(Duration.ofSeconds(10));
+        assertThat(once.status()).isEqualTo(PullResult.Status.EMPTY);
+
+        Throwable refused = c.pull("s", "g", 1, Duration.ofSeconds(30))
+                .map(r -> (Throwable) null).onErrorResume(e -> reactor.core.publisher.Mono.just(e))
+                .block(Duration.ofSeconds(10));
+        assertThat(refused).isInstanceOf(IllegalStateException.class).hasMessageContaining("maxWaitingPulls");
+        polls.forEach(Disposable::dispose);
+    }
+
+    @Test
+    void aPullOnceAnsweredEmptyIsNotCountedAsWaitingWhenItsAnswerArrives() {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler));
+        c.append("s", b("m"));
+        c.pullOnce("s", "g", 1).block(Duration.ofSeconds(10)); // takes the only message
+        for (int i = 0; i < 200; i++) {
+            PullResult r = c.pullOnce("s", "g", 1).block(Duration.ofSeconds(10));
+            assertThat(r.status()).isEqualTo(PullResult.Status.EMPTY);
+            assertThat(c.stats("s", "g").waitingPulls()).as("round " + i).isZero();
+        }
+    }
+}
