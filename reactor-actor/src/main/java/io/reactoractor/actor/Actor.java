@@ -250,9 +250,11 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      *
      * @param message the message, not {@code null}
      * @return completes when the message was accepted (taken by the actor, as {@link #tell} answers
-     *         {@code true}: processed, or discarded if the actor terminates first); errors
-     *         ({@code IllegalStateException}, the message not taken) if the actor terminated first or
-     *         {@link #complete()} was called before the send
+     *         {@code true}: processed, or discarded if the actor terminates first); errors, the message not
+     *         taken, with {@code IllegalStateException} if the actor terminated first or {@link #complete()}
+     *         was called before the send; a send still waiting for a credit when the actor terminates fails
+     *         with the actor's error if it failed ({@code CancellationException} for {@link #dispose()}),
+     *         else with {@code IllegalStateException}
      */
     public Mono<Void> send(I message) {
         Objects.requireNonNull(message, "message");

@@ -533,8 +533,23 @@ final class ActorTurnLoop<I, O> {
         done = true;
         cancelTimers();
         credits.close(error);
+        if (signal) {
+            // what the mailbox holds goes to the discard hook before the terminal signal, as Reactor's operators
+            // discard their queue before onError: a subscriber (a StepVerifier) that checks the discards once it
+            // saw the error finds them all; what is told meanwhile is discarded by drainTerminated
+            discardMailbox();
+        }
         out.terminate(error, signal);
         cell.terminate();
+    }
+
+    /** Hands the mailbox's messages to the subscriber's discard hook (the mailbox's consumer only). */
+    private void discardMailbox() {
+        I m;
+        Context discard = out.discardContext();
+        while ((m = mailbox.poll()) != null) {
+            Operators.onDiscard(m, discard);
+        }
     }
 
     // ================================================================== the behaviour's timers
@@ -644,11 +659,7 @@ final class ActorTurnLoop<I, O> {
                 PENDING_ERROR.compareAndSet(ActorTurnLoop.this, null, engine.reject());
                 ActorTurnLoop.this.terminate(pendingError, true);
             }
-            I m;
-            Context discard = out.discardContext();
-            while ((m = mailbox.poll()) != null) {
-                Operators.onDiscard(m, discard);
-            }
+            discardMailbox();
             MpscChunkedArrayQueue<Runnable> ctl = control;
             while (ctl != null && ctl.poll() != null) {
                 // timers and control tasks of a terminated actor are dropped
