@@ -51,7 +51,7 @@ import reactor.util.context.Context;
  *   live, cancelled                | turn (actor)                                  | terminate(no signal): done=true, upstreams
  *                                  |                                               | cancelled, waiting sends failed, downstream
  *                                  |                                               | dropped; cell terminated, mailbox discarded
- *   live, pendingError, downstream | turn (actor)                                  | terminate: onError downstream, as above
+ *   live, pendingError, downstream | turn, not suspended (actor)                   | terminate: onError downstream, as above
  *   live, completeRequested,       | turn, out buffer and mailbox empty (actor)    | terminate: onComplete downstream, as above
  *   downstream                     |                                               |
  *   live, no downstream and work;  | turn (actor)                                  | backpressure-suspended: cell.suspend(), then
@@ -72,6 +72,8 @@ import reactor.util.context.Context;
  *                                  |                                               | false, send() fails; late messages and
  *                                  |                                               | control tasks discarded by drainTerminated
  * </pre>
+ * A suspension made while a turn runs is seen at the next message and before a pending error is delivered
+ * (a message told after {@code suspend()} returned, or an error, waits for the resume).
  * Precedence on a turn: {@code cancelled}, then {@code pendingError} (with a downstream), then the
  * control mailbox, then completion (only once nothing is buffered and the mailbox is empty). Without a
  * downstream subscriber an error or a completion waits for one; a user-suspended actor delivers its
@@ -384,6 +386,11 @@ final class ActorTurnLoop<I, O> {
             Subscriber<? super O> d = out.downstream;
             Throwable err = pendingError;
             if (err != null && d != null) {
+                if (cell.isSuspended()) {
+                    // a suspension made while this turn ran (the user's, a resumeAfter) holds the terminal signal
+                    // too: it is delivered when resumed (the class doc), as a completion is
+                    return;
+                }
                 terminate(err, true);
                 return;
             }
@@ -430,6 +437,11 @@ final class ActorTurnLoop<I, O> {
                 if (completeRequested) {
                     terminate(null, true);
                 }
+                return;
+            }
+            if (cell.isSuspended()) {
+                // suspended after the check above: a suspend() made before this message was told is seen here
+                // (its status write precedes the enqueue this peek saw), so that message waits for the resume
                 return;
             }
             if (!out.hasDemand()) {
