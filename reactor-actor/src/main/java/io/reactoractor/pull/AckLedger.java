@@ -163,12 +163,16 @@ final class AckLedger {
      * {@link Delivery#attempt()} is 1 at the first delivery the application sees, and a failure policy's
      * {@code maxAttempts} counts only those. A message the consumer's release of everything it held
      * (its cancel, posted first) or an ack timeout already re-queued, and that was not delivered again since,
-     * is uncounted the same way, once.
+     * is uncounted the same way, once. A message delivered again since (its ack timeout passed before this
+     * release arrived) is left alone: {@code attempts} names the delivery released, and each counted delivery
+     * has a number of its own ({@code pull()} answers all release under one consumer id).
+     *
+     * @param attempts the attempt number each of {@code offsets} was delivered with
      */
-    void release(long consumerId, long[] offsets, long now) {
-        for (long offset : offsets) {
-            InFlight f = pending.get(offset);
-            if (f == null || f.consumerId != consumerId || f.lastDeliveryUncounted) {
+    void release(long consumerId, long[] offsets, int[] attempts, long now) {
+        for (int i = 0; i < offsets.length; i++) {
+            InFlight f = pending.get(offsets[i]);
+            if (f == null || f.consumerId != consumerId || f.lastDeliveryUncounted || f.attempts != attempts[i]) {
                 continue;
             }
             if (f.state == InFlight.DELIVERED) {

@@ -589,7 +589,7 @@ final class ConsumerGroupActor extends ActorCell {
             if (r.offsets == null) {
                 ledger.release(r.consumerId, now);
             } else {
-                ledger.release(r.consumerId, r.offsets, now);
+                ledger.release(r.consumerId, r.offsets, r.attempts, now);
             }
         } else if (c == TICK) {
             armedAt = Long.MAX_VALUE; // the timer fired and is no longer armed

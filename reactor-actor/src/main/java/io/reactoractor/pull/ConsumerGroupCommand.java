@@ -102,16 +102,22 @@ abstract class ConsumerGroupCommand {
         final long consumerId;
         /** The offsets to release, or {@code null}: every message delivered to the consumer. */
         final long[] offsets;
+        /**
+         * With {@link #offsets}: the attempt number each of those messages was delivered with, which names
+         * the delivery given back (a later delivery of the same message is left alone); else {@code null}.
+         */
+        final int[] attempts;
 
         /** Releases every message delivered to the consumer and not acknowledged (it cancelled). */
         Release(long consumerId) {
-            this(consumerId, null);
+            this(consumerId, null, null);
         }
 
-        /** Releases these messages of the consumer's (an answer it did not deliver downstream). */
-        Release(long consumerId, long[] offsets) {
+        /** Releases these deliveries of the consumer's (an answer it did not deliver downstream). */
+        Release(long consumerId, long[] offsets, int[] attempts) {
             this.consumerId = consumerId;
             this.offsets = offsets;
+            this.attempts = attempts;
         }
     }
 }

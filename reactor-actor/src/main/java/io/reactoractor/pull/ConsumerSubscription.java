@@ -274,7 +274,9 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             for (int i = 0; i < offsets.length; i++) {
                 offsets[i] = rest.get(i).offset();
             }
-            actor.post(new ConsumerGroupCommand.Release(consumerId, offsets)); // redelivered now, not after the ack timeout
+            int[] restAttempts = java.util.Arrays.copyOfRange(attempts, undeliveredFrom, result.messages().size());
+            // redelivered now, not after the ack timeout
+            actor.post(new ConsumerGroupCommand.Release(consumerId, offsets, restAttempts));
         }
         pullInFlight = false;
         delivering = false;

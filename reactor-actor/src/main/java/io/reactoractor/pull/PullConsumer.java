@@ -265,29 +265,36 @@ public final class PullConsumer implements Disposable {
             throw new IllegalArgumentException("timeout must be >= 0 but was " + timeout);
         }
         long timeoutNanos = saturatedNanos(timeout);
-        return Mono.<PullResult>create(sink -> {
-            ConsumerGroupCommand.Pull p = new ConsumerGroupCommand.Pull(maxMessages, timeoutNanos, 0L, ackOnDelivery,
-                    new ConsumerGroupCommand.PullCallback() {
-                        @Override
-                        public void answer(PullResult result, int[] attempts) {
-                            sink.success(result);
-                        }
+        return Mono.defer(() -> {
+            // the attempt number of each message of this subscription's answer: a release names the delivery
+            // it gives back (a later delivery of the same message, after an ack timeout, is not this one's);
+            // written before sink.success, whose hand-off publishes it to the thread that discards the answer
+            int[][] answered = new int[1][];
+            return Mono.<PullResult>create(sink -> {
+                ConsumerGroupCommand.Pull p = new ConsumerGroupCommand.Pull(maxMessages, timeoutNanos, 0L,
+                        ackOnDelivery, new ConsumerGroupCommand.PullCallback() {
+                            @Override
+                            public void answer(PullResult result, int[] attempts) {
+                                answered[0] = attempts;
+                                sink.success(result);
+                            }
 
-                        @Override
-                        public void fail(Throwable error) {
-                            sink.error(error);
-                        }
-                    });
-            sink.onCancel(() -> {
-                p.cancelled = true;
-                // a turn drops it from the waiting pulls now (their count, retirement), not at its deadline
-                ConsumerGroupActor a = actors.get(key(subject, group));
-                if (a != null) {
-                    a.wake();
-                }
-            });
-            submit(subject, group, p);
-        }).doOnDiscard(PullResult.class, r -> releaseUndelivered(subject, group, r, ackOnDelivery));
+                            @Override
+                            public void fail(Throwable error) {
+                                sink.error(error);
+                            }
+                        });
+                sink.onCancel(() -> {
+                    p.cancelled = true;
+                    // a turn drops it from the waiting pulls now (their count, retirement), not at its deadline
+                    ConsumerGroupActor a = actors.get(key(subject, group));
+                    if (a != null) {
+                        a.wake();
+                    }
+                });
+                submit(subject, group, p);
+            }).doOnDiscard(PullResult.class, r -> releaseUndelivered(subject, group, r, answered[0], ackOnDelivery));
+        });
     }
 
     /**
@@ -299,16 +306,17 @@ public final class PullConsumer implements Disposable {
      * which the subscriber then drops ({@code Hooks.onNextDropped}, as Reactor's lambda subscriber does),
      * is not seen here: its messages wait out their ack timeout (redelivered later, not lost).
      */
-    private void releaseUndelivered(String subject, String group, PullResult r, boolean ackOnDelivery) {
-        if (ackOnDelivery || r.messages().isEmpty()) {
-            return;
+    private void releaseUndelivered(String subject, String group, PullResult r, int[] attempts,
+            boolean ackOnDelivery) {
+        if (ackOnDelivery || r.messages().isEmpty() || attempts == null) {
+            return; // attempts == null: not an answer of this subscription's (nothing else reaches this hook)
         }
         long[] offsets = new long[r.messages().size()];
         for (int i = 0; i < offsets.length; i++) {
             offsets[i] = r.messages().get(i).offset();
         }
         try {
-            submit(subject, group, new ConsumerGroupCommand.Release(0L, offsets));
+            submit(subject, group, new ConsumerGroupCommand.Release(0L, offsets, attempts));
         } catch (RejectedExecutionException e) {
             // the consumer was disposed: nothing is redelivered any more, so there is nothing to release
         }

@@ -123,6 +123,30 @@ class PullDeliveryCountingTest {
     }
 
     @Test
+    void aLateReleaseOfAPullAnswerLeavesALaterDeliveryOfTheSameMessageAlone() throws Exception {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofSeconds(2))
+                .failurePolicy(FailurePolicy.retryThenDeadLetter(5, Duration.ZERO)));
+        long offset = c.append("s", b("m"));
+        BaseSubscriber<PullResult> unrequested = new BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(Subscription s) {
+                // no request: Mono.create holds the answer until the cancel discards it
+            }
+        };
+        c.pull("s", "g", 1, Duration.ofSeconds(5)).subscribe(unrequested);
+        await(() -> c.stats("s", "g").inFlight() == 1, "the message handed to the unrequested pull");
+        // its ack timeout passes first: the message is delivered again, to a pull that holds it
+        PullResult held = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
+        assertThat(held.messages()).extracting(Message::offset).containsExactly(offset);
+        // only now is the first answer discarded: its release names the first delivery, not this one
+        unrequested.cancel();
+        PullResult meanwhile = c.pull("s", "g", 1, Duration.ZERO).block(Duration.ofSeconds(10));
+        assertThat(meanwhile.messages()).as("the message is still in the second pull's hands").isEmpty();
+        assertThat(c.stats("s", "g").inFlight()).isEqualTo(1);
+        assertThat(c.ack("s", "g", List.of(offset)).block(Duration.ofSeconds(10))).isEqualTo(offset + 1);
+    }
+
+    @Test
     void aPullOnceIsNeverRefusedForTheLongPollLimit() throws Exception {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).maxWaitingPulls(2));
         c.append("s", b("warm-up")); // the pair exists
