@@ -416,10 +416,10 @@ final class ActorTurnLoop<I, O> {
                     continue;
                 }
             }
-            if (!turn.shouldContinue()) {
-                return;
-            }
             if (tasks) {
+                if (!turn.shouldContinue()) {
+                    return;
+                }
                 if (!out.hasDemand()) {
                     if (suspendForBackpressure()) {
                         return;
@@ -434,14 +434,15 @@ final class ActorTurnLoop<I, O> {
             }
             I msg = mailbox.peek();
             if (msg == null) {
-                if (completeRequested) {
+                if (completeRequested && !cell.isSuspended()) { // a suspension holds the completion too
                     terminate(null, true);
                 }
                 return;
             }
-            if (cell.isSuspended()) {
-                // suspended after the check above: a suspend() made before this message was told is seen here
-                // (its status write precedes the enqueue this peek saw), so that message waits for the resume
+            if (!turn.shouldContinue()) {
+                // after the peek, not before: a suspend() made before this message was told is seen here (its
+                // status write precedes the enqueue this peek saw), so that message waits for the resume;
+                // also the quota, the preemption check and a stopping scheduler
                 return;
             }
             if (!out.hasDemand()) {

@@ -436,7 +436,7 @@ public abstract class ActorCell extends SchedulingEntity {
 
     /** Whether the carrier that holds this actor may start another task in this turn. */
     final boolean runnable() {
-        return status < SUSPEND_UNIT && (status & TERMINATED) == 0;
+        return (status & ~SCHEDULED) == 0; // one read: no suspension counted, not terminated
     }
 
     /**

@@ -219,7 +219,7 @@ final class CarrierThread extends Thread implements NonBlocking {
                     }
                 }
                 long end = turn.endClock();
-                cell.stolenNanos = (end - start) - stolen.charge(start, end);
+                cell.stolenNanos = stolen.stolen(start, end); // 0 for most turns; the charge clears it
                 lastEnd = end;
                 turn.end();
                 turn.lookAtOtherSlots(end);

@@ -80,20 +80,23 @@ final class StolenTime {
     }
 
     /**
+     * The part of a turn not to charge: the time its carrier did not run, for a long turn.
+     *
      * @param start the turn's start as charged
      * @param end   its end
-     * @return what to charge for it: its length, less the time the carrier did not run if it was long
+     * @return the time taken out of the turn's charge, between {@code 0} and the turn's length ({@code 0} for a
+     *         short turn, or without a mark)
      */
-    long charge(long start, long end) {
+    long stolen(long start, long end) {
         long elapsed = end - start;
         if (elapsed < LONG_TURN_NANOS || !marked) {
-            return elapsed;
+            return 0L;
         }
         long cpu = cpuClock.getAsLong();
         long stolen = (end - wallMark) - (cpu - cpuMark);
         wallMark = end;
         cpuMark = cpu;
-        return stolen <= 0 ? elapsed : Math.max(0L, elapsed - stolen);
+        return stolen <= 0 ? 0L : Math.min(elapsed, stolen);
     }
 
     /** The carrier idles (parks): its wall clock runs on without CPU time, which is not stolen time. */
