@@ -12,8 +12,21 @@ public enum AckMode {
      * normally: {@code subscribe(d -> ship(d))}, {@code doOnNext}, {@code map}, {@code handle},
      * {@code BaseSubscriber}. The consumer tells their cancel from that of a {@code take(n)}, {@code next()}
      * or {@code blockFirst()} after its last element (which did handle it: acknowledged) by where the
-     * cancel came from. A handler that hands the message on asynchronously ({@code flatMap},
-     * {@code concatMap}, {@code publishOn}) returns before handling it: use {@link #EXPLICIT}.
+     * cancel came from; a failure after {@code next()} is a nack too.
+     *
+     * <p>A message is acknowledged only when it is known to be handled. Not acknowledged, so redelivered
+     * (to this group's next consumer, at once): the element that stops a {@code takeWhile}; an element
+     * {@code timeout()} drops because its timer fired first (Reactor hands such an element to
+     * {@code Hooks.onNextDropped}; also the second element of a {@code single()}); and the message whose
+     * {@code onNext} is running when a cancel arrives from another thread (a {@code timeout()} or
+     * {@code take(Duration)} timer, a {@code dispose()}), because whether it was handled or dropped cannot
+     * be told apart: a duplicate at worst, never a loss.
+     *
+     * <p>A message counts as handled when it reaches the first operator below the consumer: an operator that
+     * queues elements or hands them on asynchronously returns before they are handled ({@code flatMap},
+     * {@code concatMap}, {@code publishOn}, {@code limitRate}, {@code buffer}, {@code window},
+     * {@code collectList}), and what it still holds when the stream is cancelled was acknowledged all the same:
+     * with such operators use {@link #EXPLICIT}.
      */
     AFTER_ON_NEXT,
     /**

@@ -84,6 +84,49 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
      */
     private boolean handlerFailed;
 
+    /**
+     * A {@link #cancel} from inside {@code onNext} by an operator that then drops the element instead of
+     * passing it on ({@link #DROP_ORIGINS}): that message was not handled, so it is not acknowledged (the
+     * cancel's release redelivers it). Written and read by the delivering thread only.
+     */
+    private boolean elementDropped;
+
+    /**
+     * Whether an {@code onNext} is in progress, and whether a cancel from another thread arrived during it
+     * (the state machine, {@code AFTER_ON_NEXT} or not):
+     * <pre>
+     *   state      | event (thread)                                        | next
+     *   -----------+-------------------------------------------------------+-----------------------------------
+     *   IDLE       | answer() is about to call onNext (delivering thread)   | IN_ON_NEXT, then it reads cancelled
+     *   IN_ON_NEXT | onNext returned (delivering thread, getAndSet)         | IDLE: the message was handled
+     *   IN_ON_NEXT | cancel() from another thread (after cancelled = true)  | CANCELLED_DURING (CAS)
+     *   CANCELLED_ | onNext returned (delivering thread, getAndSet)         | IDLE: not acknowledged (the cancel's
+     *   DURING     |                                                       | release redelivers it)
+     * </pre>
+     * Why: an operator cancelled from another thread may drop an element that arrives meanwhile
+     * ({@code timeout()}'s timer wins the race, then its {@code onNext} hands the element to
+     * {@code Hooks.onNextDropped} and returns normally), and this source cannot see the drop. Which of the
+     * two came first cannot be known, so the message is redelivered: a duplicate at worst, never a loss.
+     * A Dekker handshake on volatile accesses: the delivering thread writes {@code IN_ON_NEXT}, then reads
+     * {@code cancelled}; the canceller writes {@code cancelled}, then CASes this; so either the message is not
+     * delivered, or the cancel marks it. A cancel that finds {@code IDLE} came after that message's
+     * {@code onNext} returned.
+     */
+    private volatile int onNextState;
+    private static final int IDLE = 0;
+    private static final int IN_ON_NEXT = 1;
+    private static final int CANCELLED_DURING = 2;
+    private static final java.lang.invoke.VarHandle ON_NEXT_STATE;
+
+    static {
+        try {
+            ON_NEXT_STATE = java.lang.invoke.MethodHandles.lookup()
+                    .findVarHandle(ConsumerSubscription.class, "onNextState", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** Told once when this consumer ends (cancelled or errored): the pull consumer's registry of live ones. */
     private final java.util.function.Consumer<ConsumerSubscription> onEnd;
 
@@ -115,11 +158,23 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
     @Override
     public void cancel() {
         if (cancelled) {
+            // a second cancel from inside onNext: an operator that cancelled before passing the element on
+            // (next()) forwards its downstream's cancel, and that one may come from a failing handler
+            if (deliveringThread == Thread.currentThread() && !handlerFailed && cancelledByAFailingHandler()) {
+                handlerFailed = true;
+            }
             return;
         }
         cancelled = true;
-        if (deliveringThread == Thread.currentThread() && cancelledByAFailingHandler()) {
-            handlerFailed = true; // answer() nacks the message instead of acknowledging it (AFTER_ON_NEXT)
+        if (deliveringThread == Thread.currentThread()) {
+            switch (cancelOrigin()) {
+                case FAILURE -> handlerFailed = true; // answer() nacks the message instead of acknowledging it
+                case DROP -> elementDropped = true; // answer() leaves it unacknowledged: redelivered
+                default -> { } // a take(n), next(), blockFirst() or the application's own cancel: handled
+            }
+        } else {
+            // from another thread: an onNext in progress may be dropping its element (see onNextState)
+            ON_NEXT_STATE.compareAndSet(this, IN_ON_NEXT, CANCELLED_DURING);
         }
         ConsumerGroupCommand.Pull p = current;
         if (p != null) {
@@ -141,12 +196,23 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
      * a cancel inside {@code onNext} (once per subscription), so its cost does not matter.
      */
     static boolean cancelledByAFailingHandler() {
+        return cancelOrigin() == CancelOrigin.FAILURE;
+    }
+
+    /** What started a cancel made from inside {@code onNext} (see {@link #cancelledByAFailingHandler}). */
+    enum CancelOrigin { FAILURE, DROP, OTHER }
+
+    static CancelOrigin cancelOrigin() {
         return StackWalker.getInstance().walk(frames -> frames
                 .dropWhile(f -> f.getClassName().equals(ConsumerSubscription.class.getName())
                         || CANCEL_CHAIN.contains(f.getMethodName()))
                 .findFirst()
-                .map(f -> FAILURE_ORIGINS.contains(f.getClassName() + "#" + f.getMethodName()))
-                .orElse(false));
+                .map(f -> {
+                    String origin = f.getClassName() + "#" + f.getMethodName();
+                    return FAILURE_ORIGINS.contains(origin) ? CancelOrigin.FAILURE
+                            : DROP_ORIGINS.contains(origin) ? CancelOrigin.DROP : CancelOrigin.OTHER;
+                })
+                .orElse(CancelOrigin.OTHER));
     }
 
     /** Methods that pass a cancel on (operators' {@code cancel}, subscribers' {@code dispose}, {@code Operators.terminate}). */
@@ -158,6 +224,15 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             "reactor.core.publisher.LambdaSubscriber#onNext",
             "reactor.core.publisher.LambdaMonoSubscriber#onNext",
             "reactor.core.publisher.StrictSubscriber#onNext");
+    /**
+     * Reactor's operators whose {@code onNext} cancels upstream and then does not pass that element on: a
+     * {@code timeout()} whose timer fired first (the element goes to {@code Hooks.onNextDropped}), the
+     * element that ends a {@code takeWhile}, the second element of a {@code single()}.
+     */
+    private static final java.util.Set<String> DROP_ORIGINS = java.util.Set.of(
+            "reactor.core.publisher.FluxTimeout$TimeoutMainSubscriber#onNext",
+            "reactor.core.publisher.FluxTakeWhile$TakeWhileSubscriber#onNext",
+            "reactor.core.publisher.MonoSingle$SingleSubscriber#onNext");
 
     /**
      * The pull consumer was disposed: the stream errors with {@code error}, also when no pull is in
@@ -229,7 +304,9 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         int nHandled = 0;
         int undeliveredFrom = -1;
         for (int i = 0; i < result.messages().size(); i++) {
+            ON_NEXT_STATE.setVolatile(this, IN_ON_NEXT); // before reading cancelled (see onNextState)
             if (cancelled || done.get()) {
+                ON_NEXT_STATE.setVolatile(this, IDLE);
                 // not delivered: released below, since a pull posted while the cancel ran may have been
                 // served after the cancel's own release (or the consumer quiesced, which posts none)
                 undeliveredFrom = i;
@@ -242,6 +319,7 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             try {
                 actual.onNext(d);
             } catch (Throwable t) {
+                ON_NEXT_STATE.setVolatile(this, IDLE);
                 Exceptions.throwIfJvmFatal(t);
                 deliveringThread = null;
                 d.nack(t);
@@ -251,12 +329,20 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
                 delivering = false;
                 return;
             }
+            boolean cancelledDuring = (int) ON_NEXT_STATE.getAndSet(this, IDLE) == CANCELLED_DURING;
             if (handlerFailed) {
                 // Reactor caught the handler's exception (it errors downstream): a failure, as if onNext had
                 // thrown; the messages after it were not delivered and are released below
                 handlerFailed = false;
                 d.nack(new IllegalStateException("the subscriber's handler failed: Reactor cancelled the "
                         + "consumer from inside onNext"));
+                undeliveredFrom = i + 1 < result.messages().size() ? i + 1 : -1;
+                break;
+            }
+            if (elementDropped || cancelledDuring) {
+                // not known to be handled: left unacknowledged, so the cancel's release (posted by cancel())
+                // redelivers it; the messages after it were not delivered and are released below
+                elementDropped = false;
                 undeliveredFrom = i + 1 < result.messages().size() ? i + 1 : -1;
                 break;
             }
