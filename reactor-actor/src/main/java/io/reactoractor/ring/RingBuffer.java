@@ -67,9 +67,12 @@ import reactor.util.context.Context;
  *       it without a serializing wrapper; it keeps the plain Reactive Streams rules all the same:
  *       it never requests {@code n <= 0}, and, unless it is single-producer, its {@code onNext} is safe
  *       even if called concurrently):
- *       its demand upstream is exactly the free space ahead of the
+ *       its demand upstream is the free space ahead of the
  *       slowest gating consumer (requested up front, then replenished as consumers advance, in
- *       batches of {@code max(1, size/4)} or whenever nothing is outstanding). An upstream that sends
+ *       batches of {@code max(1, size/4)} or whenever nothing is outstanding), up to
+ *       {@code size - max(1, size/4)} outstanding at once in a multi-producer ring of more than one slot
+ *       (the whole ring in single-producer mode): imperative producers next to an upstream that has gone
+ *       quiet still find that much room, where demand granted cannot be taken back. An upstream that sends
  *       more than requested fails the ring with an {@link IllegalStateException} (never a silent drop).
  *       One upstream at a time: a second {@code onSubscribe} is cancelled (rule 2.5).</li>
  *   <li>{@link #tryPublish(Object)} for imperative producers: {@code false} when the ring is full,
@@ -232,6 +235,13 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     private final int mask;
     private final RingErrorPolicy errorPolicy;
     private final long replenish;
+    /**
+     * The most demand the upstream may hold at once: all of the ring when it is its only producer; else
+     * {@code size - max(1, size/4)}, so that the imperative producers the multi-producer ring allows next to
+     * an upstream still find room while that upstream is quiet (demand granted cannot be taken back, and an
+     * idle upstream holding the whole ring shut them out for good).
+     */
+    private final long upstreamCap;
 
     /** The events; slot {@code s & mask} holds event {@code s}. Written plain, published by {@link #published}. */
     private final Object[] slots;
@@ -378,6 +388,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         this.errorPolicy = b.errorPolicy;
         this.singleProducer = b.singleProducer;
         this.replenish = Math.max(1, b.size / 4);
+        this.upstreamCap = b.singleProducer || b.size == 1 ? b.size : b.size - replenish;
         this.slots = new Object[b.size];
         this.preallocated = b.eventFactory != null;
         if (preallocated) {
@@ -1606,18 +1617,25 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
                 }
             }
             Subscription up = upstream.get();
-            if (up != null && started && !upstreamDone && pending.isEmpty() && !isClosed()) {
+            // a second request at most: a synchronous upstream that filled its capped demand inside the first
+            // one leaves the room the cap kept back, which it may then fill too (see upstreamCap)
+            for (int requests = 0; requests < 2; requests++) {
+                if (up == null || !started || upstreamDone || !pending.isEmpty() || isClosed()) {
+                    break;
+                }
                 long free = remainingCapacity();
                 // single producer: the demand not yet received is at most reserved - cursor (events
                 // received but not yet published count as outstanding; when they are published a
                 // consumer advances and runs this drain again, so a request is only postponed)
                 long out = singleProducer ? reserved - (claimed & ~CLOSED) : outstanding.get();
-                if (free > 0 && (free >= replenish || out <= 0) && tryReserve(free)) {
-                    if (!singleProducer) {
-                        outstanding.addAndGet(free);
-                    }
-                    requestBurst(up, free);
+                long grant = Math.min(free, upstreamCap - out);
+                if (grant <= 0 || (grant < replenish && out > 0) || !tryReserve(grant)) {
+                    break;
                 }
+                if (!singleProducer) {
+                    outstanding.addAndGet(grant);
+                }
+                requestBurst(up, grant);
             }
             missed = producerWip.addAndGet(-missed);
             if (missed == 0) {

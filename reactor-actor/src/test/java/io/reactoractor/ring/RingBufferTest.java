@@ -215,7 +215,9 @@ class RingBufferTest {
         ring.start();
         List<Long> requests = new CopyOnWriteArrayList<>();
         Flux.range(0, 100).doOnRequest(requests::add).subscribe(ring);
-        assertEquals(List.of(8L), requests, "initial demand = the whole free ring");
+        // at most 6 outstanding at once (8 - 8/4: room kept for imperative producers while the upstream is quiet);
+        // this synchronous upstream filled them inside the request, so the other 2 are asked for right after
+        assertEquals(List.of(6L, 2L), requests, "initial demand = the whole free ring, in two requests");
         assertEquals(0, ring.remainingCapacity());
         Recorder<Integer> r = new Recorder<>();
         c.subscribe(r);
@@ -233,6 +235,48 @@ class RingBufferTest {
         assertEquals(100, r.values.size());
         long total = requests.stream().mapToLong(Long::longValue).sum();
         assertTrue(total >= 100, "demand covers the events: " + requests);
+    }
+
+    @Test
+    void imperativeProducersFindRoomNextToAQuietUpstream() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8).build();
+        AtomicLong handled = new AtomicLong();
+        ring.consumer("c", (e, s, eob) -> {
+            handled.incrementAndGet();
+            return null;
+        });
+        ring.start();
+        reactor.core.publisher.Sinks.Many<Integer> hot =
+                reactor.core.publisher.Sinks.many().multicast().directBestEffort();
+        AtomicLong requested = new AtomicLong();
+        hot.asFlux().doOnRequest(requested::addAndGet).subscribe(ring);
+        await(() -> requested.get() > 0, "the upstream asked for events");
+        assertEquals(6, requested.get(), "at most size - size/4 outstanding");
+        assertEquals(2, ring.remainingCapacity(), "the rest stays free for the imperative producers");
+        // the upstream says nothing: the imperative producers the multi-producer ring allows get the rest
+        assertTrue(ring.tryPublish(1), "tryPublish next to a quiet upstream");
+        assertEquals(1L, ring.publish(2).block(LONG), "publish next to a quiet upstream");
+        await(() -> handled.get() == 2, "both handled");
+        // the upstream's granted demand still fits whenever it speaks
+        for (int i = 0; i < 6; i++) {
+            hot.tryEmitNext(100 + i).orThrow();
+        }
+        await(() -> handled.get() == 8, "the upstream's events handled");
+    }
+
+    @Test
+    void imperativeProducersFindRoomAfterAnUpstreamsBurst() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8).build();
+        AtomicLong handled = new AtomicLong();
+        ring.consumer("c", (e, s, eob) -> {
+            handled.incrementAndGet();
+            return null;
+        });
+        ring.start();
+        Flux.range(0, 100).concatWith(Flux.never()).subscribeOn(Schedulers.single()).subscribe(ring);
+        await(() -> handled.get() == 100, "the burst handled");
+        await(() -> ring.tryPublish(1), "a tryPublish accepted after the burst, the upstream still open");
+        await(() -> handled.get() == 101, "the imperative event handled");
     }
 
     @Test
@@ -254,8 +298,8 @@ class RingBufferTest {
                 s.onNext(i);
             }
         };
-        rogue.subscribe(ring);
-        StepVerifier.create(c).expectNext(0, 1)
+        rogue.subscribe(ring); // granted 1 (a 2-slot multi-producer ring keeps one slot back while demand is out)
+        StepVerifier.create(c).expectNext(0)
                 .expectErrorSatisfies(e -> {
                     assertInstanceOf(IllegalStateException.class, e);
                     assertTrue(e.getMessage().contains("beyond the demand"), e.getMessage());
