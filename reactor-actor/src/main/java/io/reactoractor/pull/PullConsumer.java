@@ -470,7 +470,10 @@ public final class PullConsumer implements Disposable {
      * @param subject the subject
      * @param group   the consumer group
      * @param options ack mode, failure policy, batch size, poll timeout
-     * @return an infinite {@link Flux} of deliveries (it errors if the consumer is disposed)
+     * @return an infinite {@link Flux} of deliveries; it errors if the consumer is disposed, and with a
+     *     {@link MessageStoreException} when an {@link AsyncMessageStore} fails a pull (e.g. Redis unreachable
+     *     for longer than a command timeout); then its unacknowledged messages are redelivered, and a new
+     *     subscription goes on: {@code retryWhen(Retry.backoff(..).filter(MessageStoreException.class::isInstance))}
      */
     public Flux<Delivery> consume(String subject, String group, ConsumerOptions options) {
         Names.subject(subject);
@@ -568,7 +571,9 @@ public final class PullConsumer implements Disposable {
 
     /**
      * Reads a group's figures; never creates an actor. A pair without a live actor (never used, or
-     * retired when idle) reads its offsets from the store, with zero counters.
+     * retired when idle) reads its offsets from a {@link MessageStore}, with zero counters; an
+     * {@link AsyncMessageStore} is not asked (this call does not block): its offsets and lag read
+     * {@code 0} then, and {@link AsyncMessageStore#position} tells them.
      *
      * @param subject the subject
      * @param group   the consumer group
@@ -938,7 +943,11 @@ public final class PullConsumer implements Disposable {
         }
 
         /**
-         * @param store where messages and offsets live (default: a new {@link InMemoryMessageStore})
+         * @param store where messages and offsets live (default: a new {@link InMemoryMessageStore}); a
+         *              synchronous store keeps no delivery state (what is in flight, attempts): that lives in
+         *              this consumer, so two pull consumers on one store each deliver a group's messages (to
+         *              serve one group from several consumers or processes, use one pull consumer, or an
+         *              {@link AsyncMessageStore} that keeps the delivery state itself)
          * @return this
          */
         public Builder store(MessageStore store) {

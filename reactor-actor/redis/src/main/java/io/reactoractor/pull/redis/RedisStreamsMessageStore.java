@@ -60,8 +60,9 @@ import reactor.util.Loggers;
  *       {@code p -> payload}; created by the first append, never by a fetch</td></tr>
  *   <tr><td>subjects</td><td>the set {@code <keyPrefix>#subjects} of their names, checked and filled by the
  *       append script: a stream is created for at most {@link Builder#maxSubjects} subjects (dead-letter streams
- *       excepted: never refused and not counted; streams that existed before the set join it, past the bound); the pull consumer's names
- *       cannot contain {@code '#'}, so the set never collides with one of its streams</td></tr>
+ *       excepted: never refused and not counted; streams that existed before the set join it, past the bound); this
+ *       store refuses a subject or group name that is empty or contains {@code '#'}
+ *       ({@code IllegalArgumentException}, as the pull consumer does), so the set never collides with a stream</td></tr>
  *   <tr><td>consumer group {@code g}</td><td>the stream's consumer group {@code g}, created at
  *       {@code 0-0} (a new group starts at the oldest entry held) on its first fetch once the stream exists
  *       (a fetch never creates a stream: one of a subject nobody appended to answers empty and leaves
@@ -302,7 +303,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         this.channel = b.keyPrefix + "appends";
         this.consumerName = b.consumerName != null ? b.consumerName : "instance-" + UUID.randomUUID();
         this.maxLen = b.maxLen;
-        this.consumerExpiryMillis = b.consumerExpiry.toMillis();
+        this.consumerExpiryMillis = saturatedMillis(b.consumerExpiry);
         this.maxGroupsPerSubject = b.maxGroupsPerSubject;
         this.maxGroupsArg = Integer.toString(b.maxGroupsPerSubject).getBytes(StandardCharsets.US_ASCII);
         this.groupRetention = b.groupRetention;
@@ -458,7 +459,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     }
 
     private Mono<Long> append(String subject, byte[] payload, byte[] subjectLimitArg, byte[] registerArg) {
-        Objects.requireNonNull(subject, "subject");
+        requireName(subject, "subject");
         Objects.requireNonNull(payload, "payload");
         String[] keys = {key(subject), registryKey};
         byte[] subjectArg = subject.getBytes(StandardCharsets.UTF_8);
@@ -911,8 +912,22 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
 
     /** Rule of every store method: a null name is the caller's error, never a key named {@code "null"}. */
     private static void requireNames(String subject, String group) {
-        Objects.requireNonNull(subject, "subject");
-        Objects.requireNonNull(group, "group");
+        requireName(subject, "subject");
+        requireName(group, "group");
+    }
+
+    /**
+     * A subject or group name this store can key: not empty, and without {@code '#'}, which its own keys use
+     * ({@code <prefix>#subjects}, {@code <prefix>#group-walk:..}): a stream written at such a key broke every
+     * later append under the prefix. The pull consumer's names pass (they cannot contain {@code '#'}).
+     */
+    private static String requireName(String name, String parameter) {
+        Objects.requireNonNull(name, parameter);
+        if (name.isEmpty() || name.indexOf('#') >= 0) {
+            throw new IllegalArgumentException(parameter + " must be non-empty and must not contain '#' (reserved for "
+                    + "the store's own keys) but was \"" + name + "\"");
+        }
+        return name;
     }
 
     private static void requirePositive(int maxMessages) {
@@ -1044,11 +1059,19 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
             if (uri == null || uri.isBlank()) {
                 throw new IllegalArgumentException("uri must not be null or blank");
             }
+            RedisURI parsed;
             try {
-                this.uri = RedisURI.create(uri);
+                parsed = RedisURI.create(uri);
             } catch (RuntimeException e) {
                 throw new IllegalArgumentException("uri is not a Redis URI: " + uri + " (" + e.getMessage() + ")", e);
             }
+            String host = parsed.getHost();
+            // Lettuce reads "host:-1" as the host "host:-1" on the default port; an IPv6 literal has two colons
+            if (parsed.getSocket() == null && host != null && (parsed.getPort() < 1 || parsed.getPort() > 65_535
+                    || (host.indexOf(':') >= 0 && host.indexOf(':') == host.lastIndexOf(':')))) {
+                throw new IllegalArgumentException("uri must have a port from 1 to 65535 but was " + uri);
+            }
+            this.uri = parsed;
             return this;
         }
 
@@ -1117,13 +1140,16 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         }
 
         /**
-         * @param commandTimeout how long one Redis command may take before it fails (default 5 s); &gt; 0
+         * @param commandTimeout how long one Redis command may take before it fails (default 5 s); from 1 ms
+         *                       to 1 day (a shorter one fails every command, connecting included)
          * @return this
-         * @throws IllegalArgumentException if it is {@code null}, zero or negative
+         * @throws IllegalArgumentException if it is {@code null}, under 1 ms or over 1 day
          */
         public Builder commandTimeout(Duration commandTimeout) {
-            if (commandTimeout == null || commandTimeout.isZero() || commandTimeout.isNegative()) {
-                throw new IllegalArgumentException("commandTimeout must be > 0 but was " + commandTimeout);
+            if (commandTimeout == null || commandTimeout.compareTo(Duration.ofMillis(1)) < 0
+                    || commandTimeout.compareTo(Duration.ofDays(1)) > 0) {
+                throw new IllegalArgumentException("commandTimeout must be between 1 ms and 1 day but was "
+                        + commandTimeout);
             }
             this.commandTimeout = commandTimeout;
             return this;

@@ -125,6 +125,38 @@ class RedisStreamsMessageStoreTest {
         assertMessage("groupRetention", assertThrows(IllegalArgumentException.class, () -> b.groupRetention(null)));
         assertMessage("groupRetention", assertThrows(IllegalArgumentException.class,
                 () -> b.groupRetention(Duration.ofNanos(999_999))));
+        // values that passed the setter and then failed build() (an overflow, a timeout of every command)
+        assertMessage("commandTimeout", assertThrows(IllegalArgumentException.class,
+                () -> b.commandTimeout(Duration.ofNanos(1))));
+        assertMessage("commandTimeout", assertThrows(IllegalArgumentException.class,
+                () -> b.commandTimeout(Duration.ofSeconds(Long.MAX_VALUE))));
+        assertMessage("uri", assertThrows(IllegalArgumentException.class, () -> b.uri("redis://127.0.0.1:-1")));
+        assertMessage("uri", assertThrows(IllegalArgumentException.class, () -> b.uri("redis://127.0.0.1:65536")));
+    }
+
+    @Test
+    void anUnboundedConsumerExpiryBuilds() {
+        RedisStreamsMessageStore s = RedisStreamsMessageStore.builder().uri(shared.uri())
+                .keyPrefix(unique("expiry") + ":").consumerExpiry(Duration.ofSeconds(Long.MAX_VALUE))
+                .commandTimeout(Duration.ofDays(1)).build(); // threw ArithmeticException (long overflow)
+        closing.add(s::dispose);
+        assertTrue(s.append("s", b("m")).block(WAIT) >= 0);
+    }
+
+    /** The store's own keys use '#': a subject or group with one (or an empty one) is refused at the call. */
+    @Test
+    void theStoreRefusesNamesItCannotKey() throws Exception {
+        String prefix = unique("names") + ":";
+        RedisStreamsMessageStore s = store(shared, prefix, "c1");
+        assertMessage("subject", assertThrows(IllegalArgumentException.class, () -> s.append("#subjects", b("x"))));
+        assertMessage("subject", assertThrows(IllegalArgumentException.class, () -> s.append("", b("x"))));
+        assertMessage("subject", assertThrows(IllegalArgumentException.class,
+                () -> s.fetch("#group-walk:s", "g", 0, 1)));
+        assertMessage("group", assertThrows(IllegalArgumentException.class, () -> s.fetch("s", "a#b", 0, 1)));
+        assertMessage("group", assertThrows(IllegalArgumentException.class, () -> s.fetch("s", "", 0, 1)));
+        // nothing was written, and the prefix still works
+        assertEquals(":0", shared.command("EXISTS " + prefix + "#subjects"));
+        assertTrue(s.append("orders", b("m")).block(WAIT) >= 0);
     }
 
     /** Whether {@code key} has consumer group {@code group} (a reply's first line is all {@link TestRedis} reads). */
