@@ -18,9 +18,10 @@ public enum AckMode {
      * (to this group's next consumer, at once): the element that stops a {@code takeWhile}; an element
      * {@code timeout()} drops because its timer fired first (Reactor hands such an element to
      * {@code Hooks.onNextDropped}; also the second element of a {@code single()}); and the message whose
-     * {@code onNext} is running when a cancel arrives from another thread (a {@code timeout()} or
-     * {@code take(Duration)} timer, a {@code dispose()}), because whether it was handled or dropped cannot
-     * be told apart: a duplicate at worst, never a loss.
+     * {@code onNext} is running when a {@code take(Duration)} or {@code takeUntilOther} trigger fires on
+     * another thread, because whether it was handled or dropped cannot be told apart: a duplicate at worst,
+     * never a loss. Any other cancel from another thread (a {@code dispose()}, a closed connection) leaves
+     * the message in progress acknowledged once its {@code onNext} returns normally.
      *
      * <p>A message counts as handled when it reaches the first operator below the consumer: an operator that
      * queues elements or hands them on asynchronously returns before they are handled ({@code flatMap},

@@ -99,14 +99,18 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
      *   -----------+-------------------------------------------------------+-----------------------------------
      *   IDLE       | answer() is about to call onNext (delivering thread)   | IN_ON_NEXT, then it reads cancelled
      *   IN_ON_NEXT | onNext returned (delivering thread, getAndSet)         | IDLE: the message was handled
-     *   IN_ON_NEXT | cancel() from another thread (after cancelled = true)  | CANCELLED_DURING (CAS)
+     *   IN_ON_NEXT | cancel() from another thread by a RACE_ORIGINS        | CANCELLED_DURING (CAS)
+     *              | operator (after cancelled = true)                      |
      *   CANCELLED_ | onNext returned (delivering thread, getAndSet)         | IDLE: not acknowledged (the cancel's
      *   DURING     |                                                       | release redelivers it)
      * </pre>
-     * Why: an operator cancelled from another thread may drop an element that arrives meanwhile
-     * ({@code timeout()}'s timer wins the race, then its {@code onNext} hands the element to
-     * {@code Hooks.onNextDropped} and returns normally), and this source cannot see the drop. Which of the
-     * two came first cannot be known, so the message is redelivered: a duplicate at worst, never a loss.
+     * Why: an operator that cancels from another thread may drop an element that arrives meanwhile
+     * ({@code take(Duration)}'s timer cancels, then completes downstream, and its serialized downstream hands
+     * an element that comes after the completion to {@code Hooks.onNextDropped}; the {@code onNext} returns
+     * normally), and this source cannot see the drop. Which of the two came first cannot be known, so the
+     * message is redelivered: a duplicate at worst, never a loss. Any other cancel from another thread (a
+     * {@code dispose()}, a closed connection) leaves the message in progress handled when its {@code onNext}
+     * returns normally, as the ack mode says.
      * A Dekker handshake on volatile accesses: the delivering thread writes {@code IN_ON_NEXT}, then reads
      * {@code cancelled}; the canceller writes {@code cancelled}, then CASes this; so either the message is not
      * delivered, or the cancel marks it. A cancel that finds {@code IDLE} came after that message's
@@ -159,21 +163,19 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
     public void cancel() {
         if (cancelled) {
             // a second cancel from inside onNext: an operator that cancelled before passing the element on
-            // (next()) forwards its downstream's cancel, and that one may come from a failing handler
-            if (deliveringThread == Thread.currentThread() && !handlerFailed && cancelledByAFailingHandler()) {
-                handlerFailed = true;
+            // (next()) forwards its downstream's cancel, which may come from a failing handler; a timeout()
+            // whose timer cancelled first cancels again from its onNext as it drops the element
+            if (deliveringThread == Thread.currentThread() && !handlerFailed && !elementDropped) {
+                classifyCancelInsideOnNext();
             }
             return;
         }
         cancelled = true;
         if (deliveringThread == Thread.currentThread()) {
-            switch (cancelOrigin()) {
-                case FAILURE -> handlerFailed = true; // answer() nacks the message instead of acknowledging it
-                case DROP -> elementDropped = true; // answer() leaves it unacknowledged: redelivered
-                default -> { } // a take(n), next(), blockFirst() or the application's own cancel: handled
-            }
-        } else {
-            // from another thread: an onNext in progress may be dropping its element (see onNextState)
+            classifyCancelInsideOnNext();
+        } else if (onNextState == IN_ON_NEXT && cancelOrigin() == CancelOrigin.RACE) {
+            // from another thread, by an operator that drops an element arriving after this cancel: the onNext
+            // in progress may be dropping its element (see onNextState)
             ON_NEXT_STATE.compareAndSet(this, IN_ON_NEXT, CANCELLED_DURING);
         }
         ConsumerGroupCommand.Pull p = current;
@@ -199,8 +201,21 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         return cancelOrigin() == CancelOrigin.FAILURE;
     }
 
-    /** What started a cancel made from inside {@code onNext} (see {@link #cancelledByAFailingHandler}). */
-    enum CancelOrigin { FAILURE, DROP, OTHER }
+    /** A cancel from inside {@code onNext} (the delivering thread): what becomes of the element in progress. */
+    private void classifyCancelInsideOnNext() {
+        switch (cancelOrigin()) {
+            case FAILURE -> handlerFailed = true; // answer() nacks the message instead of acknowledging it
+            case DROP -> elementDropped = true; // answer() leaves it unacknowledged: redelivered
+            default -> { } // a take(n), next(), blockFirst() or the application's own cancel: handled
+        }
+    }
+
+    /**
+     * What started a cancel (see {@link #cancelledByAFailingHandler}): a failing handler, an operator dropping
+     * the element it is in {@code onNext} for, an operator that drops what arrives after its cancel from
+     * another thread, or anything else (the element was handled).
+     */
+    enum CancelOrigin { FAILURE, DROP, RACE, OTHER }
 
     static CancelOrigin cancelOrigin() {
         return StackWalker.getInstance().walk(frames -> frames
@@ -210,7 +225,8 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
                 .map(f -> {
                     String origin = f.getClassName() + "#" + f.getMethodName();
                     return FAILURE_ORIGINS.contains(origin) ? CancelOrigin.FAILURE
-                            : DROP_ORIGINS.contains(origin) ? CancelOrigin.DROP : CancelOrigin.OTHER;
+                            : DROP_ORIGINS.contains(origin) ? CancelOrigin.DROP
+                            : RACE_ORIGINS.contains(origin) ? CancelOrigin.RACE : CancelOrigin.OTHER;
                 })
                 .orElse(CancelOrigin.OTHER));
     }
@@ -233,6 +249,14 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
             "reactor.core.publisher.FluxTimeout$TimeoutMainSubscriber#onNext",
             "reactor.core.publisher.FluxTakeWhile$TakeWhileSubscriber#onNext",
             "reactor.core.publisher.MonoSingle$SingleSubscriber#onNext");
+    /**
+     * Reactor's operators that cancel upstream from another thread and then drop an element arriving
+     * meanwhile without cancelling again: {@code take(Duration)} / {@code takeUntilOther} cancel, then
+     * complete downstream, and their serialized downstream drops an element that comes after the completion.
+     * ({@code timeout()} cancels again from its {@code onNext} as it drops: {@link #DROP_ORIGINS}.)
+     */
+    private static final java.util.Set<String> RACE_ORIGINS = java.util.Set.of(
+            "reactor.core.publisher.FluxTakeUntilOther$TakeUntilMainSubscriber#cancelMainAndComplete");
 
     /**
      * The pull consumer was disposed: the stream errors with {@code error}, also when no pull is in
