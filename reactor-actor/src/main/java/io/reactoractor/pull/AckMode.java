@@ -18,10 +18,17 @@ public enum AckMode {
      * (to this group's next consumer, at once): the element that stops a {@code takeWhile}; an element
      * {@code timeout()} drops because its timer fired first (Reactor hands such an element to
      * {@code Hooks.onNextDropped}; also the second element of a {@code single()}); and the message whose
-     * {@code onNext} is running when a {@code take(Duration)} or {@code takeUntilOther} trigger fires on
-     * another thread, because whether it was handled or dropped cannot be told apart: a duplicate at worst,
-     * never a loss. Any other cancel from another thread (a {@code dispose()}, a closed connection) leaves
-     * the message in progress acknowledged once its {@code onNext} returns normally.
+     * {@code onNext} is running when a {@code timeout()}, {@code take(Duration)} or {@code takeUntilOther}
+     * timer cancels on another thread, because whether it was handled or dropped cannot be told apart (a
+     * duplicate at worst). Any other cancel from another thread (a {@code dispose()}, a closed connection)
+     * leaves the message in progress acknowledged once its {@code onNext} returns normally.
+     *
+     * <p><b>Operators that cancel on a timer</b> ({@code timeout()}, {@code take(Duration)},
+     * {@code takeUntilOther}, {@code sample}, anything that serializes its downstream): such an operator drops
+     * an element that arrives just after its timer fired, and its cancel reaches the consumer only after that,
+     * so this mode can still acknowledge such an element, rarely (about one in 50,000 in a stress of consumers
+     * timing out mid-delivery). Where no message may be lost, use {@link #EXPLICIT} with them (a
+     * dropped element is never acknowledged there, and the cancel redelivers it).
      *
      * <p>A message counts as handled when it reaches the first operator below the consumer: an operator that
      * queues elements or hands them on asynchronously returns before they are handled ({@code flatMap},
