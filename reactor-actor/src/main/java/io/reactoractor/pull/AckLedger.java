@@ -132,10 +132,16 @@ final class AckLedger {
      * when it already waits for its redelivery (its consumer cancelled, or its ack deadline passed before
      * the handler failed), as an ack settles it then too: the failure still counts against the policy's
      * attempts (a last attempt is dead-lettered rather than delivered once more). An unknown or settled
-     * offset is ignored.
+     * offset is ignored. So is the nack of an older delivery ({@code attempt}, when known, below the
+     * message's current count) while a newer delivery is in flight: that holder's outcome decides.
+     *
+     * @param attempt the failed delivery's attempt number, {@code 0} if unknown (a nack by offset)
      */
-    void nack(long offset, FailurePolicy policy, long now) {
+    void nack(long offset, FailurePolicy policy, int attempt, long now) {
         InFlight f = pending.get(offset);
+        if (f != null && attempt > 0 && f.state == InFlight.DELIVERED && f.attempts != attempt) {
+            return; // stale: delivered again since, and that delivery is in flight
+        }
         if (f != null && f.state != InFlight.NEW && f.state != InFlight.DONE) {
             applyFailurePolicy(f, policy, now);
         } else if (f == null && remote != null && policy.kind() == FailurePolicy.Kind.SKIP) {

@@ -221,9 +221,9 @@ final class ConsumerGroupActor extends ActorCell {
         post(new Ack(offsets, committed -> { }, error -> { }));
     }
 
-    /** Reports a failed offset without waiting for the answer (a consumer's nack). */
-    void reject(long offset, FailurePolicy policy) {
-        post(new Nack(offset, policy, committed -> { }, error -> { }));
+    /** Reports a failed delivery without waiting for the answer (a consumer's nack). */
+    void reject(long offset, FailurePolicy policy, int attempt) {
+        post(new Nack(offset, policy, attempt, committed -> { }, error -> { }));
     }
 
     /**
@@ -582,7 +582,7 @@ final class ConsumerGroupActor extends ActorCell {
         } else if (c instanceof AsyncStoreCalls.StoreReply<?> r) {
             r.applied(now);
         } else if (c instanceof Nack n) {
-            ledger.nack(n.offset, n.policy, now);
+            ledger.nack(n.offset, n.policy, n.attempt, now);
             ledger.commitIfAdvanced();
             n.done(ledger.committedOffset());
         } else if (c instanceof Release r) {

@@ -88,12 +88,18 @@ abstract class ConsumerGroupCommand {
     static final class Nack extends Settle {
         final long offset;
         final FailurePolicy policy;
+        /**
+         * The attempt number of the delivery that failed ({@link Delivery#nack}), or {@code 0} when unknown (a
+         * nack by offset): a nack of an older delivery leaves a newer one in flight alone.
+         */
+        final int attempt;
 
-        Nack(long offset, FailurePolicy policy, LongConsumer done,
+        Nack(long offset, FailurePolicy policy, int attempt, LongConsumer done,
                 Consumer<Throwable> failed) {
             super(done, failed);
             this.offset = offset;
             this.policy = policy;
+            this.attempt = attempt;
         }
     }
 

@@ -51,13 +51,16 @@ public final class Delivery {
 
     /**
      * Reports that processing failed: the consumer's {@link FailurePolicy} decides (skip, redeliver,
-     * or dead-letter after the last attempt).
+     * or dead-letter after the last attempt). A nack that comes after this delivery's ack timeout, once
+     * the message was delivered again and that newer delivery is still in flight, is ignored: the newer
+     * holder's ack, nack or ack timeout decides (a stale holder's failure neither takes the message from it
+     * nor dead-letters it under it).
      *
      * @param cause why (for the application's logs; not stored)
      */
     public void nack(Throwable cause) {
         if (settled.compareAndSet(false, true)) {
-            actor.reject(message.offset(), policy);
+            actor.reject(message.offset(), policy, attempt);
         }
     }
 

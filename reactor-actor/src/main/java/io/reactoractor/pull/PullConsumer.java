@@ -419,7 +419,7 @@ public final class PullConsumer implements Disposable {
             throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
         }
         return Mono.create(sink -> submit(subject, group,
-                new ConsumerGroupCommand.Nack(offset, failurePolicy, sink::success, sink::error)));
+                new ConsumerGroupCommand.Nack(offset, failurePolicy, 0, sink::success, sink::error)));
     }
 
     /**

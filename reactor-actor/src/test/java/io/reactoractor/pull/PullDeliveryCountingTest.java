@@ -147,6 +147,39 @@ class PullDeliveryCountingTest {
     }
 
     @Test
+    void aStaleHoldersNackLeavesTheNewerDeliveryInFlightAlone() throws Exception {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofSeconds(2))
+                .failurePolicy(FailurePolicy.retryThenDeadLetter(2, Duration.ZERO)));
+        long offset = c.append("s", b("m"));
+        List<Delivery> first = new CopyOnWriteArrayList<>();
+        BaseSubscriber<Delivery> stale = new BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(Subscription s) {
+                request(1); // one message, no further pull waiting in the group
+            }
+
+            @Override
+            protected void hookOnNext(Delivery d) {
+                first.add(d); // held without settling: its ack timeout passes
+            }
+        };
+        c.consume("s", "g", ConsumerOptions.builder().ackMode(AckMode.EXPLICIT).build()).subscribe(stale);
+        await(() -> first.size() == 1, "the first delivery");
+        // delivered again once the first holder's ack timeout passed: attempt 2, the last one
+        PullResult held = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
+        assertThat(held.messages()).extracting(Message::offset).containsExactly(offset);
+        // the stale holder fails now: not a failure of the delivery in flight, which must not be
+        // dead-lettered or handed to someone else under its holder
+        first.get(0).nack(new IllegalStateException("stale holder failed"));
+        PullResult meanwhile = c.pull("s", "g", 1, Duration.ZERO).block(Duration.ofSeconds(10));
+        assertThat(meanwhile.messages()).isEmpty();
+        assertThat(c.stats("s", "g").deadLettered()).isZero();
+        assertThat(c.ack("s", "g", List.of(offset)).block(Duration.ofSeconds(10))).isEqualTo(offset + 1);
+        assertThat(c.stats("s", "g").deadLettered()).isZero();
+        stale.dispose();
+    }
+
+    @Test
     void aPullOnceIsNeverRefusedForTheLongPollLimit() throws Exception {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).maxWaitingPulls(2));
         c.append("s", b("warm-up")); // the pair exists
