@@ -108,21 +108,21 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
      * ({@code take(Duration)}'s timer cancels, then completes downstream, and its serialized downstream hands
      * an element that comes after the completion to {@code Hooks.onNextDropped}; a {@code SerializedSubscriber}
      * cancelled by a downstream timer discards it; the {@code onNext} returns normally), and this source
-     * cannot see the drop. Which of the two came first cannot be known, so the
-     * message is redelivered: a duplicate at worst. Any other cancel from another thread (a {@code dispose()},
-     * a closed connection, through no such operator) leaves the message in progress handled when its
-     * {@code onNext} returns normally, as the ack mode says.
+     * cannot see the drop. Which of the two came first cannot be known, so the message is redelivered: a
+     * duplicate at worst. Any other cancel from another thread (a {@code dispose()}, a closed connection,
+     * through no such operator) leaves the message in progress handled when its {@code onNext} returns
+     * normally, as the ack mode says.
+     *
+     * <p>Ordering: a Dekker handshake on volatile accesses. The delivering thread writes {@code IN_ON_NEXT},
+     * then reads {@code cancelled}; the canceller writes {@code cancelled}, then CASes this. So either the
+     * message is not delivered, or the cancel marks it; a cancel that finds {@code IDLE} came after that
+     * message's {@code onNext} returned.
      *
      * <p>A mitigation, not a guarantee: such an operator drops what arrives after <em>its own</em> cancel,
      * which reaches this source only later (on the cancelling thread, through the operators above it), so an
-     * element that arrived, was dropped and returned in between is acknowledged (measured: 4 messages in
-     * 16 runs of about 14,500, each run 4 s of consumers timing out mid-delivery, against 6-10 per run without
-     * this). The ack mode's
-     * Javadoc tells users of those operators to use {@link AckMode#EXPLICIT}.
-     * A Dekker handshake on volatile accesses: the delivering thread writes {@code IN_ON_NEXT}, then reads
-     * {@code cancelled}; the canceller writes {@code cancelled}, then CASes this; so either the message is not
-     * delivered, or the cancel marks it. A cancel that finds {@code IDLE} came after that message's
-     * {@code onNext} returned.
+     * element that arrived, was dropped and returned in between is acknowledged (measured: 4 messages in 16
+     * runs of about 14,500, each run 4 s of consumers timing out mid-delivery, against 6-10 per run without
+     * this). The ack mode's Javadoc tells users of those operators to use {@link AckMode#EXPLICIT}.
      */
     private volatile int onNextState;
     private static final int IDLE = 0;
