@@ -397,6 +397,8 @@ class RingBufferTest {
         assertEquals(List.of(), joinSub.values, "join waits for slow");
         slowSub.subscription.cancel();
         await(() -> slow.isTerminated(), "slow removed");
+        // a cancelled consumer terminates first, then leaves the gating set (RingConsumer.runTurn): wait for both
+        await(() -> slow.sequence() == Long.MAX_VALUE, "slow out of the gating set");
         assertEquals(Long.MAX_VALUE, slow.sequence());
         await(() -> joinSub.values.size() == 4, "join no longer waits for slow");
         for (int i = 4; i < 100; i++) {
