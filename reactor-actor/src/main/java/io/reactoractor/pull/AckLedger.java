@@ -169,17 +169,16 @@ final class AckLedger {
      * {@link Delivery#attempt()} is 1 at the first delivery the application sees, and a failure policy's
      * {@code maxAttempts} counts only those. A message the consumer's release of everything it held
      * (its cancel, posted first) or an ack timeout already re-queued, and that was not delivered again since,
-     * is uncounted the same way. A message delivered again since (its ack timeout passed before this
+     * is uncounted the same way, once. A message delivered again since (its ack timeout passed before this
      * release arrived) is left alone: {@code attempts} names the delivery released, and each counted delivery
-     * has a number of its own ({@code pull()} answers all release under one consumer id); once uncounted, the
-     * count no longer matches that number, so a delivery is uncounted at most once.
+     * has a number of its own ({@code pull()} answers all release under one consumer id).
      *
      * @param attempts the attempt number each of {@code offsets} was delivered with
      */
     void release(long consumerId, long[] offsets, int[] attempts, long now) {
         for (int i = 0; i < offsets.length; i++) {
             InFlight f = pending.get(offsets[i]);
-            if (f == null || f.consumerId != consumerId || f.attempts != attempts[i]) {
+            if (f == null || f.consumerId != consumerId || f.lastDeliveryUncounted || f.attempts != attempts[i]) {
                 continue;
             }
             if (f.state == InFlight.DELIVERED) {
@@ -195,6 +194,7 @@ final class AckLedger {
         if (f.attempts > 0) {
             f.attempts--;
         }
+        f.lastDeliveryUncounted = true;
     }
 
     /** A message another process left unacknowledged, taken over: queued for redelivery at {@code now}. */
@@ -338,6 +338,7 @@ final class AckLedger {
     /** Hands {@code f} to the pull {@code p}: in flight until acked, or settled at once (ack-on-delivery). */
     void deliver(InFlight f, Pull p, long now) {
         f.attempts++;
+        f.lastDeliveryUncounted = false;
         f.consumerId = p.consumerId;
         counters.delivered.increment();
         if (p.ackOnDelivery) {

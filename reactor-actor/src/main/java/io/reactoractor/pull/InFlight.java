@@ -41,6 +41,11 @@ final class InFlight {
     long consumerId;
     long due;
     long generation;
+    /**
+     * Its last delivery never reached the application and was taken back out of {@link #attempts}
+     * ({@link AckLedger#release(long, long[], long)}); reset by the next delivery.
+     */
+    boolean lastDeliveryUncounted;
     /** Its ack-timeout check renewed it in the store ({@code CHECKING}): its redelivery needs no renewal of its own. */
     boolean renewedByCheck;
 
