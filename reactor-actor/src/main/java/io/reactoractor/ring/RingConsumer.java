@@ -69,6 +69,13 @@ import reactor.util.context.Context;
  * handles an event only while its subscriber has outstanding demand, so a slow subscriber holds the
  * ring back. A consumer made with {@link RingBuffer#consumer} rejects subscribers the same way.
  *
+ * <p>A subscriber that throws (rule 2.13 broken) is treated as Reactor's operators treat one: from
+ * {@code onNext}, its subscription counts as cancelled (the event counts as handled) and the consumer
+ * leaves the gating set; from {@code onComplete} or {@code onError}, the consumer still terminates and
+ * leaves, so {@link RingBuffer#whenTerminated()} still completes. Either way the error goes to
+ * {@code Hooks.onErrorDropped}, and a JVM-fatal one then goes on to the carrier, which reports it through
+ * {@code Schedulers.onHandleError}.
+ *
  * @param <T> the event type
  * @param <R> the result type
  */
@@ -412,8 +419,11 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             }
             Throwable br = badRequest.get();
             if (br != null) {
-                terminate(br, true);
-                remove();
+                try {
+                    terminate(br, true);
+                } finally {
+                    remove(); // also when a JVM-fatal error from the subscriber's onError escapes
+                }
                 return;
             }
             Throwable f = ring.failure();
@@ -633,10 +643,17 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         Context discardTo = hasSubscribed() ? subscriberContext() : ring.currentContext();
         terminal = signal ? (error != null ? error : COMPLETED) : null;
         done = true;
+        Throwable subscriberFailed = null;
         if (signal) {
             Subscriber<? super R> d = downstream;
             if (d != null && terminalDelivered.compareAndSet(false, true)) {
-                deliverTerminal(d, terminal);
+                try {
+                    deliverTerminal(d, terminal);
+                } catch (Throwable t) {
+                    // rule 2.13 broken by the subscriber's onComplete/onError: the bookkeeping below must
+                    // still run, or the ring never sees its last consumer go (whenTerminated() would hang)
+                    subscriberFailed = t;
+                }
             }
         } else {
             terminalDelivered.set(true); // cancelled: nothing to deliver
@@ -649,6 +666,12 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             c.terminate();
         }
         ring.consumerTerminated(handled, discardTo);
+        if (subscriberFailed != null) {
+            // as a throwing onNext (runBatch): dropped, and a JVM-fatal one goes on to the carrier, which
+            // reports it
+            Operators.onErrorDropped(subscriberFailed, discardTo);
+            Exceptions.throwIfJvmFatal(subscriberFailed);
+        }
     }
 
     private static void deliverTerminal(Subscriber<?> s, Object t) {

@@ -515,6 +515,84 @@ class RingBufferTest {
     }
 
     @Test
+    void aSubscriberWhoseOnCompleteThrowsStillLetsTheRingTerminate() {
+        List<Throwable> dropped = new CopyOnWriteArrayList<>();
+        reactor.core.publisher.Hooks.onErrorDropped(dropped::add);
+        try {
+            RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8).build();
+            RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+            ring.start();
+            List<Integer> seen = new CopyOnWriteArrayList<>();
+            IllegalStateException boom = new IllegalStateException("onComplete failed");
+            c.subscribe(new org.reactivestreams.Subscriber<Integer>() {
+                @Override
+                public void onSubscribe(Subscription s) {
+                    s.request(Long.MAX_VALUE);
+                }
+
+                @Override
+                public void onNext(Integer value) {
+                    seen.add(value);
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                }
+
+                @Override
+                public void onComplete() {
+                    throw boom; // rule 2.13 broken
+                }
+            });
+            Flux.range(1, 5).subscribe(ring);
+            // the ring's completion handle is the shutdown sequence's: it must not hang on a broken subscriber
+            StepVerifier.create(ring.whenTerminated()).expectComplete().verify(LONG);
+            assertEquals(List.of(1, 2, 3, 4, 5), seen);
+            await(() -> dropped.contains(boom), "the subscriber's error dropped as Reactor's subscribers drop it");
+        } finally {
+            reactor.core.publisher.Hooks.resetOnErrorDropped();
+        }
+    }
+
+    @Test
+    void aSubscriberWhoseOnErrorThrowsAFatalErrorLeavesTheGatingSetAnyway() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(4).build();
+        RingConsumer<Integer, Integer> broken = ring.publishedConsumer("broken", (e, s, eob) -> e);
+        List<Integer> other = new CopyOnWriteArrayList<>();
+        ring.consumer("other", (e, s, eob) -> {
+            other.add(e);
+            return null;
+        });
+        ring.start();
+        broken.subscribe(new org.reactivestreams.Subscriber<Integer>() { // not a BaseSubscriber: it catches
+            @Override
+            public void onSubscribe(Subscription subscription) {
+                subscription.request(0); // rule 3.9: onError(IllegalArgumentException) ...
+            }
+
+            @Override
+            public void onNext(Integer value) {
+            }
+
+            @Override
+            public void onError(Throwable throwable) {
+                throw new OutOfMemoryError("test: thrown from onError"); // ... which this subscriber breaks on
+            }
+
+            @Override
+            public void onComplete() {
+            }
+        });
+        await(broken::isTerminated, "the consumer with the bad request terminated");
+        // it left the gating set although its onError threw a JVM-fatal error: the producer is not held at
+        // its sequence, so many ring sizes of events reach the other consumer
+        for (int i = 0; i < 40; i++) {
+            assertTrue(ring.publish(i).block(LONG) >= 0);
+        }
+        await(() -> other.size() == 40, "every event reached the other consumer");
+    }
+
+    @Test
     void theRingItsConsumersAndTheProcessorAreScannableAfterReactorsConventions() {
         RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).name("scan").size(8).build();
         RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
