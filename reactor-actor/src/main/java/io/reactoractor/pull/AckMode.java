@@ -12,7 +12,10 @@ public enum AckMode {
      * normally: {@code subscribe(d -> ship(d))}, {@code doOnNext}, {@code map}, {@code handle},
      * {@code BaseSubscriber}. The consumer tells their cancel from that of a {@code take(n)}, {@code next()}
      * or {@code blockFirst()} after its last element (which did handle it: acknowledged) by where the
-     * cancel came from; a failure after {@code next()} is a nack too.
+     * cancel came from; a failure after {@code next()} is a nack too. A JVM-fatal error thrown by
+     * {@code onNext} ({@code OutOfMemoryError}, {@code StackOverflowError}, {@code LinkageError}) is
+     * handled the same way and is also reported through {@code Schedulers.onHandleError}, as the
+     * scheduler reports a task's fatal error.
      *
      * <p>A message is acknowledged only when it is known to be handled. Not acknowledged, so redelivered
      * (to this group's next consumer, at once): the element that stops a {@code takeWhile}; an element

@@ -713,7 +713,13 @@ final class ConsumerGroupActor extends ActorCell {
         try {
             p.answer(new PullResult(subject, group, status, messages, settings.epoch(), p.skipped), attempts);
         } catch (Throwable t) {
-            Exceptions.throwIfJvmFatal(t);
+            if (Exceptions.isJvmFatal(t)) {
+                // the consumer's subscriber threw it (its subscription did the bookkeeping first): reported
+                // under that cause, as a fatal task error, and the turn goes on (were it to escape, the turn's
+                // store guard would blame the store, or the command loop would leave the group unarmed)
+                engine().taskFailed(this, t);
+                return;
+            }
             LOG.error("pull group " + path() + ": answering a pull failed", t);
         }
     }

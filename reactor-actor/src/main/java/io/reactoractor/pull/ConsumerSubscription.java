@@ -366,13 +366,15 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
                 actual.onNext(d);
             } catch (Throwable t) {
                 ON_NEXT_STATE.setVolatile(this, IDLE);
-                Exceptions.throwIfJvmFatal(t);
                 deliveringThread = null;
                 d.nack(t);
-                ackHandled(handled, nHandled);
+                ackHandled(handled, nHandled); // the messages before it were handled, whatever it threw
                 cancel();
                 error(t);
                 delivering = false;
+                // a JVM-fatal error also goes on, after the bookkeeping, to the group actor, which reports it
+                // through Schedulers.onHandleError as the scheduler reports a fatal task error
+                Exceptions.throwIfJvmFatal(t);
                 return;
             }
             boolean cancelledDuring = (int) ON_NEXT_STATE.getAndSet(this, IDLE) == CANCELLED_DURING;

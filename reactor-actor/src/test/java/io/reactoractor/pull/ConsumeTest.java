@@ -389,6 +389,64 @@ class ConsumeTest {
         }
     }
 
+    /**
+     * A JVM-fatal error from onNext: the same bookkeeping as any other throw (the messages handled before it
+     * acknowledged, the failing one nacked, the stream errored), and the error reported through
+     * Schedulers.onHandleError under its own cause, not as a store failure.
+     */
+    @Test
+    void aJvmFatalErrorInOnNextKeepsTheBookkeepingAndReachesOnHandleError() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            consumer.append("s", b("m" + i));
+        }
+        List<Throwable> handled = new java.util.concurrent.CopyOnWriteArrayList<>();
+        reactor.core.scheduler.Schedulers.onHandleError("consume-test", (t, e) -> handled.add(e));
+        PullConsumer local = PullConsumer.builder(scheduler).store(consumer.store())
+                .failurePolicy(FailurePolicy.retryForever(Duration.ZERO)).build();
+        try {
+            OutOfMemoryError oom = new OutOfMemoryError("test: thrown by a handler");
+            java.util.concurrent.atomic.AtomicReference<Throwable> error = new java.util.concurrent.atomic.AtomicReference<>();
+            List<Long> firstSaw = new java.util.concurrent.CopyOnWriteArrayList<>();
+            // a CoreSubscriber: Reactor wraps a plain Subscriber in a StrictSubscriber, which swallows the
+            // onError that follows a throwing onNext
+            local.consume("s", "g").subscribe(new reactor.core.CoreSubscriber<Delivery>() {
+                @Override
+                public void onSubscribe(org.reactivestreams.Subscription s) {
+                    s.request(5);
+                }
+
+                @Override
+                public void onNext(Delivery d) {
+                    firstSaw.add(d.message().offset());
+                    if (d.message().offset() == 1) {
+                        throw oom;
+                    }
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    error.set(t);
+                }
+
+                @Override
+                public void onComplete() {
+                }
+            });
+            await(() -> error.get() != null, "the stream errored");
+            assertTrue(error.get() == oom, "errored with " + error.get());
+            await(() -> handled.contains(oom), "reported through onHandleError");
+            // offset 0's onNext returned: acknowledged, never delivered again; 1 (nacked) and the rest are
+            StepVerifier.create(local.consume("s", "g").map(d -> d.message().offset()).take(4).collectList())
+                    .assertNext(offsets -> assertEquals(List.of(1L, 2L, 3L, 4L),
+                            offsets.stream().sorted().toList()))
+                    .verifyComplete();
+            assertEquals(List.of(0L, 1L), firstSaw);
+        } finally {
+            local.dispose();
+            reactor.core.scheduler.Schedulers.resetOnHandleError("consume-test");
+        }
+    }
+
     /** Several consumers per group share; two groups each get everything; nothing lost or duplicated. */
     @Test
     void consumersOfAGroupShareAndGroupsEachGetEverything() throws Exception {
