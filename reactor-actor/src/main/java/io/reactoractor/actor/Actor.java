@@ -95,6 +95,7 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
         this.credits = loop.credits;
         this.out = loop.out;
         this.primary = credits.primary;
+        out.actor(this); // the subscription's Scannable parent
     }
 
     // ================================================================== factories
@@ -335,8 +336,8 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      * Reactor's {@link Scannable} view, after its processors' conventions: {@code NAME} (the path),
      * {@code PARENT} (the subscription of the upstream this actor subscribed to as a {@code Subscriber},
      * {@code null} before one), {@code RUN_ON} (the group the actor runs in), {@code CAPACITY} and
-     * {@code PREFETCH} (the mailbox capacity), {@code BUFFERED}, {@code REQUESTED_FROM_DOWNSTREAM},
-     * {@code TERMINATED}, {@code CANCELLED}, {@code ERROR}, {@code RUN_STYLE} ({@code ASYNC}).
+     * {@code PREFETCH} (the mailbox capacity), {@code BUFFERED}, {@code REQUESTED_FROM_DOWNSTREAM} (the
+     * downstream's demand not yet met, {@code Long.MAX_VALUE} once unbounded), {@code TERMINATED}, {@code CANCELLED}, {@code ERROR}, {@code RUN_STYLE} ({@code ASYNC}).
      */
     @Override
     public Object scanUnsafe(Attr key) {
@@ -356,7 +357,7 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
             return mailboxSize();
         }
         if (key == Attr.REQUESTED_FROM_DOWNSTREAM) {
-            return out.requested();
+            return out.outstandingDemand();
         }
         if (key == Attr.TERMINATED) {
             return isTerminated();

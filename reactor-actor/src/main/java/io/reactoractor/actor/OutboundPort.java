@@ -9,6 +9,7 @@ import io.reactoractor.internal.TerminatedSubscriber;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
@@ -33,7 +34,7 @@ import reactor.util.context.Context;
  *
  * @param <O> outbound result type
  */
-final class OutboundPort<O> implements Subscription {
+final class OutboundPort<O> implements Subscription, Scannable {
 
 
     private static final VarHandle SUBSCRIBER_SLOT;
@@ -80,8 +81,35 @@ final class OutboundPort<O> implements Subscription {
     private ArrayDeque<O> outBuffer;
     volatile int outBuffered;
 
+    /**
+     * The {@link io.reactoractor.actor.Actor} this is the downstream side of, for {@link #scanUnsafe}: set
+     * by its constructor, before the actor can be subscribed to.
+     */
+    private Scannable actor;
+
     OutboundPort(ActorTurnLoop<?, O> loop) {
         this.loop = loop;
+    }
+
+    void actor(Scannable actor) {
+        this.actor = actor;
+    }
+
+    /**
+     * The subscription's {@link Scannable} view, as Reactor's inner subscriptions are: {@code PARENT} is
+     * the actor and {@code ACTUAL} the subscriber, the rest is the actor's view, so a walk up from the
+     * subscriber ({@code Scannable.from(s).parents()}) reaches the actor and its upstream.
+     */
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.PARENT) {
+            return actor;
+        }
+        if (key == Attr.ACTUAL) {
+            return downstream;
+        }
+        Scannable a = actor;
+        return a != null ? a.scanUnsafe(key) : null;
     }
 
     /** Attaches the single subscriber (any thread). */
@@ -114,9 +142,9 @@ final class OutboundPort<O> implements Subscription {
                 s.onError(e);
             } else if (terminalSignalled) {
                 s.onComplete();
-            } else {
+            } else if (!loop.cancelled) {
                 s.onError(new IllegalStateException("Actor " + loop.path() + " is terminated"));
-            }
+            } // else it cancelled, inside its onSubscribe: no signal (rule 1.8)
             return;
         }
         loop.wake();
@@ -135,6 +163,18 @@ final class OutboundPort<O> implements Subscription {
     /** @return the downstream's total demand so far (saturated at {@code Long.MAX_VALUE}); any thread */
     long requested() {
         return requested;
+    }
+
+    /**
+     * The demand not yet met, as Reactor's operators report {@code REQUESTED_FROM_DOWNSTREAM}:
+     * {@code Long.MAX_VALUE} once unbounded. Any thread, for a scan: it reads the actor-confined
+     * {@code emitted} racily, so it may lag a result or two behind.
+     *
+     * @return the outstanding demand, at least {@code 0}
+     */
+    long outstandingDemand() {
+        long r = requested;
+        return r == Long.MAX_VALUE ? r : Math.max(0L, r - emitted);
     }
 
     /** A result of the behaviour: straight downstream when there is demand and nothing buffered (actor thread). */

@@ -128,6 +128,78 @@ class ActorReactorConventionsTest {
     }
 
     @Test
+    void theSubscriptionIsScannableAndTheDemandScannedIsTheDemandNotYetMet() {
+        Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).capacity(8)
+                .behaviour((m, c) -> {
+                    c.emit(m);
+                    return true;
+                }).build();
+        List<Integer> got = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<org.reactivestreams.Subscription> sub =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        a.subscribe(new BaseSubscriber<Integer>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                sub.set(s);
+                s.request(10);
+            }
+
+            @Override
+            protected void hookOnNext(Integer v) {
+                got.add(v);
+            }
+        });
+        reactor.core.Scannable scannable = reactor.core.Scannable.from(sub.get());
+        assertTrue(scannable.isScanAvailable(), "the actor's subscription is Scannable, as a Reactor sink's is");
+        assertTrue(scannable.scan(reactor.core.Scannable.Attr.PARENT) == a, "its parent is the actor");
+        assertEquals(a.path(), scannable.name());
+        assertEquals(10L, a.scan(reactor.core.Scannable.Attr.REQUESTED_FROM_DOWNSTREAM));
+        for (int i = 0; i < 4; i++) {
+            a.tell(i);
+        }
+        await(() -> got.size() == 4, "four results");
+        // what Reactor's operators report: the demand not yet met (6), not the total requested (10)
+        await(() -> Long.valueOf(6L).equals(a.scan(reactor.core.Scannable.Attr.REQUESTED_FROM_DOWNSTREAM)),
+                "6 outstanding, scanned " + a.scan(reactor.core.Scannable.Attr.REQUESTED_FROM_DOWNSTREAM));
+        sub.get().request(Long.MAX_VALUE);
+        assertEquals(Long.MAX_VALUE, a.scan(reactor.core.Scannable.Attr.REQUESTED_FROM_DOWNSTREAM));
+        a.complete();
+    }
+
+    @Test
+    void aSubscriberThatCancelsInsideOnSubscribeIsNotSignalledAfterwards() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+            List<Object> signals = new CopyOnWriteArrayList<>();
+            a.subscribe(new org.reactivestreams.Subscriber<Integer>() {
+                @Override
+                public void onSubscribe(org.reactivestreams.Subscription s) {
+                    s.cancel();
+                    // the actor terminates on a carrier meanwhile (the cancel's turn)
+                    await(a::isTerminated, "the cancel terminated the actor");
+                }
+
+                @Override
+                public void onNext(Integer v) {
+                    signals.add(v);
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    signals.add(t);
+                }
+
+                @Override
+                public void onComplete() {
+                    signals.add("complete");
+                }
+            });
+            Thread.sleep(5);
+            assertEquals(List.of(), signals, "rule 1.8: a cancelled subscriber is not signalled");
+        }
+    }
+
+    @Test
     void resultsWaitingForDemandAreDiscardedOnCancelBeforeTheMailbox() {
         List<Object> discarded = new CopyOnWriteArrayList<>();
         Actor<Integer, Integer> a = threeResultsPerMessage();
