@@ -9,6 +9,7 @@ import io.reactoractor.internal.TerminatedSubscriber;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
@@ -132,7 +133,22 @@ final class OutboundPort<O> implements Subscription, Scannable {
         if (s instanceof CoreSubscriber<?> cs) {
             discardContext = cs.currentContext();
         }
-        s.onSubscribe(this);
+        try {
+            s.onSubscribe(this);
+        } catch (Throwable t) {
+            // rule 2.13 broken: the subscription counts as cancelled (the actor stops, as for a cancel) and,
+            // as Reactor's publishers do (Operators.reportThrowInSubscribe), subscribe returns normally (rule
+            // 1.9) and the subscriber gets the error; a JVM-fatal one is thrown on instead
+            cancel();
+            Exceptions.throwIfJvmFatal(t);
+            Context c = discardContext;
+            try {
+                s.onError(Operators.onOperatorError(t, c));
+            } catch (Throwable again) {
+                Operators.onErrorDropped(again, c);
+            }
+            return;
+        }
         downstream = s; // volatile: then the slot's read below (the handshake with terminate)
         if (subscriberSlot == TerminatedSubscriber.instance() && DOWNSTREAM.compareAndSet(this, s, null)) {
             // the actor terminated between our slot CAS and now, and its terminate found no downstream yet:

@@ -12,6 +12,7 @@ import org.reactivestreams.Subscription;
 public final class TerminatedSubscriber implements Subscriber<Object> {
 
     private static final TerminatedSubscriber INSTANCE = new TerminatedSubscriber();
+    private static final TerminatedSubscriber AFTER_SUBSCRIBER = new TerminatedSubscriber();
 
     private TerminatedSubscriber() {
     }
@@ -23,6 +24,19 @@ public final class TerminatedSubscriber implements Subscriber<Object> {
     @SuppressWarnings("unchecked")
     public static <T> Subscriber<T> instance() {
         return (Subscriber<T>) (Subscriber<?>) INSTANCE;
+    }
+
+    /**
+     * The sentinel of a publisher that terminated after a subscriber had attached: a later
+     * {@code subscribe} is a second subscriber of a unicast publisher, where after {@link #instance()} it
+     * is the first one, which learns how the publisher ended.
+     *
+     * @param <T> the slot's element type
+     * @return the one sentinel for that case (compare with {@code ==})
+     */
+    @SuppressWarnings("unchecked")
+    public static <T> Subscriber<T> afterSubscriber() {
+        return (Subscriber<T>) (Subscriber<?>) AFTER_SUBSCRIBER;
     }
 
     @Override

@@ -60,7 +60,8 @@ import reactor.util.context.Context;
  *   any live   | handler failure under STOP, or ring failed| terminated: onError(failure), nothing more handled
  *   any live   | downstream cancel                         | removed: sequence := MAX (leaves gating), terminated
  *   any live   | request(n &lt;= 0)                           | removed; onError(IllegalArgumentException) (rule 3.9)
- *   terminated | subscribe                                 | onSubscribe + the terminal signal
+ *   terminated | subscribe, nobody subscribed before       | onSubscribe + the terminal signal
+ *   terminated | subscribe after a subscriber              | onSubscribe + onError(IllegalStateException)
  * </pre>
  *
  * <h2>As a publisher</h2>
@@ -253,7 +254,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         }
         if (!subscriberSlot.compareAndSet(null, s)) {
             if (subscriberSlot.get() == TerminatedSubscriber.instance()) {
-                // terminated before anyone subscribed: the late subscriber gets the terminal signal
+                // terminated before anyone subscribed: the late (first) subscriber gets the terminal signal
                 Object t = terminal; // written before the sentinel was set
                 if (t == COMPLETED) {
                     Operators.complete(s);
@@ -270,13 +271,40 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             return;
         }
         context = s instanceof CoreSubscriber<?> cs ? cs.currentContext() : Context.empty();
-        s.onSubscribe(new ConsumerSubscription());
+        ConsumerSubscription subscription = new ConsumerSubscription();
+        try {
+            s.onSubscribe(subscription);
+        } catch (Throwable t) {
+            subscriberThrewInOnSubscribe(s, subscription, t);
+            return;
+        }
         downstream = s;
         if (done && terminalDelivered.compareAndSet(false, true)) {
-            deliverTerminal(s, terminal); // raced the termination (see terminate())
+            try {
+                deliverTerminal(s, terminal); // raced the termination (see terminate())
+            } catch (Throwable t) {
+                Operators.onErrorDropped(t, context); // rule 2.13 broken: as in terminate()
+                Exceptions.throwIfJvmFatal(t);
+            }
             return;
         }
         wake();
+    }
+
+    /**
+     * Rule 2.13 broken by {@code onSubscribe}: the subscription counts as cancelled (the consumer leaves
+     * the gating set at its next turn, as for a cancel), and, as Reactor's publishers do
+     * ({@code Operators.reportThrowInSubscribe}), {@code subscribe} returns normally (rule 1.9) and the
+     * subscriber gets the error; a JVM-fatal one is thrown on instead.
+     */
+    private void subscriberThrewInOnSubscribe(Subscriber<? super R> s, Subscription subscription, Throwable t) {
+        subscription.cancel();
+        Exceptions.throwIfJvmFatal(t);
+        try {
+            s.onError(Operators.onOperatorError(t, context));
+        } catch (Throwable again) {
+            Operators.onErrorDropped(again, context);
+        }
     }
 
     /**
@@ -659,7 +687,9 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             terminalDelivered.set(true); // cancelled: nothing to deliver
         }
         downstream = null;
-        subscriberSlot.set(TerminatedSubscriber.instance()); // rule 3.13: forget the subscriber; late ones get `terminal`
+        // rule 3.13: forget the subscriber; a late first subscriber gets `terminal`, a second one an error
+        subscriberSlot.getAndUpdate(cur -> cur == null ? TerminatedSubscriber.instance()
+                : TerminatedSubscriber.afterSubscriber());
         ConsumerCell c = cell;
         if (c != null) {
             c.dropBackoff(); // terminated during a back-off (scheduler disposed): disarm the timer

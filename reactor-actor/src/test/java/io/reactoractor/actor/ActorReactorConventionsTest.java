@@ -200,6 +200,37 @@ class ActorReactorConventionsTest {
     }
 
     @Test
+    void aSubscriberWhoseOnSubscribeThrowsGetsTheErrorAndTheActorStops() {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+        IllegalStateException boom = new IllegalStateException("onSubscribe failed");
+        List<Object> signals = new CopyOnWriteArrayList<>();
+        // rule 1.9: subscribe returns normally; rule 2.13: the subscription counts as cancelled
+        a.subscribe(new org.reactivestreams.Subscriber<Integer>() {
+            @Override
+            public void onSubscribe(org.reactivestreams.Subscription s) {
+                throw boom;
+            }
+
+            @Override
+            public void onNext(Integer v) {
+                signals.add(v);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                signals.add(t);
+            }
+
+            @Override
+            public void onComplete() {
+                signals.add("complete");
+            }
+        });
+        assertEquals(List.of(boom), signals, "the error, as Reactor's publishers report a throwing onSubscribe");
+        await(a::isTerminated, "the actor stopped as for a cancel, its slot not held by a broken subscriber");
+    }
+
+    @Test
     void resultsWaitingForDemandAreDiscardedOnCancelBeforeTheMailbox() {
         List<Object> discarded = new CopyOnWriteArrayList<>();
         Actor<Integer, Integer> a = threeResultsPerMessage();

@@ -564,7 +564,7 @@ class RingBufferTest {
             return null;
         });
         ring.start();
-        broken.subscribe(new org.reactivestreams.Subscriber<Integer>() { // not a BaseSubscriber: it catches
+        org.reactivestreams.Subscriber<Integer> throwing = new org.reactivestreams.Subscriber<>() {
             @Override
             public void onSubscribe(Subscription subscription) {
                 subscription.request(0); // rule 3.9: onError(IllegalArgumentException) ...
@@ -576,13 +576,21 @@ class RingBufferTest {
 
             @Override
             public void onError(Throwable throwable) {
-                throw new OutOfMemoryError("test: thrown from onError"); // ... which this subscriber breaks on
+                // ... which this subscriber breaks on, with a JVM-fatal error (not an OutOfMemoryError, which
+                // JUnit would take for the test JVM's own)
+                throw new InternalError("test: thrown from onError");
             }
 
             @Override
             public void onComplete() {
             }
-        });
+        };
+        try {
+            broken.subscribe(throwing); // a raw Subscriber: a BaseSubscriber catches what its hooks throw
+        } catch (InternalError e) {
+            // the error is delivered from subscribe when the consumer terminated before onSubscribe returned:
+            // a JVM-fatal error goes on to the caller
+        }
         await(broken::isTerminated, "the consumer with the bad request terminated");
         // it left the gating set although its onError threw a JVM-fatal error: the producer is not held at
         // its sequence, so many ring sizes of events reach the other consumer
@@ -590,6 +598,71 @@ class RingBufferTest {
             assertTrue(ring.publish(i).block(LONG) >= 0);
         }
         await(() -> other.size() == 40, "every event reached the other consumer");
+    }
+
+    @Test
+    void aSubscriberAfterTheFirstOneFinishedIsRejectedNotCompleted() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.start();
+        Flux.range(1, 3).subscribe(ring);
+        StepVerifier.create(c).expectNext(1, 2, 3).expectComplete().verify(LONG);
+        // unicast: a second subscriber is told so, also once the first one is done (as an Actor's and
+        // Reactor's unicast sink's are); only a first subscriber arriving late learns how the consumer ended
+        StepVerifier.create(c).expectErrorSatisfies(e -> {
+            assertInstanceOf(IllegalStateException.class, e);
+            assertTrue(e.getMessage().contains("only one subscriber"), e.getMessage());
+        }).verify(LONG);
+
+        RingBuffer<Integer> other = RingBuffer.<Integer>builder(scheduler).size(8).build();
+        RingConsumer<Integer, Integer> late = other.publishedConsumer("late", (e, s, eob) -> e);
+        other.start();
+        other.complete();
+        await(late::isTerminated, "terminated with nobody subscribed");
+        StepVerifier.create(late).expectComplete().verify(LONG);
+    }
+
+    @Test
+    void aSubscriberWhoseOnSubscribeThrowsGetsTheErrorAndTheConsumerLeaves() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(4).build();
+        RingConsumer<Integer, Integer> broken = ring.publishedConsumer("broken", (e, s, eob) -> e);
+        List<Integer> other = new CopyOnWriteArrayList<>();
+        ring.consumer("other", (e, s, eob) -> {
+            other.add(e);
+            return null;
+        });
+        ring.start();
+        IllegalStateException boom = new IllegalStateException("onSubscribe failed");
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        // rule 1.9: subscribe returns normally; rule 2.13: the subscription counts as cancelled
+        broken.subscribe(new org.reactivestreams.Subscriber<Integer>() {
+            @Override
+            public void onSubscribe(Subscription subscription) {
+                throw boom;
+            }
+
+            @Override
+            public void onNext(Integer value) {
+                errors.add(new AssertionError("onNext " + value));
+            }
+
+            @Override
+            public void onError(Throwable throwable) {
+                errors.add(throwable);
+            }
+
+            @Override
+            public void onComplete() {
+                errors.add(new AssertionError("onComplete"));
+            }
+        });
+        assertEquals(List.of(boom), errors);
+        await(broken::isTerminated, "the consumer ended as if cancelled");
+        for (int i = 0; i < 20; i++) {
+            assertTrue(ring.publish(i).block(LONG) >= 0);
+        }
+        await(() -> other.size() == 20, "it left the gating set: every event reached the other consumer");
+        assertEquals(List.of(boom), errors);
     }
 
     @Test
