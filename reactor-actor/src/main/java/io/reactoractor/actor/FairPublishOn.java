@@ -189,6 +189,8 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
         private Throwable error;                // written before 'done'
         private volatile boolean cancelled;
         private volatile IllegalArgumentException badRequest;
+        /** While the downstream's {@code onSubscribe} runs (see {@link #onSubscribeDownstream}). */
+        private volatile boolean subscribing;
 
         // actor-confined
         private long produced;
@@ -274,12 +276,32 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                         syncSource = qs;
                         sync = true;
                         DONE.setVolatile(this, true); // the source holds everything it will emit
-                        actual.onSubscribe(this);
+                        onSubscribeDownstream();
                         return; // nothing to request: the drain polls as demand allows
                     }
                 }
-                actual.onSubscribe(this);
+                onSubscribeDownstream();
                 s.request(prefetch == Integer.MAX_VALUE ? Long.MAX_VALUE : prefetch);
+            }
+        }
+
+        /**
+         * {@code actual.onSubscribe(this)}, holding back the error of a {@code request(n <= 0)} made
+         * meanwhile until it returned: the actor would otherwise signal {@code onError} on a carrier while
+         * {@code onSubscribe} still runs (rule 1.3). Dekker handshake with {@link #request}: it writes
+         * {@code badRequest} then reads {@code subscribing}, this writes {@code subscribing} then reads
+         * {@code badRequest} (all volatile), so at least one of them signals the actor.
+         */
+        private void onSubscribeDownstream() {
+            subscribing = true;
+            try {
+                actual.onSubscribe(this);
+            } finally {
+                subscribing = false;
+            }
+            if (badRequest != null) {
+                markSignal();
+                signal();
             }
         }
 
@@ -368,6 +390,9 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             if (n <= 0) {
                 badRequest = new IllegalArgumentException(
                         "§3.9 violated: positive request amount required but it was " + n);
+                if (subscribing) {
+                    return; // signalled once onSubscribe returned (onSubscribeDownstream)
+                }
             } else {
                 for (;;) {
                     long r = requested.get();

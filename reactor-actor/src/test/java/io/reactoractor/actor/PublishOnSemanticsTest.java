@@ -245,6 +245,51 @@ class PublishOnSemanticsTest {
         assertTrue(cancelled.await(30, TimeUnit.SECONDS));
     }
 
+    /** Rule 1.3: the error of a bad request made inside onSubscribe waits until onSubscribe returned. */
+    @org.junit.jupiter.api.Test
+    void aNonPositiveRequestInsideOnSubscribeIsSignalledAfterItReturns() throws InterruptedException {
+        for (Flux<Integer> source : List.of(Flux.range(0, 1_000), Flux.range(0, 1_000).hide())) { // fused, not
+            for (int round = 0; round < 10; round++) {
+                java.util.concurrent.atomic.AtomicBoolean inOnSubscribe = new java.util.concurrent.atomic.AtomicBoolean();
+                List<String> violations = new CopyOnWriteArrayList<>();
+                CountDownLatch failed = new CountDownLatch(1);
+                source.transform(ours(16)).subscribe(new reactor.core.CoreSubscriber<Integer>() {
+                    @Override
+                    public void onSubscribe(Subscription s) {
+                        inOnSubscribe.set(true);
+                        s.request(-1);
+                        // the subscriber goes on initialising after its request, as subscribers may
+                        java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+                        inOnSubscribe.set(false);
+                    }
+
+                    @Override
+                    public void onNext(Integer v) {
+                        violations.add("onNext " + v);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        if (inOnSubscribe.get()) {
+                            violations.add("onError during onSubscribe");
+                        }
+                        if (!(t instanceof IllegalArgumentException)) {
+                            violations.add("error " + t);
+                        }
+                        failed.countDown();
+                    }
+
+                    @Override
+                    public void onComplete() {
+                        violations.add("onComplete");
+                    }
+                });
+                assertTrue(failed.await(30, TimeUnit.SECONDS));
+                assertEquals(List.of(), violations);
+            }
+        }
+    }
+
     /**
      * {@code Hooks.onLastOperator} applies to the last operator of a chain, once, as with Reactor's publishOn:
      * ours subscribed its source through {@code Publisher.subscribe}, which applied the hook to the source too
