@@ -126,4 +126,61 @@ class ScheduleHookTurnsTest {
         assertEquals(1, maxDepth.get(), "decoration levels around a worker's task");
         assertEquals(3, decorations.get(), "one decoration per scheduled task, none per turn");
     }
+    /**
+     * A hook that keeps failing on the carriers (it throws, returns null, or its Runnable does not run the
+     * turn) backs the actor off, doubling from 1 ms to 1 s, instead of queuing it again at once: Reactor
+     * reports such a failure once per scheduling, and the library used to re-run the turn thousands of times
+     * a second, each failure reported and logged, one carrier spinning. Nothing is lost: once the hook works
+     * again, the actor's messages are handled.
+     */
+    @Test
+    void aHookThatKeepsFailingBacksTheActorOffAndLosesNothing() throws InterruptedException {
+        for (String mode : java.util.List.of("throw", "null", "swallow")) {
+            java.util.concurrent.atomic.AtomicBoolean broken = new java.util.concurrent.atomic.AtomicBoolean(true);
+            java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+            Schedulers.onScheduleHook(KEY, r -> {
+                if (!broken.get() || !(Thread.currentThread() instanceof reactor.core.scheduler.NonBlocking)) {
+                    return r;
+                }
+                failures.incrementAndGet();
+                switch (mode) {
+                    case "throw":
+                        throw new IllegalStateException("test: the hook's backend is down");
+                    case "null":
+                        return null;
+                    default:
+                        return () -> { }; // never runs the turn
+                }
+            });
+            java.util.List<Integer> handled = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Actor<Integer, Void> a = Actor.<Integer, Void>builder(scheduler).capacity(8).behaviour((m, c) -> {
+                handled.add(m);
+                return true;
+            }).build();
+            Flux.from(a).subscribe(); // demand: an actor without a subscriber holds its messages
+            long failedBefore = scheduler.stats().failedTasks();
+            a.tell(1);
+            Thread.sleep(500);
+            int during = failures.get();
+            // 1 + 2 + 4 + ... + 256 ms: about 9 attempts in 500 ms (and a few for a busy machine's timer)
+            org.junit.jupiter.api.Assertions.assertTrue(during >= 2 && during <= 15, mode + ": " + during
+                    + " attempts in 500 ms");
+            org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(), handled);
+            // (the attempt in progress may not be counted yet)
+            org.junit.jupiter.api.Assertions.assertTrue(scheduler.stats().failedTasks() - failedBefore >= during - 1,
+                    mode + ": each failure is reported: " + (scheduler.stats().failedTasks() - failedBefore) + " of " + during);
+            broken.set(false);
+            long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (handled.isEmpty() && System.nanoTime() < until) {
+                Thread.sleep(5);
+            }
+            assertEquals(java.util.List.of(1), handled, mode + ": the message waited, not lost");
+            Schedulers.resetOnScheduleHook(KEY);
+            a.complete();
+            until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (!a.isTerminated() && System.nanoTime() < until) {
+                Thread.sleep(5); // its last turns before the next mode's hook counts them
+            }
+        }
+    }
 }

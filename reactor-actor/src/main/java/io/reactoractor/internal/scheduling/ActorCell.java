@@ -77,6 +77,13 @@ public abstract class ActorCell extends SchedulingEntity {
     byte clockStride;
 
     /**
+     * Consecutive turns of this actor that {@code Schedulers.onScheduleHook} failed to run ({@link Turn},
+     * "Reactor's schedule hook"): the exponent of the next back-off. Confined to the carrier that holds the
+     * actor, like {@link #placementDue}.
+     */
+    byte hookFailures;
+
+    /**
      * Of the turn that just ended, the wall-clock time its carrier did not run ({@link StolenTime}): set by the
      * carrier before it charges the turn, read by {@link FairRunQueue} as it charges. Confined to the carrier
      * that holds the actor, like {@link #placementDue}.
@@ -316,6 +323,31 @@ public abstract class ActorCell extends SchedulingEntity {
                 }
                 return;
             }
+        }
+    }
+
+    /**
+     * Suspends the actor for {@code nanos} (the turn in progress must end): the scheduler's timer lifts
+     * the suspension, or it is lifted at once if the scheduler takes no more timers (it is terminating).
+     * A graceful shutdown waits for the timer, as for the actor's work.
+     *
+     * @param nanos how long
+     */
+    final void suspendFor(long nanos) {
+        suspend();
+        TimerEntry lift = new TimerEntry() {
+            @Override
+            protected void fire() {
+                resume();
+            }
+
+            @Override
+            protected boolean awaitedOnShutdown() {
+                return true; // the actor's work is waiting behind it
+            }
+        };
+        if (!engine.scheduleTimer(lift, System.nanoTime() + nanos)) {
+            resume();
         }
     }
 

@@ -50,7 +50,8 @@ import reactor.core.scheduler.Schedulers;
  * commands, the fair {@code publishOn}'s deliveries) runs inside the hook, once per turn, on the carrier.
  * The decorated {@code Runnable} is this carrier's {@link #turnTask}, which runs the actor of the turn in
  * progress; without a hook (the hook returns its argument) the turn runs directly. A Reactor worker's
- * turn is not decorated ({@link ActorCell#decoratesTurns()}): each of its tasks was when scheduled.
+ * turn is not decorated ({@link ActorCell#decoratesTurns()}): each of its tasks was when scheduled. A hook
+ * that fails to run a turn is reported and backs the actor off ({@link #hookFailed}).
  */
 public final class Turn {
 
@@ -119,7 +120,12 @@ public final class Turn {
      * The turn in progress as the {@code Runnable} that {@code Schedulers.onScheduleHook} decorates (class
      * doc): one per carrier, reused, so a turn allocates nothing when no hook is set.
      */
-    private final Runnable turnTask = () -> cell.runTurn(this);
+    private final Runnable turnTask = () -> {
+        turnStarted = true;
+        cell.runTurn(this);
+    };
+    /** Whether the decorated {@link #turnTask} ran: a hook's {@code Runnable} may fail before it does. */
+    private boolean turnStarted;
 
     Turn(SchedulerEngine engine, CarrierThread carrier) {
         this.engine = engine;
@@ -193,12 +199,66 @@ public final class Turn {
             c.runTurn(this);
             return;
         }
-        Runnable hooked = Schedulers.onSchedule(turnTask);
+        Runnable hooked;
+        try {
+            hooked = Schedulers.onSchedule(turnTask);
+        } catch (Throwable t) {
+            hookFailed(c, t);
+            return;
+        }
         if (hooked == turnTask) {
             c.runTurn(this); // no hook: no indirection
-        } else {
-            hooked.run();
+            if (c.hookFailures != 0) {
+                c.hookFailures = 0;
+            }
+            return;
         }
+        if (hooked == null) {
+            hookFailed(c, new NullPointerException("Schedulers.onScheduleHook returned null"));
+            return;
+        }
+        turnStarted = false;
+        try {
+            hooked.run();
+        } catch (Throwable t) {
+            if (!turnStarted) {
+                hookFailed(c, t);
+                return;
+            }
+            throw t; // the turn's own failure: the carrier reports it
+        }
+        if (!turnStarted) {
+            hookFailed(c, new IllegalStateException("the Runnable of Schedulers.onScheduleHook returned without "
+                    + "running the turn of actor '" + c.path() + "'"));
+            return;
+        }
+        if (c.hookFailures != 0) {
+            c.hookFailures = 0;
+        }
+    }
+
+    /** The first back-off after the schedule hook failed to run an actor's turn. */
+    static final long HOOK_BACKOFF_MIN_NANOS = 1_000_000L;
+    /** The longest back-off after repeated failures of the schedule hook. */
+    static final long HOOK_BACKOFF_MAX_NANOS = 1_000_000_000L;
+
+    /**
+     * The schedule hook failed to run {@code c}'s turn (it threw, returned {@code null}, or its
+     * {@code Runnable} did not run the turn): reported as a failed task, as Reactor reports a hook that
+     * fails a scheduling, and the actor is suspended for a back-off that doubles with each consecutive
+     * failure, from {@value #HOOK_BACKOFF_MIN_NANOS} ns to {@value #HOOK_BACKOFF_MAX_NANOS} ns. Nothing is
+     * lost: its work waits, and runs once the hook works again. Without the back-off the actor, still
+     * ready, was queued again at once, and a hook that kept failing spun a carrier and flooded the logs
+     * (thousands of reports a second).
+     */
+    private void hookFailed(ActorCell c, Throwable t) {
+        engine.taskFailed(c, t);
+        int n = c.hookFailures;
+        if (n < Byte.MAX_VALUE) {
+            c.hookFailures = (byte) (n + 1);
+        }
+        long delay = HOOK_BACKOFF_MIN_NANOS << Math.min(n, 10);
+        c.suspendFor(Math.min(delay, HOOK_BACKOFF_MAX_NANOS));
     }
 
     /** Forgets the actor once its turn is over, so an idle carrier keeps nothing reachable. */
