@@ -106,28 +106,37 @@ public final class ActorSchedulers {
         /**
          * The daemon flag of the threads {@code threadFactory} makes, read from one it makes and never
          * starts (the factory's only way to say; Reactor's count one more thread name, which carriers,
-         * named by the scheduler, do not use). Daemon if the factory fails or makes none.
+         * named by the scheduler, do not use). Daemon if the factory fails or makes none: any failure but a
+         * JVM-fatal one ({@code OutOfMemoryError}, {@code LinkageError}, ...), which goes on to the caller.
          */
         private static boolean daemonOf(ThreadFactory threadFactory) {
             try {
                 Thread probe = threadFactory.newThread(() -> { });
                 return probe == null || probe.isDaemon();
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                reactor.core.Exceptions.throwIfJvmFatal(e);
                 return true;
             }
         }
 
         /**
-         * Reactor's thread factories are {@code Supplier<String>} of their name prefix. One longer than a
-         * scheduler name may be (64 characters) is cut to its first 64: Reactor takes any name, and a
-         * recognisable one beats the default.
+         * Reactor's thread factories are {@code Supplier<String>} of their name prefix. Reactor takes any
+         * name, and a recognisable one beats the default, so a name a scheduler may not have is mended, not
+         * refused: control characters become spaces, and one longer than a scheduler name may be (64
+         * characters) is cut to its first 64. A blank one (also after mending) falls back to the default.
          */
         private static String prefixOf(ThreadFactory threadFactory) {
             if (threadFactory instanceof Supplier) {
                 Object name = ((Supplier<?>) threadFactory).get();
-                if (name instanceof String && !((String) name).isBlank()) {
-                    String n = (String) name;
-                    return n.length() <= 64 ? n : n.substring(0, 64);
+                if (name instanceof String) {
+                    StringBuilder n = new StringBuilder((String) name);
+                    for (int i = 0; i < n.length(); i++) {
+                        if (Character.isISOControl(n.charAt(i))) {
+                            n.setCharAt(i, ' ');
+                        }
+                    }
+                    String mended = n.length() <= 64 ? n.toString() : n.substring(0, 64);
+                    return mended.isBlank() ? null : mended;
                 }
             }
             return null;

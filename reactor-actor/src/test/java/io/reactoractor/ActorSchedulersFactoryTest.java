@@ -100,6 +100,51 @@ class ActorSchedulersFactoryTest {
         }
     }
 
+    /** Reactor takes any name: the factory mends one a scheduler may not have rather than refuse it. */
+    @Test
+    void namesReactorTakesAreMendedNotRefused() {
+        Schedulers.setFactory(ActorSchedulers.factory());
+        java.util.Map<String, String> expected = new java.util.LinkedHashMap<>();
+        expected.put("tab\tname", "tab name");
+        expected.put("line\nbreak\u0000", "line break ");
+        expected.put("\t\n", "actor"); // blank once mended: the default
+        expected.put("x".repeat(100), "x".repeat(64));
+        for (java.util.Map.Entry<String, String> e : expected.entrySet()) {
+            Scheduler s = Schedulers.newParallel(e.getKey(), 1, true);
+            try {
+                assertEquals(e.getValue(), assertInstanceOf(ActorScheduler.class, s).name());
+            } finally {
+                s.dispose();
+            }
+        }
+    }
+
+    /** "Daemon if the factory fails": any failure but a JVM-fatal one, which goes on to the caller. */
+    @Test
+    void aThreadFactoryThatFailsFallsBackToDaemonUnlessTheErrorIsJvmFatal() {
+        for (Throwable failure : java.util.List.<Throwable>of(new IllegalStateException("test"),
+                new AssertionError("test: an Error that is not JVM-fatal"))) {
+            Scheduler s = ActorSchedulers.factory().newParallel(1, r -> {
+                throw sneaky(failure);
+            });
+            try {
+                assertTrue(assertInstanceOf(ActorScheduler.class, s).daemon(), failure.toString());
+                assertEquals(1, Mono.fromCallable(() -> 1).subscribeOn(s).block(Duration.ofSeconds(10)));
+            } finally {
+                s.dispose();
+            }
+        }
+        LinkageError fatal = new LinkageError("test: JVM-fatal");
+        assertEquals(fatal, assertThrows(LinkageError.class, () -> ActorSchedulers.factory().newParallel(1, r -> {
+            throw fatal;
+        })));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {
+        throw (E) t;
+    }
+
     @Test
     void aSingleSchedulerNeverRunsTwoTasksAtOnceEvenBehindAHog() throws InterruptedException {
         // a low hog threshold: without the single scheduler's rule a compensating thread would start
