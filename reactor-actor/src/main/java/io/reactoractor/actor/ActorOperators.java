@@ -72,6 +72,6 @@ public final class ActorOperators {
         if (prefetch < 1) {
             throw new IllegalArgumentException("prefetch must be >= 1 but was " + prefetch);
         }
-        return source -> new FairPublishOn<>(source, group, prefetch);
+        return source -> FairPublishOn.assemble(source, group, prefetch);
     }
 }

@@ -94,6 +94,16 @@ import reactor.util.context.Context;
  */
 final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
 
+    /**
+     * The operator on {@code source}, through Reactor's assembly hooks as Reactor's own operators are
+     * ({@code Flux.onAssembly}: {@code Hooks.onEachOperator}, and {@code Hooks.onOperatorDebug}'s traceback,
+     * which then has a line of its own for this operator).
+     */
+    static <T> Flux<T> assemble(Publisher<? extends T> source, ActorGroup group, int prefetch) {
+        return onAssembly(new FairPublishOn<>(source, group, prefetch));
+    }
+
+
     private static final java.util.concurrent.atomic.AtomicLong SEQ = new java.util.concurrent.atomic.AtomicLong();
 
     private final Publisher<? extends T> source;

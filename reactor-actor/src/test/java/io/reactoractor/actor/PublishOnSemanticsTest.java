@@ -245,6 +245,23 @@ class PublishOnSemanticsTest {
         assertTrue(cancelled.await(30, TimeUnit.SECONDS));
     }
 
+    /** Reactor's assembly hooks see the operator, as they see Reactor's publishOn (its own traceback line). */
+    @org.junit.jupiter.api.Test
+    void theOperatorGoesThroughReactorsAssemblyHooks() {
+        List<String> assembled = new CopyOnWriteArrayList<>();
+        reactor.core.publisher.Hooks.onEachOperator("publish-on-semantics", p -> {
+            assembled.add(p.getClass().getSimpleName());
+            return p;
+        });
+        try {
+            assertEquals(List.of(1, 2, 3), Flux.range(1, 3).transform(ours(8)).collectList()
+                    .block(Duration.ofSeconds(30)));
+        } finally {
+            reactor.core.publisher.Hooks.resetOnEachOperator("publish-on-semantics");
+        }
+        assertTrue(assembled.contains("FairPublishOn"), assembled.toString());
+    }
+
     /** Rule 1.3: the error of a bad request made inside onSubscribe waits until onSubscribe returned. */
     @org.junit.jupiter.api.Test
     void aNonPositiveRequestInsideOnSubscribeIsSignalledAfterItReturns() throws InterruptedException {
