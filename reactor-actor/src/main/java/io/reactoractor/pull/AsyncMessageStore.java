@@ -34,8 +34,15 @@ import reactor.core.publisher.Mono;
  *
  * <p>Errors: a Mono that fails with anything but an {@link IllegalArgumentException} means the store
  * could not be reached or did not answer; the consumer reports it to the waiting callers as a
- * {@link MessageStoreException}. Nothing is acknowledged to a producer before {@link #append}
+ * {@link MessageStoreException}. A call that throws instead of returning a Mono counts as a failed
+ * call. Nothing is acknowledged to a producer before {@link #append}
  * completes: a failed append may or may not have been stored.
+ *
+ * <p>Time-outs: the consumer puts none on a store call (a pull never waits past its own deadline, but
+ * the call it started stays outstanding), and it keeps one fetch and a few acknowledgements in flight
+ * per {@code (subject, group)}, so a Mono that never completes holds that pair's fetches, or one of its
+ * acknowledgement slots, for good. A store must therefore fail its calls after a time-out of its own, as
+ * the Redis store does ({@code commandTimeout}).
  *
  * <p>Arguments: the stores of this library ({@link #of(MessageStore)}, the Redis store) and the default
  * methods here check them in the call itself, before any Mono is returned, as Reactor's factories do: a

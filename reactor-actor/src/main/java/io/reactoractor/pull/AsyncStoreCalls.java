@@ -282,12 +282,12 @@ final class AsyncStoreCalls {
 
     /** Moves {@code message} to the dead-letter subject. */
     void deadLetter(Message message) {
-        call(remote.deadLetter(subject, group, message), new DeadLettered(message));
+        call(() -> remote.deadLetter(subject, group, message), new DeadLettered(message));
     }
 
     /** Asks the store which of these messages (their ack timeout passed) are still pending; see {@link InFlight}. */
     void checkPending(long[] offsets) {
-        call(remote.renewPending(subject, group, offsets), new Checked(offsets));
+        call(() -> remote.renewPending(subject, group, offsets), new Checked(offsets));
     }
 
     /** Restarts the store's idle clock of the first {@code n} messages of {@code out}. */
@@ -301,7 +301,7 @@ final class AsyncStoreCalls {
 
     /** Restarts the store's idle clock of these messages (delivered again). */
     void renew(long[] offsets) {
-        call(remote.renew(subject, group, offsets), new Renewed());
+        call(() -> remote.renew(subject, group, offsets), new Renewed());
     }
 
     /**
@@ -400,7 +400,7 @@ final class AsyncStoreCalls {
                 fetchWanted += want;
                 Fetched f = new Fetched(fetchCursor, want);
                 fetchCalls.addLast(f);
-                call(remote.fetch(subject, group, fetchCursor, want), f);
+                call(() -> remote.fetch(subject, group, fetchCursor, want), f);
                 return true;
             }
         }
@@ -418,7 +418,7 @@ final class AsyncStoreCalls {
             commitDirty = false;
             List<Settle> waiters = ackWaiters;
             ackWaiters = new ArrayList<>();
-            call(remote.acknowledge(subject, group, offsets, committedOffset), new Acked(waiters));
+            call(() -> remote.acknowledge(subject, group, offsets, committedOffset), new Acked(waiters));
         }
     }
 
@@ -428,7 +428,7 @@ final class AsyncStoreCalls {
             for (int i = 0; i < toAckCount; i++) {
                 ackedWhileReclaiming.add(toAck[i]); // settled here, XACK not sent yet (one is outstanding)
             }
-            call(remote.reclaim(subject, group, reclaimCursor, Duration.ofNanos(ackTimeoutNanos), MAX_RECLAIM),
+            call(() -> remote.reclaim(subject, group, reclaimCursor, Duration.ofNanos(ackTimeoutNanos), MAX_RECLAIM),
                     new Reclaim());
         }
     }
@@ -452,10 +452,16 @@ final class AsyncStoreCalls {
     }
 
     /** Subscribes {@code reply} to a store call: it is posted back to the actor when the call ends. */
-    private <T> void call(Mono<T> mono, StoreReply<T> reply) {
+    /**
+     * Makes a store call and subscribes its reply. The call itself is made inside the guard: a store may
+     * throw in the call (the SPI's own stores do for bad arguments) instead of failing its Mono, and the
+     * state changed for the call (a fetch in progress, an acknowledgement slot taken) must then be undone by
+     * the reply's failure as for a failed Mono, or the pair would wait for that call for good.
+     */
+    private <T> void call(java.util.function.Supplier<Mono<T>> storeCall, StoreReply<T> reply) {
         outstanding++;
         try {
-            mono.subscribe(reply);
+            storeCall.get().subscribe(reply); // a null Mono: a NullPointerException, a failure as well
         } catch (Throwable t) {
             Exceptions.throwIfJvmFatal(t);
             reply.onError(t); // a store that throws instead of failing its Mono

@@ -162,6 +162,18 @@ final class ConsumerGroupActor extends ActorCell {
      * one idle timeout after that (armTimer), and retires once the commit succeeds.
      */
     private long lastCommitFailureAt;
+    /**
+     * A synchronous store's end offset when its {@code read} at the next offset came back empty although the
+     * end was beyond it (a slot reserved and filled later, a gap), or {@code -1}: until the end moves or
+     * {@link #emptyReadRetryAt}, there is no data to read, so the actor waits instead of reading in a loop
+     * (a million empty reads a second starved the other groups). Written by the turn; read by any thread's
+     * {@link #hasData} (volatile: a stale value only delays a wake-up to the retry timer).
+     */
+    private volatile long emptyReadEnd = -1;
+    /** When a read that came back empty is tried again while pulls wait (see {@link #emptyReadEnd}). */
+    private volatile long emptyReadRetryAt;
+    /** How long a read that came back empty waits before it is tried again. */
+    static final long EMPTY_READ_RETRY_NANOS = 10_000_000L;
 
     // ---- any thread
     /** The wait for data: the engine's suspend/wake handshake (one unit of suspension while set). */
@@ -378,7 +390,9 @@ final class ConsumerGroupActor extends ActorCell {
     /** Whether a message could be handed out now: a new one in the store or a redelivery that is due. */
     private boolean hasData(long now) {
         if (store != null) {
-            return store.endOffset(subject) > ledger.nextOffset() || ledger.nextRedeliveryDue() <= now;
+            long end = store.endOffset(subject);
+            return (end > ledger.nextOffset() && (end != emptyReadEnd || now - emptyReadRetryAt >= 0))
+                    || ledger.nextRedeliveryDue() <= now;
         }
         return remote.mayHaveData() || ledger.nextRedeliveryDue() <= now;
     }
@@ -555,11 +569,22 @@ final class ConsumerGroupActor extends ActorCell {
                     return;
                 }
             }
-            if (remote != null && !remote.connected()) {
-                // fail fast through the connection state: the pull may not be covered by a fetch of its own
-                p.fail(new MessageStoreException("pull group " + subject + "/" + group
-                        + ": the message store is unreachable", new IllegalStateException("not connected (it reconnects by itself)")));
-                return;
+            if (remote != null) {
+                Throwable unreachable = null;
+                try {
+                    if (!remote.connected()) {
+                        unreachable = new IllegalStateException("not connected (it reconnects by itself)");
+                    }
+                } catch (Throwable t) {
+                    Exceptions.throwIfJvmFatal(t);
+                    unreachable = t; // a store whose connected() throws: a store failure like any other
+                }
+                if (unreachable != null) {
+                    // fail fast through the connection state: the pull may not be covered by a fetch of its own
+                    p.fail(new MessageStoreException("pull group " + subject + "/" + group
+                            + ": the message store is unreachable", unreachable));
+                    return;
+                }
             }
             waiting.add(p);
             if (remote != null) {
@@ -710,8 +735,20 @@ final class ConsumerGroupActor extends ActorCell {
     }
 
     private void answer(Pull p, PullResult.Status status, List<Message> messages, int[] attempts) {
+        PullResult result;
         try {
-            p.answer(new PullResult(subject, group, status, messages, settings.epoch(), p.skipped), attempts);
+            result = new PullResult(subject, group, status, messages, settings.epoch(), p.skipped);
+        } catch (Throwable t) {
+            // the store's epoch() threw or returned null (it must not be empty): a store failure, which the
+            // pull gets (a log line alone left it waiting forever); the messages taken for it stay in flight
+            // and are redelivered after the ack timeout (or at once, by the cancel of a failed consume())
+            Exceptions.throwIfJvmFatal(t);
+            p.fail(new MessageStoreException("pull group " + subject + "/" + group
+                    + ": the message store failed (its epoch)", t));
+            return;
+        }
+        try {
+            p.answer(result, attempts);
         } catch (Throwable t) {
             if (Exceptions.isJvmFatal(t)) {
                 // the consumer's subscriber threw it (its subscription did the bookkeeping first): reported
@@ -768,7 +805,10 @@ final class ConsumerGroupActor extends ActorCell {
             remote.takeFetched(p, now, out, bytes, maxBytesPerPull, ledger);
         } else if (out.size() < p.max && store.endOffset(subject) > ledger.nextOffset()) {
             long from = ledger.nextOffset();
-            List<Message> read = store.read(subject, from, p.max - out.size());
+            long end = store.endOffset(subject);
+            int want = p.max - out.size();
+            List<Message> read = store.read(subject, from, want);
+            checkRead(read, from, want);
             long first = read.isEmpty() ? Math.max(from, store.startOffset(subject)) : read.get(0).offset();
             if (first > from) {
                 // dropped by retention before this group read them: counted, and said in the answer
@@ -776,7 +816,14 @@ final class ConsumerGroupActor extends ActorCell {
                 p.skipped += first - from;
                 ledger.advanceTo(first);
             }
-            for (Message m : read) {
+            if (read.isEmpty() && first == from) {
+                emptyReadEnd = end; // nothing to read yet below the end: wait for it to move, or retry later
+                emptyReadRetryAt = now + EMPTY_READ_RETRY_NANOS;
+            } else if (emptyReadEnd != -1) {
+                emptyReadEnd = -1;
+            }
+            for (int i = 0; i < read.size() && i < want; i++) { // a store that returned more: the rest is read again
+                Message m = read.get(i);
                 long size = m.payload().length;
                 if (!out.isEmpty() && bytes + size > maxBytesPerPull) {
                     break;
@@ -791,6 +838,31 @@ final class ConsumerGroupActor extends ActorCell {
         return out;
     }
 
+    /**
+     * Refuses what {@link MessageStore#read} must not return, naming it, before anything is delivered: a
+     * {@code null} list, or offsets that do not increase from {@code from} (an out-of-order, repeated or
+     * stale answer would deliver messages twice, or move the group's position back). The failure fails the
+     * waiting pulls with a {@link MessageStoreException} (the turn's store guard). More messages than asked
+     * are not an error: the rest is read again by the next pull.
+     */
+    private void checkRead(List<Message> read, long from, int want) {
+        if (read == null) {
+            throw new IllegalStateException("the store's read(" + subject + ", " + from + ", " + want
+                    + ") returned null, not a list");
+        }
+        long last = from - 1;
+        for (Message m : read) {
+            if (m == null || m.offset() <= last || !subject.equals(m.subject())) {
+                throw new IllegalStateException("the store's read(" + subject + ", " + from + ", " + want
+                        + ") returned " + (m == null ? "null"
+                                : !subject.equals(m.subject()) ? "a message of subject '" + m.subject() + "'"
+                                : "offset " + m.offset()) + " after offset " + last
+                        + ": messages of the subject, in increasing offsets from " + from);
+            }
+            last = m.offset();
+        }
+    }
+
     /** One timer for everything time-based: the earliest pull deadline, redelivery or ack timeout. */
     private void armTimer() {
         long deadline = Long.MAX_VALUE;
@@ -798,6 +870,8 @@ final class ConsumerGroupActor extends ActorCell {
             deadline = Math.min(waiting.earliestDeadline(), ledger.nextRedeliveryDue());
             if (remote != null) {
                 deadline = Math.min(deadline, remote.nextReclaimAt());
+            } else if (emptyReadEnd != -1) {
+                deadline = Math.min(deadline, emptyReadRetryAt); // the empty read is tried again then
             }
         }
         deadline = Math.min(deadline, ledger.nextAckDeadline());

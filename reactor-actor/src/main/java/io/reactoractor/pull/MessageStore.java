@@ -59,7 +59,11 @@ public interface MessageStore {
     Set<String> subjects();
 
     /**
-     * Reads messages in offset order.
+     * Reads messages in offset order. The pull consumer refuses an answer whose offsets do not increase
+     * from {@code fromOffset} (or that holds another subject's message) with a
+     * {@link MessageStoreException} naming them, and reads again what is above {@code maxMessages}. An
+     * {@link #endOffset} above the messages a read can return yet (a slot reserved, filled later) is
+     * allowed: the consumer reads again when the end moves, or after a short wait while pulls wait.
      *
      * @param subject     the subject (an unknown subject reads as empty)
      * @param fromOffset  the first offset wanted; when it is older than {@link #startOffset} the read

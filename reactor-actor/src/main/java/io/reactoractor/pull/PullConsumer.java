@@ -150,7 +150,13 @@ public final class PullConsumer implements Disposable {
                 : PullMetrics.NONE;
         this.settings = new ConsumerGroupSettings(store, asyncStore, ackTimeoutNanos, maxWaitingPulls,
                 maxBytesPerPull, idleTimeoutNanos, metrics, this::retired, () -> quiescing);
-        this.appendListener = asyncStore.addAppendListener(this::appended);
+        Disposable registration = asyncStore.addAppendListener(this::appended);
+        if (registration == null) {
+            // a bad store, told here and by name rather than by a NullPointerException in dispose()
+            throw new IllegalArgumentException("store: addAppendListener returned null, not the Disposable that "
+                    + "unregisters the listener");
+        }
+        this.appendListener = registration;
     }
 
     /**
@@ -1072,6 +1078,8 @@ public final class PullConsumer implements Disposable {
         /**
          * @return the consumer
          * @throws RejectedExecutionException if the scheduler is disposed
+         * @throws IllegalArgumentException   naming {@code store} if the store's
+         *                                    {@link AsyncMessageStore#addAppendListener} returns {@code null}
          */
         public PullConsumer build() {
             if (scheduler.isDisposed()) {

@@ -20,6 +20,8 @@ final class RecordingAsyncStore implements AsyncMessageStore {
     final ConcurrentLinkedQueue<Long> renewed = new ConcurrentLinkedQueue<>();
     volatile boolean connected = true;
     volatile boolean notify = true;
+    /** Whether fetch and acknowledge throw in the call (as the SPI's own stores do for bad arguments). */
+    volatile boolean throwInTheCall;
 
     @Override
     public boolean connected() {
@@ -28,6 +30,9 @@ final class RecordingAsyncStore implements AsyncMessageStore {
 
     @Override
     public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
+        if (throwInTheCall) {
+            throw new IllegalStateException("test: the store threw in the call to fetch");
+        }
         return delegate.fetch(subject, group, fromOffset, maxMessages)
                 .doOnSubscribe(s -> fetchesInFlight.incrementAndGet())
                 .doOnNext(got -> fetches.add(new int[] {maxMessages, got.size()}))
@@ -67,6 +72,9 @@ final class RecordingAsyncStore implements AsyncMessageStore {
 
     @Override
     public Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed) {
+        if (throwInTheCall) {
+            throw new IllegalStateException("test: the store threw in the call to acknowledge");
+        }
         return delegate.acknowledge(subject, group, offsets, committed);
     }
 
