@@ -510,8 +510,12 @@ public final class ActorScheduler implements Scheduler, Scannable {
     /**
      * Lazily disposes gracefully: on subscription new tasks are rejected, periodic tasks are
      * cancelled, queued tasks and one-shot delayed tasks still run; then the threads stop and the
-     * returned {@code Mono} completes. Work of suspended workers is not waited for. Combine with
-     * {@code timeout(..)} and {@link #dispose()} to bound the wait.
+     * returned {@code Mono} completes. Work of suspended workers is not waited for, unless a timer of
+     * the library will resume them: a timed suspension ({@code ActorContext.resumeAfter}, the back-off of
+     * an {@code ErrorPolicy} or {@code RingErrorPolicy} retry, the back-off after a failing
+     * {@code Schedulers.onScheduleHook}) is a one-shot delayed task like the others, so the shutdown waits
+     * for it and the work it resumes. Combine with {@code timeout(..)} and {@link #dispose()} to bound the
+     * wait.
      *
      * @return a Mono completing when all threads have stopped, on another thread (as Reactor's schedulers
      *         do): code chained onto it may block

@@ -958,6 +958,9 @@ final class ConsumerGroupActor extends ActorCell {
             remote.failAckWaiters(closed);
         }
         unbindMeters();
+        // the streams attached with no pull in flight: ended now, not at their next request (they may hold
+        // deliveries and wait for a terminal signal); a quiesced one completes through its own pending signal
+        settings.terminated.accept(this, closed);
     }
 
     // ================================================================== the timer

@@ -25,10 +25,17 @@ final class ConsumerGroupSettings {
     final Consumer<ConsumerGroupActor> retired;
     /** Whether the consumer {@linkplain PullConsumer#quiesce() quiesces}: long polls are answered at once. */
     private final java.util.function.BooleanSupplier quiescing;
+    /**
+     * Tells the consumer an actor terminated (its scheduler disposed, or the consumer itself): the
+     * consumer ends the streams attached to it, also those with no pull in flight (see {@link PullConsumer}).
+     */
+    final java.util.function.BiConsumer<ConsumerGroupActor, Throwable> terminated;
 
     ConsumerGroupSettings(MessageStore syncStore, AsyncMessageStore asyncStore, long ackTimeoutNanos,
             int maxWaitingPulls, long maxBytesPerPull, long idleTimeoutNanos, PullMetrics metrics,
-            Consumer<ConsumerGroupActor> retired, java.util.function.BooleanSupplier quiescing) {
+            Consumer<ConsumerGroupActor> retired, java.util.function.BooleanSupplier quiescing,
+            java.util.function.BiConsumer<ConsumerGroupActor, Throwable> terminated) {
+        this.terminated = terminated;
         this.syncStore = syncStore;
         this.asyncStore = asyncStore;
         this.ackTimeoutNanos = ackTimeoutNanos;

@@ -284,6 +284,11 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
      * The pull consumer was disposed: the stream errors with {@code error}, also when no pull is in
      * flight (a waiting or answered pull errors by itself), after an answer in progress (rule 1.3).
      */
+    /** @return the group's actor this stream pulls from */
+    ConsumerGroupActor actor() {
+        return actor;
+    }
+
     void consumerDisposed(Throwable error) {
         pendingError.compareAndSet(null, error);
         cancelled = true; // no further pull or onNext; the group's actor is gone, so no release is posted

@@ -149,7 +149,7 @@ public final class PullConsumer implements Disposable {
                 ? binding.pullMetrics(scheduler.name())
                 : PullMetrics.NONE;
         this.settings = new ConsumerGroupSettings(store, asyncStore, ackTimeoutNanos, maxWaitingPulls,
-                maxBytesPerPull, idleTimeoutNanos, metrics, this::retired, () -> quiescing);
+                maxBytesPerPull, idleTimeoutNanos, metrics, this::retired, () -> quiescing, this::actorTerminated);
         Disposable registration = asyncStore.addAppendListener(this::appended);
         if (registration == null) {
             // a bad store, told here and by name rather than by a NullPointerException in dispose()
@@ -714,6 +714,22 @@ public final class PullConsumer implements Disposable {
         IllegalStateException gone = disposedError();
         for (ConsumerSubscription c : liveConsumers) {
             c.consumerDisposed(gone);
+        }
+    }
+
+    /**
+     * A group's actor terminated (its scheduler was disposed, or this consumer): the {@code consume()}
+     * streams attached to it end with {@code error}, also those with no pull in flight, which would otherwise
+     * learn of it only at their next request (any thread; idempotent per stream).
+     */
+    private void actorTerminated(ConsumerGroupActor actor, Throwable error) {
+        if (disposed) {
+            return; // dispose() ends every stream itself, with its own error
+        }
+        for (ConsumerSubscription c : liveConsumers) {
+            if (c.actor() == actor) {
+                c.consumerDisposed(error);
+            }
         }
     }
 

@@ -447,6 +447,47 @@ class ConsumeTest {
         }
     }
 
+    /**
+     * The scheduler disposed under a live consumer: a stream with no pull in flight (its demand met, its
+     * deliveries held) ends at once, as when the consumer is disposed, not at its next request.
+     */
+    @Test
+    void aStreamWithNoPullInFlightEndsWhenTheSchedulerIsDisposed() throws Exception {
+        ActorScheduler own = ActorScheduler.builder().name("consume-test-own").threads(2).build();
+        PullConsumer local = PullConsumer.builder(own).build();
+        try {
+            for (int i = 0; i < 3; i++) {
+                local.append("s", b("m" + i));
+            }
+            java.util.concurrent.atomic.AtomicReference<Throwable> error = new java.util.concurrent.atomic.AtomicReference<>();
+            List<Delivery> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+            local.consume("s", "g", ConsumerOptions.builder().ackMode(AckMode.EXPLICIT).build())
+                    .subscribe(new BaseSubscriber<Delivery>() {
+                        @Override
+                        protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                            s.request(3);
+                        }
+
+                        @Override
+                        protected void hookOnNext(Delivery d) {
+                            held.add(d); // never acknowledged, no more demand
+                        }
+
+                        @Override
+                        protected void hookOnError(Throwable t) {
+                            error.set(t);
+                        }
+                    });
+            await(() -> held.size() == 3, "three deliveries held");
+            own.dispose();
+            await(() -> error.get() != null, "the stream ended with the group's actor");
+            assertTrue(error.get() instanceof IllegalStateException, error.get()::toString);
+        } finally {
+            local.dispose();
+            own.dispose();
+        }
+    }
+
     /** Several consumers per group share; two groups each get everything; nothing lost or duplicated. */
     @Test
     void consumersOfAGroupShareAndGroupsEachGetEverything() throws Exception {
