@@ -464,6 +464,9 @@ final class ConsumerGroupActor extends ActorCell {
         now = System.nanoTime();
         ledger.sweepAckTimeouts(now);
         try {
+            if (store != null) {
+                checkEpoch();
+            }
             serve(turn, now);
             ledger.commitIfAdvanced();
             commitRefused = false;
@@ -860,6 +863,31 @@ final class ConsumerGroupActor extends ActorCell {
                         + ": messages of the subject, in increasing offsets from " + from);
             }
             last = m.offset();
+        }
+    }
+
+    /** The synchronous store's epoch when this actor first served (actor-confined). */
+    private String servingEpoch;
+
+    /**
+     * Refuses to serve across a change of the synchronous store's {@linkplain MessageStore#epoch() epoch}:
+     * this actor's position and messages in flight name offsets of the old epoch, which the new one reuses
+     * for other messages, so serving on would skip the new epoch's first messages without a word. The
+     * waiting pulls fail with a {@link MessageStoreException} that says so (the turn's store guard), and so
+     * does every later pull of the pair: the consumer must be built again over the store. A pair created
+     * after the change starts in the new epoch.
+     */
+    private void checkEpoch() {
+        String e = store.epoch();
+        if (e == null || e.isEmpty()) {
+            throw new IllegalStateException("the store's epoch() returned " + (e == null ? "null" : "an empty string"));
+        }
+        if (servingEpoch == null) {
+            servingEpoch = e;
+        } else if (!servingEpoch.equals(e)) {
+            throw new IllegalStateException("the store's epoch changed from '" + servingEpoch + "' to '" + e
+                    + "' while this group was served: its position and deliveries belong to the old epoch; build "
+                    + "the PullConsumer again over the store");
         }
     }
 

@@ -40,7 +40,10 @@ public interface MessageStore {
      * at 0) must return a new epoch each time that can happen. A {@link PullResult} carries the epoch
      * of its delivery and an acknowledgement from another epoch is refused
      * ({@link StaleDeliveryException}). A durable store that never reuses an offset may keep the
-     * default, a constant.
+     * default, a constant. A pull consumer does not carry a {@code (subject, group)} it serves across a
+     * change of epoch: its position and deliveries name the old epoch's offsets, so its pulls then fail
+     * with a {@link MessageStoreException} saying so, and the consumer is to be built again over the store
+     * (a pair created after the change starts in the new epoch).
      *
      * @return the current epoch, not empty
      */

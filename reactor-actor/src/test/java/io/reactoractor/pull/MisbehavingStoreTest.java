@@ -192,6 +192,33 @@ class MisbehavingStoreTest {
         }
     }
 
+    /**
+     * A store whose epoch changes under a live pair (it restarted, its offsets begin again): the pair's
+     * position belongs to the old epoch, so it refuses to serve, saying why, where it used to skip the new
+     * epoch's first messages without a word. A consumer built again over the store serves the new epoch.
+     */
+    @Test
+    void anEpochThatChangesUnderALivePairFailsItsPullsSayingSo() {
+        OddStore store = new OddStore();
+        PullConsumer consumer = PullConsumer.builder(scheduler).store(store).build();
+        try {
+            for (int i = 0; i < 3; i++) {
+                store.append("s", b("m" + i));
+            }
+            PullResult r = consumer.pull("s", "g", 3, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+            consumer.ack("s", "g", r.epoch(), List.of(0L, 1L, 2L)).block(Duration.ofSeconds(10));
+            store.epoch = "after-restart";
+            StepVerifier.create(consumer.pull("s", "g", 3, Duration.ofSeconds(5)))
+                    .expectErrorSatisfies(e -> {
+                        assertTrue(e instanceof MessageStoreException, e::toString);
+                        assertTrue(e.getCause().getMessage().contains("epoch changed"), e.getCause().getMessage());
+                    })
+                    .verify(Duration.ofSeconds(10));
+        } finally {
+            consumer.dispose();
+        }
+    }
+
     @Test
     void anAppendListenerRegistrationThatIsNullIsRefusedNamingTheStore() {
         OddStore store = new OddStore();
