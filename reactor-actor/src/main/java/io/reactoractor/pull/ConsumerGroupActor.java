@@ -194,9 +194,17 @@ final class ConsumerGroupActor extends ActorCell {
      * @return the first offset the pair delivers
      */
     static long startOffset(MessageStore store, String subject, String group) {
-        store.ensureSubject(subject);
-        long committed = store.committedOffset(subject, group);
-        return committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject);
+        try {
+            store.ensureSubject(subject);
+            long committed = store.committedOffset(subject, group);
+            return committed >= 0 ? Math.max(committed, store.startOffset(subject)) : store.startOffset(subject);
+        } catch (java.util.concurrent.RejectedExecutionException | IllegalArgumentException
+                | MessageStoreException refusal) {
+            throw refusal; // a limit of the store (SubjectLimitExceededException), a bad name: as documented
+        } catch (RuntimeException e) {
+            // a store that failed: reported as every other store failure is, so callers can tell it apart
+            throw new MessageStoreException("pull group " + subject + "/" + group + ": the message store failed", e);
+        }
     }
 
     /**

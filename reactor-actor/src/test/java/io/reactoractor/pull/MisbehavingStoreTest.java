@@ -40,6 +40,7 @@ class MisbehavingStoreTest {
         volatile UnaryOperator<List<Message>> readTwist = UnaryOperator.identity();
         volatile String epoch = "durable";
         volatile boolean nullAppendRegistration;
+        volatile boolean failCommittedOffset;
 
         @Override
         public long append(String subject, byte[] payload) {
@@ -79,6 +80,9 @@ class MisbehavingStoreTest {
 
         @Override
         public long committedOffset(String subject, String group) {
+            if (failCommittedOffset) {
+                throw new IllegalStateException("test: the store is down");
+            }
             return inner.committedOffset(subject, group);
         }
 
@@ -214,6 +218,27 @@ class MisbehavingStoreTest {
                         assertTrue(e.getCause().getMessage().contains("epoch changed"), e.getCause().getMessage());
                     })
                     .verify(Duration.ofSeconds(10));
+        } finally {
+            consumer.dispose();
+        }
+    }
+
+    @Test
+    void aStoreFailingAsAPairIsCreatedIsAMessageStoreException() {
+        OddStore store = new OddStore();
+        PullConsumer consumer = PullConsumer.builder(scheduler).store(store).build();
+        try {
+            store.append("s", b("m"));
+            store.failCommittedOffset = true;
+            StepVerifier.create(consumer.pull("s", "g", 1, Duration.ofSeconds(5)))
+                    .expectErrorSatisfies(e -> {
+                        assertTrue(e instanceof MessageStoreException, e::toString);
+                        assertEquals("test: the store is down", e.getCause().getMessage());
+                    })
+                    .verify(Duration.ofSeconds(10));
+            store.failCommittedOffset = false;
+            assertEquals(PullResult.Status.MESSAGES, consumer.pull("s", "g", 1, Duration.ofSeconds(5))
+                    .block(Duration.ofSeconds(10)).status());
         } finally {
             consumer.dispose();
         }
