@@ -64,6 +64,12 @@ import reactor.util.context.ContextView;
  *   <li>{@code request(n <= 0)}: {@code onError(IllegalArgumentException)} (rule 3.9).</li>
  *   <li>{@link #dispose()}: at once, with or without a subscriber, suspended or not:
  *       {@code onError(CancellationException)}, upstreams cancelled, the mailbox discarded.</li>
+ *   <li>Its scheduler or group disposed ({@code dispose()}, or the end of a {@code disposeGracefully()},
+ *       which lets the actor's queued work run first): {@code onError(RejectedExecutionException)}, as
+ *       Reactor's operators signal on a disposed scheduler; pending {@link #send}s fail the same way, and a
+ *       subscriber arriving later gets {@code onSubscribe} then that error.</li>
+ *   <li>A subscriber that throws from {@code onSubscribe} (rule 2.13): its subscription counts as
+ *       cancelled (the actor stops as above) and it gets the error; {@code subscribe} returns.</li>
  * </ul>
  * Terminal signals are delivered on the actor's turn; a user-suspended actor delivers them when
  * resumed (but for {@code dispose()}).
