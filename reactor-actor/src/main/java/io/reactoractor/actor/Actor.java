@@ -261,7 +261,10 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      *         taken, with {@code IllegalStateException} if the actor terminated first or {@link #complete()}
      *         was called before the send; a send still waiting for a credit when the actor terminates fails
      *         with the actor's error if it failed ({@code CancellationException} for {@link #dispose()}),
-     *         else with {@code IllegalStateException}
+     *         else with {@code IllegalStateException}. Cancelling it before it completes (a
+     *         {@code timeout}, a {@code take}) withdraws the message: it is never taken, so
+     *         {@code send(m).timeout(d).retry()} does not deliver {@code m} twice; a cancel that races the
+     *         acceptance itself may come too late, as any cancel after a completion
      */
     public Mono<Void> send(I message) {
         Objects.requireNonNull(message, "message");

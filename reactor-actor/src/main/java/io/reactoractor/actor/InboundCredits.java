@@ -128,24 +128,42 @@ final class InboundCredits<I> {
     /** {@link Actor#send}: enqueues at once if a credit is free, else waits in {@code pendingSends}. */
     Mono<Void> send(I message) {
         return Mono.create(sink -> {
+            PendingSend<I> p = new PendingSend<>(message, sink);
+            // first: a cancel is seen whenever it comes (Reactor runs a callback registered after it at once)
+            sink.onCancel(() -> {
+                if (p.cancel()) {
+                    synchronized (this) {
+                        if (pendingSends.remove(p)) {
+                            updateClaimants();
+                        }
+                    }
+                }
+            });
+            if (p.cancelled()) {
+                return; // cancelled as it subscribed (in onSubscribe): nothing is sent
+            }
             if (loop.isTerminated() || loop.isCompleteRequested()) {
                 sink.error(new IllegalStateException("actor " + loop.path()
                         + (loop.isTerminated() ? " is terminated" : " is completing: it takes no new message")));
                 return;
             }
             if (tryAcquire()) {
+                if (!p.claim()) {
+                    returnCredits(1); // cancelled meanwhile: the message is not sent
+                    return;
+                }
                 // taken either way: a termination meanwhile hands it to the discard hook (Actor#tell)
                 loop.enqueue(message);
                 sink.success();
                 return;
             }
-            PendingSend<I> p = new PendingSend<>(message, sink);
             boolean queued;
             synchronized (this) {
                 // terminate() sets 'done' and then drains pendingSends under this lock: re-checked
-                // here, under the same lock, a send either is drained by it or sees 'done' itself
+                // here, under the same lock, a send either is drained by it or sees 'done' itself; a cancel
+                // before this finds nothing to remove, so a cancelled send is not queued
                 queued = !loop.done;
-                if (queued) {
+                if (queued && !p.cancelled()) {
                     pendingSends.addLast(p);
                     updateClaimants();
                 }
@@ -154,12 +172,6 @@ final class InboundCredits<I> {
                 sink.error(new IllegalStateException("actor " + loop.path() + " is terminated"));
                 return;
             }
-            sink.onCancel(() -> {
-                synchronized (this) {
-                    pendingSends.remove(p);
-                    updateClaimants();
-                }
-            });
             distribute();
         });
     }
@@ -248,9 +260,17 @@ final class InboundCredits<I> {
     /** Enqueues the messages of sends that were given a credit, and completes them (outside the monitor). */
     private void deliver(List<PendingSend<I>> accepted) {
         if (accepted != null) {
+            int unused = 0;
             for (PendingSend<I> p : accepted) {
-                loop.enqueue(p.message);
-                p.sink.success();
+                if (p.claim()) {
+                    loop.enqueue(p.message);
+                    p.sink.success();
+                } else {
+                    unused++; // cancelled after it was taken from the queue: its message is not sent
+                }
+            }
+            if (unused > 0) {
+                returnCredits(unused);
             }
         }
     }
@@ -402,13 +422,37 @@ final class InboundCredits<I> {
     }
 
     /** A {@link Actor#send} waiting for a credit (identity matters: it is removed by reference on cancel). */
+    /**
+     * A {@code send} and its outcome, decided once: {@link #claim()} (its message is enqueued) or
+     * {@link #cancel()} (its subscriber cancelled: the message is never enqueued), by CAS, whichever comes
+     * first. A cancel after the claim does not take the message back, as a cancel after any completion.
+     */
     private static final class PendingSend<I> {
+        private static final int WAITING = 0;
+        private static final int CLAIMED = 1;
+        private static final int CANCELLED = 2;
+
         final I message;
         final MonoSink<Void> sink;
+        private final java.util.concurrent.atomic.AtomicInteger state = new java.util.concurrent.atomic.AtomicInteger();
 
         PendingSend(I message, MonoSink<Void> sink) {
             this.message = message;
             this.sink = sink;
+        }
+
+        /** @return whether this send may enqueue its message (it was not cancelled first) */
+        boolean claim() {
+            return state.compareAndSet(WAITING, CLAIMED);
+        }
+
+        /** @return whether the cancel came first: the message is then never enqueued */
+        boolean cancel() {
+            return state.compareAndSet(WAITING, CANCELLED);
+        }
+
+        boolean cancelled() {
+            return state.get() == CANCELLED;
         }
     }
 }
