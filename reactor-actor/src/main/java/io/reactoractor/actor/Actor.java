@@ -37,7 +37,10 @@ import reactor.util.context.ContextView;
  * upstream on the actor's own {@code Subscriber} side holds every credit it was granted, so with it a
  * {@code tell} is refused and a {@code send} waits, the mailbox empty, until its messages give credits
  * back; an upstream subscribed through {@link #newSubscriber()} holds at most a quarter of the
- * capacity, leaving the rest to {@code tell}/{@code send}.
+ * capacity, leaving the rest to {@code tell}/{@code send}. The same holds for a port attached after such
+ * a sole upstream: it is granted its share only as that upstream's messages give credits back, so next
+ * to a quiet one (a hot source with nothing to say) it waits too. Where several upstreams may be quiet,
+ * subscribe them all through {@link #newSubscriber()} ports, which never hold more than their window.
  *
  * <h2>Outbound: no demand = suspended</h2>
  * The behaviour is only called while downstream demand is available. When it is exhausted the actor
