@@ -723,14 +723,18 @@ public final class PullConsumer implements Disposable {
      * learn of it only at their next request (any thread; idempotent per stream).
      */
     private void actorTerminated(ConsumerGroupActor actor, Throwable error) {
-        if (disposed) {
-            return; // dispose() ends every stream itself, with its own error
+        if (disposed || actor.isRetired()) {
+            return; // dispose() ends every stream itself, with its own error; a retiring actor leaves by itself
         }
         for (ConsumerSubscription c : liveConsumers) {
             if (c.actor() == actor) {
                 c.consumerDisposed(error);
             }
         }
+        // terminated under this consumer (its scheduler group cg.<group> or the scheduler disposed): it leaves
+        // the registries, so the pair's next call creates a new actor (or is refused by a disposed scheduler)
+        // instead of failing on the dead one until the consumer is disposed
+        leave(actor, false);
     }
 
     private static IllegalStateException disposedError() {

@@ -488,6 +488,26 @@ class ConsumeTest {
         }
     }
 
+    /**
+     * The pair's scheduler group ({@code cg.<group>}) disposed from outside: its actor terminated, and the
+     * pair's next call creates a new one, where every later call failed on the dead actor until the whole
+     * consumer was disposed.
+     */
+    @Test
+    void aPairWhoseSchedulerGroupWasDisposedServesAgainWithANewActor() throws InterruptedException {
+        consumer.append("s", b("m0"));
+        PullResult first = consumer.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+        assertEquals(PullResult.Status.MESSAGES, first.status());
+        consumer.ack("s", "g", first.epoch(), List.of(0L)).block(Duration.ofSeconds(10));
+        assertEquals(1, consumer.liveGroups());
+        scheduler.group(PullConsumer.SCHEDULING_GROUP_PREFIX + "g", 1).dispose();
+        await(() -> consumer.liveGroups() == 0, "the terminated pair left the consumer");
+        consumer.append("s", b("m1"));
+        PullResult r = consumer.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+        assertEquals(PullResult.Status.MESSAGES, r.status());
+        assertEquals(1L, r.messages().get(0).offset(), "from the committed position");
+    }
+
     /** Several consumers per group share; two groups each get everything; nothing lost or duplicated. */
     @Test
     void consumersOfAGroupShareAndGroupsEachGetEverything() throws Exception {
