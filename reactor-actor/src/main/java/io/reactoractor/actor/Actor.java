@@ -37,8 +37,10 @@ import reactor.util.context.ContextView;
  * upstream on the actor's own {@code Subscriber} side holds every credit it was granted, so with it a
  * {@code tell} is refused and a {@code send} waits, the mailbox empty, until its messages give credits
  * back; an upstream subscribed through {@link #newSubscriber()} holds at most a quarter of the
- * capacity, leaving the rest to {@code tell}/{@code send}. The same holds for a port attached after such
- * a sole upstream: it is granted its share only as that upstream's messages give credits back, so next
+ * capacity, leaving the rest to {@code tell}/{@code send} (with four or more upstreams their windows
+ * together can hold the whole capacity, and {@code tell}/{@code send} then get credits only as messages
+ * leave). A port attached after a sole upstream on the actor's own side waits as {@code tell} and
+ * {@code send} do: it is granted its share only as that upstream's messages give credits back, so next
  * to a quiet one (a hot source with nothing to say) it waits too. Where several upstreams may be quiet,
  * subscribe them all through {@link #newSubscriber()} ports, which never hold more than their window.
  *
