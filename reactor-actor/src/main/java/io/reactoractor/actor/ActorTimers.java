@@ -166,6 +166,33 @@ final class ActorTimers {
         }
     }
 
+    /**
+     * A fired {@link ControlTimer}'s task in the actor's control mailbox. Run on the actor's turn, it runs the
+     * task unless the handle was disposed first; discarded by a termination ({@link #discarded()}), it settles
+     * the handle as disposed: a timer due at once, armed in the turn that terminated the actor, fires and
+     * leaves the timers the termination cancels before that termination runs, so only the discard can settle it.
+     */
+    static final class Due implements Runnable {
+        private final ControlTimer timer;
+
+        Due(ControlTimer timer) {
+            this.timer = timer;
+        }
+
+        @Override
+        public void run() {
+            if (!timer.disposed) {
+                timer.disposed = true;
+                timer.task.run();
+            }
+        }
+
+        /** The actor terminated with this task in its control mailbox: it never runs. */
+        void discarded() {
+            timer.dispose();
+        }
+    }
+
     /** Delivers a task into the actor's control mailbox when due. */
     private static final class ControlTimer extends TimerEntry implements Disposable, ActorTimer {
         private final ActorTurnLoop<?, ?> loop;
@@ -179,14 +206,9 @@ final class ActorTimers {
 
         @Override
         protected void fire() {
-            loop.untrackTimer(this); // handed to the control mailbox, which a termination discards
+            loop.untrackTimer(this); // handed to the control mailbox, which a termination discards (Due)
             if (!disposed) {
-                loop.offerControl(() -> {
-                    if (!disposed) {
-                        disposed = true;
-                        task.run();
-                    }
-                });
+                loop.offerControl(new Due(this));
             }
         }
 

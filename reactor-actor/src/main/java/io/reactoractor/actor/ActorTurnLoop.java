@@ -674,8 +674,12 @@ final class ActorTurnLoop<I, O> {
             }
             discardMailbox();
             MpscChunkedArrayQueue<Runnable> ctl = control;
-            while (ctl != null && ctl.poll() != null) {
-                // timers and control tasks of a terminated actor are dropped
+            Runnable dropped;
+            while (ctl != null && (dropped = ctl.poll()) != null) {
+                // timers and control tasks of a terminated actor are dropped; a fired timer's handle is settled
+                if (dropped instanceof ActorTimers.Due due) {
+                    due.discarded();
+                }
             }
         }
     }

@@ -194,4 +194,38 @@ class ActorTimersTerminationTest {
         assertThat(a.tell(2)).isTrue();
         await().until(() -> a.processedMessages() == 2);
     }
+    /**
+     * A timer due at once, armed in the turn whose behaviour disposed the actor: the timer thread could fire
+     * it (and stop tracking it) before the termination's pass over the timers, so its handle stayed not
+     * disposed, against "one armed through this context after the actor terminated (returned disposed)".
+     */
+    @Test
+    void aTimerDueAtOnceArmedInTheTerminatingTurnIsReturnedDisposedAndNeverRuns() throws Exception {
+        for (Duration delay : java.util.List.of(Duration.ZERO, Duration.ofSeconds(-1))) {
+            for (int round = 0; round < 40; round++) {
+                java.util.concurrent.atomic.AtomicReference<reactor.core.Disposable> handle =
+                        new java.util.concurrent.atomic.AtomicReference<>();
+                java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+                java.util.concurrent.atomic.AtomicReference<Actor<Integer, Integer>> self =
+                        new java.util.concurrent.atomic.AtomicReference<>();
+                java.util.concurrent.CountDownLatch handled = new java.util.concurrent.CountDownLatch(1);
+                Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).capacity(4).behaviour((m, ctx) -> {
+                    self.get().dispose();
+                    handle.set(ctx.schedule(delay, () -> ran.set(true)));
+                    handled.countDown();
+                    return true;
+                }).build();
+                self.set(a);
+                reactor.core.publisher.Flux.from(a).subscribe(x -> { }, e -> { });
+                a.tell(1);
+                org.junit.jupiter.api.Assertions.assertTrue(handled.await(10, java.util.concurrent.TimeUnit.SECONDS));
+                long until = System.nanoTime() + 5_000_000_000L;
+                while (!handle.get().isDisposed() && System.nanoTime() < until) {
+                    Thread.sleep(1);
+                }
+                org.junit.jupiter.api.Assertions.assertTrue(handle.get().isDisposed(), delay + ", round " + round);
+                org.junit.jupiter.api.Assertions.assertFalse(ran.get(), delay + ", round " + round);
+            }
+        }
+    }
 }
