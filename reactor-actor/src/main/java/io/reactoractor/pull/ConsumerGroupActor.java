@@ -812,11 +812,11 @@ final class ConsumerGroupActor extends ActorCell {
         if (full) {
             return out;
         }
+        long end; // the synchronous store's end offset, read once (emptyReadEnd keeps the one the read saw)
         if (remote != null) {
             remote.takeFetched(p, now, out, bytes, maxBytesPerPull, ledger);
-        } else if (out.size() < p.max && store.endOffset(subject) > ledger.nextOffset()) {
+        } else if (out.size() < p.max && (end = store.endOffset(subject)) > ledger.nextOffset()) {
             long from = ledger.nextOffset();
-            long end = store.endOffset(subject);
             int want = p.max - out.size();
             List<Message> read = store.read(subject, from, want);
             checkRead(read, from, want);
