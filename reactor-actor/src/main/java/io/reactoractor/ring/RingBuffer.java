@@ -945,7 +945,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
 
     /**
      * @return a {@link Mono} that completes when every consumer terminated, or fails with the ring's
-     *         error (a closing error or a handler failure under {@link RingErrorPolicy#STOP})
+     *         error (a closing error or a handler failure under {@link RingErrorPolicy#STOP}); by then
+     *         the events no consumer handled have gone to the discard hook (class doc, "Discarded events")
      */
     public Mono<Void> whenTerminated() {
         return terminated.asMono();
@@ -1465,6 +1466,13 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             close();
             cancelUpstream();
             unbindMetrics(); // before whenTerminated() signals: its subscribers find the meters gone
+            if (!preallocated) {
+                // before whenTerminated() signals too: whoever waits for the end finds every unhandled
+                // event already handed to the discard hook
+                discardUnhandled(handled, context);
+                // nobody reads the slots any more: let the events go
+                Arrays.fill(slots, null);
+            }
             Throwable f = failure.get();
             if (f == null) {
                 f = closingError();
@@ -1473,11 +1481,6 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
                 terminated.tryEmitError(f);
             } else {
                 terminated.tryEmitEmpty();
-            }
-            if (!preallocated) {
-                discardUnhandled(handled, context);
-                // nobody reads the slots any more: let the events go
-                Arrays.fill(slots, null);
             }
         }
     }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import io.reactoractor.ActorScheduler;
 import org.awaitility.Awaitility;
@@ -96,8 +97,13 @@ class RingDiscardTest {
         AtomicInteger accepted = new AtomicInteger();
         Flux.range(0, 1000).doOnNext(x -> accepted.incrementAndGet()).subscribe(p);
         List<Object> discarded = new CopyOnWriteArrayList<>();
-        List<Integer> got = Flux.from(p).doOnDiscard(Object.class, discarded::add).take(3)
-                .collectList().block(Duration.ofSeconds(30));
+        // a slow discard hook: whenTerminated() must still find every discard done
+        List<Integer> got = Flux.from(p).doOnDiscard(Object.class, e -> {
+            discarded.add(e);
+            if (discarded.size() == 1) {
+                LockSupport.parkNanos(100_000_000L);
+            }
+        }).take(3).collectList().block(Duration.ofSeconds(30));
         p.ring().whenTerminated().block(Duration.ofSeconds(30));
         assertThat(got).containsExactly(0, 1, 2);
         assertThat(accepted.get()).isGreaterThan(3);
