@@ -5,11 +5,11 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.Objects;
 
+import io.reactoractor.internal.Internals;
 import io.reactoractor.internal.TerminatedSubscriber;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
-import reactor.core.Exceptions;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
@@ -136,17 +136,8 @@ final class OutboundPort<O> implements Subscription, Scannable {
         try {
             s.onSubscribe(this);
         } catch (Throwable t) {
-            // rule 2.13 broken: the subscription counts as cancelled (the actor stops, as for a cancel) and,
-            // as Reactor's publishers do (Operators.reportThrowInSubscribe), subscribe returns normally (rule
-            // 1.9) and the subscriber gets the error; a JVM-fatal one is thrown on instead
-            cancel();
-            Exceptions.throwIfJvmFatal(t);
-            Context c = discardContext;
-            try {
-                s.onError(Operators.onOperatorError(t, c));
-            } catch (Throwable again) {
-                Operators.onErrorDropped(again, c);
-            }
+            // rule 2.13 broken: the actor stops, as for a cancel
+            Internals.reportThrowInSubscribe(s, this, t, discardContext);
             return;
         }
         downstream = s; // volatile: then the slot's read below (the handshake with terminate)

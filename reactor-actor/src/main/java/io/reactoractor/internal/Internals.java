@@ -117,6 +117,30 @@ public final class Internals {
     }
 
     /**
+     * Rule 2.13 broken by a subscriber's {@code onSubscribe}, as a publisher of this library handles it: the
+     * subscription counts as cancelled ({@code subscription.cancel()}, so the actor or consumer behind it
+     * stops as for a cancel) and, as Reactor's publishers do ({@code Operators.reportThrowInSubscribe}),
+     * {@code subscribe} returns normally (rule 1.9) and the subscriber gets the error through
+     * {@code Hooks.onOperatorError}; a JVM-fatal one is thrown on instead (after the cancel). An
+     * {@code onError} that throws as well goes to {@code Hooks.onErrorDropped}.
+     *
+     * @param s            the subscriber whose {@code onSubscribe} threw
+     * @param subscription the subscription it was given
+     * @param error        what it threw
+     * @param context      the subscriber's context
+     */
+    public static void reportThrowInSubscribe(org.reactivestreams.Subscriber<?> s,
+            org.reactivestreams.Subscription subscription, Throwable error, reactor.util.context.Context context) {
+        subscription.cancel();
+        reactor.core.Exceptions.throwIfJvmFatal(error);
+        try {
+            s.onError(reactor.core.publisher.Operators.onOperatorError(error, context));
+        } catch (Throwable again) {
+            reactor.core.publisher.Operators.onErrorDropped(again, context);
+        }
+    }
+
+    /**
      * User code's error through {@code Hooks.onOperatorError} (global, or local to {@code context}), as
      * Reactor's operators pass theirs; the caller's error policy then acts on what this returns, unless it is
      * {@linkplain #isFatalOrBubbling fatal}. A fatal error skips the hook and is returned as is. Never

@@ -275,7 +275,8 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         try {
             s.onSubscribe(subscription);
         } catch (Throwable t) {
-            subscriberThrewInOnSubscribe(s, subscription, t);
+            // rule 2.13 broken: the consumer leaves the gating set at its next turn, as for a cancel
+            Internals.reportThrowInSubscribe(s, subscription, t, context);
             return;
         }
         downstream = s;
@@ -289,22 +290,6 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             return;
         }
         wake();
-    }
-
-    /**
-     * Rule 2.13 broken by {@code onSubscribe}: the subscription counts as cancelled (the consumer leaves
-     * the gating set at its next turn, as for a cancel), and, as Reactor's publishers do
-     * ({@code Operators.reportThrowInSubscribe}), {@code subscribe} returns normally (rule 1.9) and the
-     * subscriber gets the error; a JVM-fatal one is thrown on instead.
-     */
-    private void subscriberThrewInOnSubscribe(Subscriber<? super R> s, Subscription subscription, Throwable t) {
-        subscription.cancel();
-        Exceptions.throwIfJvmFatal(t);
-        try {
-            s.onError(Operators.onOperatorError(t, context));
-        } catch (Throwable again) {
-            Operators.onErrorDropped(again, context);
-        }
     }
 
     /**
