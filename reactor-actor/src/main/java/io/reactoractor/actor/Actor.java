@@ -258,7 +258,10 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
 
     /**
      * Sends a message, waiting (without blocking a thread) for a mailbox credit: a free place not granted
-     * to an upstream as demand (see the class doc; waiting sends get returned credits first).
+     * to an upstream as demand (see the class doc; waiting sends get returned credits first). The returned
+     * {@code Mono} is lazy, as Reactor's are: nothing is sent until it is subscribed, and each subscription
+     * sends the message once more ({@code send(m).subscribe()} for fire-and-forget; {@link #tell} answers
+     * at once instead).
      *
      * @param message the message, not {@code null}
      * @return completes when the message was accepted (taken by the actor, as {@link #tell} answers

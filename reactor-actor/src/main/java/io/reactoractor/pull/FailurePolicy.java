@@ -54,6 +54,12 @@ public final class FailurePolicy {
     }
 
     /**
+     * Redelivers a failed message until it was delivered {@code maxAttempts} times in all, then
+     * dead-letters it: {@code retryThenDeadLetter(3, ..)} is the first delivery and two redeliveries. (The
+     * count includes the first delivery, as the attempts of a delivery do, {@link Delivery#attempt()};
+     * the actor's {@code ErrorPolicy.retry(n, ..)} and the ring's {@code RingErrorPolicy.retry(n, ..)} count
+     * retries after the first failure instead.)
+     *
      * @param maxAttempts deliveries in all before the message goes to the dead-letter subject (≥ 1)
      * @param backoff     delay before each redelivery (≥ 0)
      * @return retry, then dead-letter

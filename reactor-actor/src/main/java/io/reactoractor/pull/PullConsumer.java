@@ -82,6 +82,14 @@ import reactor.core.publisher.Operators;
  * names, {@code maxMessages < 1} or a negative timeout throw {@link IllegalArgumentException} at the
  * call.
  *
+ * <h2>Lazy calls, and disposal</h2>
+ * The {@code Mono} and {@code Flux} results are lazy, as Reactor's are: nothing is appended, pulled,
+ * acknowledged or nacked until the result is subscribed, and each subscription makes the call again (an
+ * {@code ack(..)} nobody subscribes to acknowledges nothing). After {@link #dispose()}, a call signals
+ * {@link java.util.concurrent.RejectedExecutionException} (refused, nothing done, as a disposed Reactor
+ * scheduler refuses a task); what was under way at the disposal ends with
+ * {@link IllegalStateException}: the pulls waiting then and the live {@link #consume} streams.
+ *
  * <pre>{@code
  * PullConsumer consumer = PullConsumer.builder(scheduler).build();      // embedded store
  * consumer.append("orders", bytes);
@@ -476,7 +484,9 @@ public final class PullConsumer implements Disposable {
      * @param subject the subject
      * @param group   the consumer group
      * @param options ack mode, failure policy, batch size, poll timeout
-     * @return an infinite {@link Flux} of deliveries; it errors if the consumer is disposed, and with a
+     * @return an infinite {@link Flux} of deliveries; it errors with {@link IllegalStateException} if the
+     *     consumer is disposed while it is live ({@link java.util.concurrent.RejectedExecutionException} if it
+     *     was disposed before the subscription), and with a
      *     {@link MessageStoreException} when an {@link AsyncMessageStore} fails a pull (e.g. Redis unreachable
      *     for longer than a command timeout); then its unacknowledged messages are redelivered, and a new
      *     subscription goes on: {@code retryWhen(Retry.backoff(..).filter(MessageStoreException.class::isInstance))}
@@ -692,7 +702,8 @@ public final class PullConsumer implements Disposable {
     }
 
     /**
-     * Stops every {@code (subject, group)} actor: waiting pulls and consumers get an error, the actors leave
+     * Stops every {@code (subject, group)} actor: waiting pulls and live {@link #consume} streams get an
+     * {@link IllegalStateException}, later calls a {@link java.util.concurrent.RejectedExecutionException}; the actors leave
      * this consumer's registries (so {@link #liveGroups()} is then 0) and their meters are removed; the store
      * is left as is. Idempotent.
      */
