@@ -56,7 +56,10 @@ import reactor.core.scheduler.Scheduler;
  * running. Nor does it interrupt a running task when that task, its worker or the scheduler is
  * disposed (Reactor's own schedulers do, through {@code Future.cancel(true)}): a carrier thread is
  * shared by many actors, and an interrupt meant for one task must not reach the next actor's. A
- * disposed running task reports {@code isDisposed()} at once and runs to its end.
+ * disposed running task reports {@code isDisposed()} at once and runs to its end. For the same reason a
+ * carrier clears its interrupt flag after each task and before each turn, and drops an interrupt that
+ * reaches it while idle (as a {@code ThreadPoolExecutor}'s worker does): a task interrupted while it runs
+ * sees the interrupt; the next task never sees one it did not get.
  *
  * <p>Behaviour Reactor's own schedulers define beyond the {@code Scheduler} interface is kept: a
  * task's error goes to {@code Schedulers.handleError} (the carrier's uncaught-exception handler logs it

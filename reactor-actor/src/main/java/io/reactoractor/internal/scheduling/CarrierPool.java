@@ -142,6 +142,11 @@ final class CarrierPool {
             c.clearHogStamp();
             boolean shuttingDown = engine.isShuttingDown();
             if (runQueue.readyCount() == 0 && !engine.isStopping()) {
+                // a set interrupt flag makes park return at once: the carrier would spin at a full core
+                // until its next turn. No task runs here, so an interrupt that came (from outside, or left by
+                // user code after a turn's last task) is nobody's: dropped, as an idle ThreadPoolExecutor
+                // worker drops it
+                Thread.interrupted();
                 LockSupport.parkNanos(this, shuttingDown ? SHUTDOWN_POLL_NANOS : PARK_NANOS);
             }
             if (c.tryUnmarkParked()) {

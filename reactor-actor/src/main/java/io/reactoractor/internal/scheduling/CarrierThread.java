@@ -210,6 +210,11 @@ final class CarrierThread extends Thread implements NonBlocking {
                 } else {
                     turn.begin(cell, start);
                 }
+                // an interrupt that reached this carrier between turns (from outside, while idle, or left by
+                // user code the previous turn ran after its last task: a terminal signal, a schedule hook)
+                // belongs to no task of this actor's: dropped, as a ThreadPoolExecutor clears its worker's
+                // flag before each task (Turn.endTask clears it between the tasks of a turn)
+                Thread.interrupted();
                 if (cell.runnable()) {
                     try {
                         turn.runTurn(); // cell's turn, inside Schedulers.onScheduleHook (Turn)
