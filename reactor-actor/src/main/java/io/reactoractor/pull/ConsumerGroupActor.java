@@ -562,15 +562,15 @@ final class ConsumerGroupActor extends ActorCell {
                 return;
             }
             if (p.timeoutNanos > 0 && p.deadline <= now) {
-                // it expired in the mailbox (the actor was busy or starved): an explicit answer, never none
-                counters.pullsExpired.increment();
-                counters.pullsTimedOut.increment();
-                answer(p, PullResult.Status.TIMED_OUT, List.of(), null);
-                return;
+                // it expired in the mailbox (the actor was busy or starved, or the timeout was shorter than the
+                // trip here): served as a pull-once, so it gets what is there now and is answered TIMED_OUT this
+                // turn if nothing is (answering it TIMED_OUT at once left messages unread: a pull with a 1 ns
+                // timeout never got any, and a consume() stream with such a poll timeout spun without end)
+                p.expiredOnArrival = true;
             }
             // the limit is on long polls: a pull-once never waits (but for a fetch under way, briefly), and is
             // answered at the latest by this turn's serve, so it is never refused for it
-            if (p.timeoutNanos > 0 && waiting.size() >= maxWaitingPulls) {
+            if (p.waits() && waiting.size() >= maxWaitingPulls) {
                 // cancelled long polls are otherwise swept by the next serve only: they must not hold slots
                 waiting.dropCancelled();
                 int longPolls = waiting.longPolls();
@@ -635,7 +635,8 @@ final class ConsumerGroupActor extends ActorCell {
     /**
      * Answers the waiting pulls that can be answered: expired ones ({@code TIMED_OUT}), then as many
      * as there are messages for, in FIFO order, then pull-once requests that found nothing
-     * ({@code EMPTY}). Each answer is a task of the turn; at least one answer per turn is given
+     * ({@code EMPTY}; {@code TIMED_OUT} for a long poll served as a pull-once because it had expired before the
+     * actor first saw it, {@link Pull#expiredOnArrival}). Each answer is a task of the turn; at least one answer per turn is given
      * whatever the quota (progress), the rest stop at the quota and continue next turn
      * ({@link #servable} keeps the actor scheduled while something is answerable).
      */
@@ -645,7 +646,7 @@ final class ConsumerGroupActor extends ActorCell {
             Pull p = it.next();
             if (p.cancelled) {
                 it.remove();
-            } else if (p.timeoutNanos > 0 && p.deadline <= now) {
+            } else if (p.waits() && p.deadline <= now) {
                 if (answered > 0 && !turn.shouldContinue()) {
                     break;
                 }
@@ -710,7 +711,7 @@ final class ConsumerGroupActor extends ActorCell {
             boolean nothingNow = !hasData(now) && (remote == null || !remote.fetching());
             for (Iterator<Pull> it = waiting.iterator(); it.hasNext(); ) {
                 Pull p = it.next();
-                boolean longPoll = p.timeoutNanos > 0;
+                boolean longPoll = p.waits();
                 if (longPoll && quiescedAt == 0) {
                     continue;
                 }
@@ -722,10 +723,14 @@ final class ConsumerGroupActor extends ActorCell {
                     }
                     it.remove();
                     waiting.removed();
-                    if (longPoll) {
+                    boolean timedOut = p.timeoutNanos > 0; // a long poll, also one that expired before its turn
+                    if (timedOut) {
                         counters.pullsTimedOut.increment();
+                        if (p.expiredOnArrival) {
+                            counters.pullsExpired.increment();
+                        }
                     }
-                    answerAsTask(turn, p, longPoll ? PullResult.Status.TIMED_OUT : PullResult.Status.EMPTY, List.of(),
+                    answerAsTask(turn, p, timedOut ? PullResult.Status.TIMED_OUT : PullResult.Status.EMPTY, List.of(),
                             null);
                     answered++;
                 }

@@ -33,6 +33,13 @@ abstract class ConsumerGroupCommand {
         volatile boolean cancelled;
         /** Messages retention dropped before this group read them, passed over for this pull (actor). */
         long skipped;
+        /**
+         * Set by the actor (actor-confined) when a long poll's deadline had passed before the actor first saw
+         * it (a busy or starved actor, or a timeout shorter than the trip to it): it is then served as a
+         * pull-once, so it still gets what is there, and is answered {@code TIMED_OUT} (not {@code EMPTY}) if
+         * nothing is. A timeout too short to wait is never worse than a zero one.
+         */
+        boolean expiredOnArrival;
 
         Pull(int max, long timeoutNanos, long consumerId, boolean ackOnDelivery, PullCallback callback) {
             this.max = max;
@@ -42,6 +49,11 @@ abstract class ConsumerGroupCommand {
             this.consumerId = consumerId;
             this.ackOnDelivery = ackOnDelivery;
             this.callback = callback;
+        }
+
+        /** @return whether this pull waits for messages up to its deadline (a long poll that has time left to wait) */
+        boolean waits() {
+            return timeoutNanos > 0 && !expiredOnArrival;
         }
 
         void answer(PullResult r, int[] attempts) {

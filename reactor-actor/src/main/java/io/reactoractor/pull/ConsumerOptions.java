@@ -10,7 +10,8 @@ import java.time.Duration;
  * @param failurePolicy what a {@link Delivery#nack} does (default: the consumer's, see
  *                      {@link PullConsumer.Builder#failurePolicy})
  * @param batchSize     most messages per pull, also bounded by the subscriber's outstanding demand (default 64)
- * @param pollTimeout   how long one pull waits for messages before the consumer pulls again (default 30 s)
+ * @param pollTimeout   how long one pull waits for messages before the consumer pulls again (default 30 s; a
+ *                      very short one gets the messages there are, but polls busily while there are none)
  */
 public record ConsumerOptions(AckMode ackMode, FailurePolicy failurePolicy, int batchSize, Duration pollTimeout) {
 

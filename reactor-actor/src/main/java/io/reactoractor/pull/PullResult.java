@@ -27,7 +27,10 @@ public record PullResult(String subject, String group, Status status, List<Messa
         MESSAGES,
         /** A pull-once (zero timeout) found nothing. */
         EMPTY,
-        /** Nothing arrived before the pull's timeout (also: the pull had expired before its turn). */
+        /**
+         * Nothing arrived before the pull's timeout (also: the pull had expired before its turn, and nothing
+         * was there then: such a pull is served as a pull-once).
+         */
         TIMED_OUT
     }
 

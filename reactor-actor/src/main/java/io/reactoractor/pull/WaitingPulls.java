@@ -86,7 +86,7 @@ final class WaitingPulls {
     int longPolls() {
         int n = 0;
         for (Pull p : queue) {
-            if (p.timeoutNanos > 0) {
+            if (p.waits()) {
                 n++;
             }
         }
@@ -110,7 +110,7 @@ final class WaitingPulls {
         count = queue.size();
         long earliest = dueNow;
         for (Pull p : queue) {
-            if (p.timeoutNanos > 0) {
+            if (p.waits()) {
                 earliest = Math.min(earliest, quiescedAt == 0 ? p.deadline
                         : Math.min(p.deadline, Math.max(p.createdNanos, quiescedAt) + PULL_ONCE_FETCH_WAIT_NANOS));
             } else {

@@ -150,7 +150,11 @@ class PullConsumerTest {
         assertTrue(c.store().subjects().contains("fresh"));
     }
 
-    /** A pull that expired while the group's actor could not run is answered TIMED_OUT, never left hanging. */
+    /**
+     * A pull that expired while the group's actor could not run is served as a pull-once, never left hanging:
+     * TIMED_OUT when nothing is there, the messages when they are (a timeout too short to wait is never worse
+     * than a zero one).
+     */
     @Test
     void pullExpiredBeforeItsTurnIsAnsweredExplicitly() throws Exception {
         ActorScheduler one = ActorScheduler.builder().name("pull-one").threads(1).maxCompensatingThreads(0).build();
@@ -168,20 +172,45 @@ class PullConsumerTest {
                 }
             });
             assertTrue(blocked.await(5, TimeUnit.SECONDS));
-            Mono<PullResult> pull = c.pull("s", "g", 10, Duration.ofMillis(20)).cache();
-            pull.subscribe();
-            Thread.sleep(100); // the pull's deadline passes while the only thread is busy
+            Mono<PullResult> empty = c.pull("none", "g", 10, Duration.ofMillis(20)).cache();
+            empty.subscribe();
+            Mono<PullResult> full = c.pull("s", "g", 10, Duration.ofMillis(20)).cache();
+            full.subscribe();
+            Thread.sleep(100); // the pulls' deadlines pass while the only thread is busy
             release.countDown();
-            PullResult r = pull.block(Duration.ofSeconds(10));
+            PullResult r = empty.block(Duration.ofSeconds(10));
             assertEquals(PullResult.Status.TIMED_OUT, r.status());
-            assertEquals(1, c.stats("s", "g").pullsExpired());
-            // the message is still there for the next pull
-            assertEquals(List.of(0L), offsets(c.pullOnce("s", "g", 10).block(Duration.ofSeconds(5))));
+            assertEquals(1, c.stats("none", "g").pullsExpired());
+            assertEquals(1, c.stats("none", "g").pullsTimedOut());
+            // the message there is handed out as a pull-once would
+            PullResult got = full.block(Duration.ofSeconds(10));
+            assertEquals(PullResult.Status.MESSAGES, got.status());
+            assertEquals(List.of(0L), offsets(got));
+            assertEquals(0, c.stats("s", "g").pullsExpired());
+            assertEquals(0, c.stats("s", "g").pullsTimedOut());
             c.dispose();
         } finally {
             one.dispose();
         }
     }
+
+    /** A timeout shorter than the trip to the group's actor is never worse than a zero one. */
+    @Test
+    void aTimeoutTooShortToWaitStillGetsTheMessagesThere() {
+        PullConsumer c = consumer();
+        for (int i = 0; i < 10; i++) {
+            c.append("s", b("m" + i));
+        }
+        for (int i = 0; i < 20; i++) {
+            PullResult r = c.pull("s", "g" + i, 5, Duration.ofNanos(1)).block(Duration.ofSeconds(10));
+            assertEquals(PullResult.Status.MESSAGES, r.status(), "pull " + i);
+            assertEquals(List.of(0L, 1L, 2L, 3L, 4L), offsets(r));
+        }
+        List<Delivery> got = c.consume("s", "stream", ConsumerOptions.builder().pollTimeout(Duration.ofNanos(1)).build())
+                .take(10).collectList().block(Duration.ofSeconds(20));
+        assertEquals(10, got.size());
+    }
+
 
     @Test
     void ackCommitsOffsetsInOrderOnly() {
