@@ -182,6 +182,30 @@ public final class Internals {
     }
 
     /**
+     * A client-chosen name as an error message may quote it: printable ASCII as is, every other character
+     * as {@code \\uXXXX}, so a quoted name cannot break a log line (a line break, a terminal escape) or hide
+     * what it holds.
+     *
+     * @param name the name
+     * @return the name, escaped
+     */
+    public static String escaped(String name) {
+        StringBuilder b = null;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < 0x20 || c >= 0x7f || c == '\\') {
+                if (b == null) {
+                    b = new StringBuilder(name.length() + 16).append(name, 0, i);
+                }
+                b.append(String.format(java.util.Locale.ROOT, "\\u%04X", (int) c));
+            } else if (b != null) {
+                b.append(c);
+            }
+        }
+        return b == null ? name : b.toString();
+    }
+
+    /**
      * Checks a name a client may choose (a group's, an actor's, a ring's): it becomes a metric tag value, a
      * thread or actor path and a log field, so it must be visible text.
      *
@@ -196,7 +220,7 @@ public final class Internals {
     public static String checkName(String name, int maxLength, boolean noSlash) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("name must not be null or blank but was "
-                    + (name == null ? "null" : "'" + name + "'"));
+                    + (name == null ? "null" : "'" + escaped(name) + "'"));
         }
         if (name.length() > maxLength) {
             throw new IllegalArgumentException("name must have 1 to " + maxLength + " characters but has " + name.length());
@@ -208,7 +232,7 @@ public final class Internals {
                         + String.format("%04X", (int) ch) + " at index " + i);
             }
             if (noSlash && ch == '/') {
-                throw new IllegalArgumentException("name must not contain '/' but was '" + name + "'");
+                throw new IllegalArgumentException("name must not contain '/' but was '" + escaped(name) + "'");
             }
         }
         return name;

@@ -33,8 +33,12 @@ final class Names {
             boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
                     || c == '.' || c == '_' || c == '-';
             if (!ok) {
-                throw new IllegalArgumentException(what + " '" + name + "' contains an illegal character '"
-                        + c + "' at index " + i + " (allowed: letters, digits, '.', '_', '-')");
+                // the name comes from a client: echoed with everything but printable ASCII escaped, so a
+                // rejected name cannot forge a log line (a raw line break) wherever the error is logged
+                throw new IllegalArgumentException(what + " '" + io.reactoractor.internal.Internals.escaped(name)
+                        + "' contains an illegal character " + (c >= 0x20 && c < 0x7f ? "'" + c + "'"
+                        : String.format(java.util.Locale.ROOT, "U+%04X", (int) c))
+                        + " at index " + i + " (allowed: letters, digits, '.', '_', '-')");
             }
         }
         return name;

@@ -364,6 +364,23 @@ class PullConsumerTest {
         assertThrows(IllegalArgumentException.class, () -> ConsumerOptions.builder().pollTimeout(Duration.ZERO));
     }
 
+    /** Names come from clients: a rejected one is quoted escaped, so it cannot forge a log line. */
+    @Test
+    void aRejectedNameIsQuotedWithoutItsControlCharacters() {
+        PullConsumer c = consumer();
+        IllegalArgumentException subject = assertThrows(IllegalArgumentException.class,
+                () -> c.append("a\nFORGED b", b("x")));
+        assertFalse(subject.getMessage().contains("\n"), subject.getMessage());
+        assertTrue(subject.getMessage().contains("U+000A at index 1"), subject.getMessage());
+        IllegalArgumentException group = assertThrows(IllegalArgumentException.class,
+                () -> c.pullOnce("s", "g\r\u001b[31m", 1));
+        assertFalse(group.getMessage().contains("\r") || group.getMessage().contains("\u001b"), group.getMessage());
+        IllegalArgumentException blank = assertThrows(IllegalArgumentException.class, () -> scheduler.group("\n\t", 1));
+        assertFalse(blank.getMessage().contains("\n") || blank.getMessage().contains("\t"), blank.getMessage());
+        IllegalArgumentException slash = assertThrows(IllegalArgumentException.class, () -> scheduler.group("a/\nb", 1));
+        assertFalse(slash.getMessage().contains("\n"), slash.getMessage());
+    }
+
     /** 1,000 waiting long polls are objects in one actor, not threads. */
     @Test
     void thousandWaitingLongPollsHoldNoThreads() throws Exception {
