@@ -89,6 +89,12 @@ public abstract class ActorCell extends SchedulingEntity {
      * that holds the actor, like {@link #placementDue}.
      */
     long stolenNanos;
+    /**
+     * Run time charged to {@link #vtime} but not yet a whole virtual nanosecond ({@code 0 <= r < weight};
+     * always 0 at weight 1), carried to the next charge ({@link #weightedCharge}). Guarded as {@code vtime}:
+     * written only by the carrier charging the actor's turn.
+     */
+    long vtimeRemainder;
 
     private final SchedulerEngine engine;
     private final SchedulingGroup group;
@@ -196,6 +202,26 @@ public abstract class ActorCell extends SchedulingEntity {
     @Override
     public final int weight() {
         return weight;
+    }
+
+    /**
+     * The virtual time a turn's {@code nanos} of run time are charged: {@code nanos / weight}, the rest of the
+     * division carried to the next charge (truncating each turn's charge made every turn shorter than the
+     * weight free: an actor of short turns at a weight above them never advanced). The carrier charging the
+     * turn only.
+     *
+     * @param nanos run time, at least 0
+     * @return whole virtual nanoseconds to add to {@link #vtime}
+     */
+    final long weightedCharge(long nanos) {
+        int w = weight;
+        if (w == 1) {
+            return nanos;
+        }
+        long total = nanos + vtimeRemainder;
+        long whole = total / w;
+        vtimeRemainder = total - whole * w;
+        return whole;
     }
 
     // ------------------------------------------------------------------ hooks

@@ -21,23 +21,25 @@ final class CarrierCharge {
     static final long FLUSH_NANOS = 250_000L;
 
     private SchedulingGroup group;
-    private long weightedVtime;
+    /** The run time to charge as virtual time, before the group's weight divides it (0 in FIFO order). */
+    private long vtimeNanos;
     private long cpuNanos;
     private long turns;
 
     /**
      * Adds one turn's charge.
      *
-     * @param g             the group of the actor whose turn ended
-     * @param weightedVtime its virtual-time charge ({@code elapsed / weight}; 0 in FIFO order)
-     * @param elapsed       its run time
+     * @param g          the group of the actor whose turn ended
+     * @param vtimeNanos its run time to charge as virtual time ({@code elapsed}; 0 in FIFO order): the group
+     *                   divides the sum by its weight ({@link SchedulingGroup#charge}), carrying the rest
+     * @param elapsed    its run time
      */
-    void add(SchedulingGroup g, long weightedVtime, long elapsed) {
+    void add(SchedulingGroup g, long vtimeNanos, long elapsed) {
         if (g != group) {
             flush();
             group = g;
         }
-        this.weightedVtime += weightedVtime;
+        this.vtimeNanos += vtimeNanos;
         cpuNanos += elapsed;
         turns++;
         if (cpuNanos >= FLUSH_NANOS) {
@@ -51,12 +53,12 @@ final class CarrierCharge {
         if (g == null) {
             return;
         }
-        if (weightedVtime != 0) {
-            g.charge(weightedVtime);
+        if (vtimeNanos != 0) {
+            g.charge(vtimeNanos);
         }
         g.account(cpuNanos, turns);
         group = null;
-        weightedVtime = 0;
+        vtimeNanos = 0;
         cpuNanos = 0;
         turns = 0;
     }

@@ -515,17 +515,17 @@ final class FairRunQueue implements RunQueue {
         long e = Math.max(0L, elapsed);
         long stolen = cell.stolenNanos;
         if (stolen <= 0) {
-            cell.vtime += weighted(e, cell.weight()); // the running actor is in no queue: its carrier owns its vtime
+            cell.vtime += cell.weightedCharge(e); // the running actor is in no queue: its carrier owns its vtime
         } else {
             // the time the carrier did not run is not the actor's, made good down to the group's floor at most
             // (rule 1): below it, the robbed actor ran whole quotas ahead of a waking light actor placed at the
             // floor less the credit, which could then not preempt it
             cell.stolenNanos = 0L;
             long wall = cell.vtime + weighted(e, cell.weight());
-            long cpu = cell.vtime + weighted(e - Math.min(e, stolen), cell.weight());
+            long cpu = cell.vtime + cell.weightedCharge(e - Math.min(e, stolen));
             cell.vtime = Math.max(cpu, Math.min(wall, g.floor()));
         }
-        charge.add(g, weighted(e, g.weight()), e); // to the group in sums (CarrierCharge: bounded lag)
+        charge.add(g, e, e); // to the group in sums (CarrierCharge: bounded lag), divided by its weight there
     }
 
     /**

@@ -21,6 +21,7 @@ public final class SchedulingGroup extends SchedulingEntity {
     private static final VarHandle VTIME;
     private static final VarHandle LANES;
     private static final VarHandle FLOOR;
+    private static final VarHandle REMAINDER;
 
     static {
         try {
@@ -28,6 +29,7 @@ public final class SchedulingGroup extends SchedulingEntity {
             VTIME = l.findVarHandle(SchedulingEntity.class, "vtime", long.class);
             LANES = l.findVarHandle(SchedulingGroup.class, "lanes", GroupLane[].class);
             FLOOR = l.findVarHandle(SchedulingGroup.class, "floor", long.class);
+            REMAINDER = l.findVarHandle(SchedulingGroup.class, "chargeRemainder", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -118,13 +120,42 @@ public final class SchedulingGroup extends SchedulingEntity {
     }
 
     /**
-     * Charges virtual time (any carrier, no lock): one atomic addition per {@link CarrierCharge} flush
-     * (a sum of at most that many ns of a carrier's turns). The group is placed before any of its actors
-     * runs.
+     * Run time charged but not yet a whole virtual nanosecond ({@code 0 <= r < weight}; always 0 at weight 1),
+     * carried to the next {@link #charge}: truncating each charge's {@code nanos / weight} made every charge
+     * shorter than the weight free, so a heavy group of short turns never advanced and starved the others.
      */
-    void charge(long weightedNanos) {
-        if (weightedNanos != 0) {
-            VTIME.getAndAdd(this, weightedNanos);
+    @SuppressWarnings("unused") // through REMAINDER
+    private long chargeRemainder;
+
+    /**
+     * Charges run time as virtual time (any carrier, no lock): {@code nanos / weight}, the division's rest
+     * carried to the next charge. One atomic addition per {@link CarrierCharge} flush (a sum of at most that
+     * many ns of a carrier's turns), and at a weight above 1 a CAS on the remainder first: the CAS decides,
+     * for each flush, how many whole virtual nanoseconds it adds, so every charged nanosecond counts once
+     * however many carriers charge at once (the addition that follows may land after a concurrent one's:
+     * the sum is the same). The group is placed before any of its actors runs.
+     *
+     * @param nanos run time, not weighted
+     */
+    void charge(long nanos) {
+        if (nanos <= 0) {
+            return;
+        }
+        long whole;
+        if (weight == 1) {
+            whole = nanos;
+        } else {
+            for (;;) {
+                long r = (long) REMAINDER.getVolatile(this);
+                long total = r + nanos;
+                whole = total / weight;
+                if (REMAINDER.compareAndSet(this, r, total - whole * weight)) {
+                    break;
+                }
+            }
+        }
+        if (whole != 0) {
+            VTIME.getAndAdd(this, whole);
         }
     }
 

@@ -214,6 +214,29 @@ class FairPolicyTest {
         assertEquals(floor - 20 * MS + 8 * MS, behind.vtime, "below the floor after the whole turn: charged it all");
     }
 
+    /**
+     * Charging (rule 1) at a weight above a turn's length: the division's rest is carried to the next turn, so
+     * short turns add up (truncated one by one, a turn shorter than the weight was free, and an actor of such
+     * turns never advanced).
+     */
+    @Test
+    void turnsShorterThanTheWeightAreChargedInSum() {
+        SchedulingGroup g = engine.group("g", 1);
+        CarrierCharge charges = new CarrierCharge();
+        SimActor heavy = new SimActor(engine, g, "heavy", 1000, 300, BUSY, 0);
+        heavy.vtime = 0;
+        for (int i = 0; i < 10; i++) {
+            queue.finishChainedTurn(heavy, 300, charges);
+        }
+        assertEquals(3, heavy.vtime, "3,000 ns at weight 1,000");
+        SimActor three = new SimActor(engine, g, "three", 3, 10, BUSY, 0);
+        three.vtime = 0;
+        for (int i = 0; i < 10; i++) {
+            queue.finishChainedTurn(three, 10, charges);
+        }
+        assertEquals(33, three.vtime, "100 ns at weight 3");
+    }
+
     @Test
     void aSleepersCreditIsBoundedByTheQuota() {
         FairPolicySimulation sim = new FairPolicySimulation(queue, 1, QUOTA);
