@@ -65,6 +65,21 @@ class CarrierInterruptTest {
         return (MX.getThreadCpuTime(t.getId()) - before) / 1_000_000L;
     }
 
+    /** The idle carrier parks (no spin on a set flag), and the next actor's task sees no interrupt. */
+    private static void assertTheCarrierParksAndTheNextTaskSeesNoInterrupt(Scheduler s, Thread carrier)
+            throws Exception {
+        Thread.sleep(200);
+        assertThat(cpuMillisOver(carrier, 1000)).as("idle carrier CPU ms over 1 s").isLessThan(SPINNING_CPU_MS);
+        assertThat(nextTaskSeesTheFlag(s)).as("the next actor's task sees the flag").isFalse();
+    }
+
+    private static Actor<Integer, Integer> echo(ActorScheduler s) {
+        return Actor.<Integer, Integer>builder(s).behaviour((m, ctx) -> {
+            ctx.emit(m);
+            return true;
+        }).build();
+    }
+
     private static void interruptCurrent() {
         Thread.currentThread().interrupt();
     }
@@ -97,11 +112,7 @@ class CarrierInterruptTest {
     void aSubscriberThatInterruptsInATerminalSignalLeavesNoInterruptBehind() throws Exception {
         ActorScheduler s = oneCarrier();
         Thread carrier = carrierOf(s);
-        Actor<Integer, Integer> actor = Actor.<Integer, Integer>builder(s)
-                .behaviour((m, ctx) -> {
-                    ctx.emit(m);
-                    return true;
-                }).build();
+        Actor<Integer, Integer> actor = echo(s);
         CompletableFuture<Thread> completedOn = new CompletableFuture<>();
         Flux.from(actor).doOnComplete(() -> {
             completedOn.complete(Thread.currentThread());
@@ -110,9 +121,7 @@ class CarrierInterruptTest {
         assertThat(actor.tell(1)).isTrue();
         actor.complete();
         assertThat(completedOn.get(20, TimeUnit.SECONDS)).as("onComplete ran on the carrier").isSameAs(carrier);
-        Thread.sleep(200);
-        assertThat(cpuMillisOver(carrier, 1000)).as("idle carrier CPU ms over 1 s").isLessThan(SPINNING_CPU_MS);
-        assertThat(nextTaskSeesTheFlag(s)).as("the next actor's task sees the flag").isFalse();
+        assertTheCarrierParksAndTheNextTaskSeesNoInterrupt(s, carrier);
     }
 
     @Test
@@ -130,20 +139,14 @@ class CarrierInterruptTest {
         assertThat(ring.tryPublish(1)).isTrue();
         ring.complete();
         assertThat(terminatedOn.get(20, TimeUnit.SECONDS)).as("whenTerminated on the carrier").isSameAs(carrier);
-        Thread.sleep(200);
-        assertThat(cpuMillisOver(carrier, 1000)).as("idle carrier CPU ms over 1 s").isLessThan(SPINNING_CPU_MS);
-        assertThat(nextTaskSeesTheFlag(s)).as("the next actor's task sees the flag").isFalse();
+        assertTheCarrierParksAndTheNextTaskSeesNoInterrupt(s, carrier);
     }
 
     @Test
     void aScheduleHookThatInterruptsAfterAnActorsTurnLeavesNoInterruptBehind() throws Exception {
         ActorScheduler s = oneCarrier();
         Thread carrier = carrierOf(s);
-        Actor<Integer, Integer> actor = Actor.<Integer, Integer>builder(s)
-                .behaviour((m, ctx) -> {
-                    ctx.emit(m);
-                    return true;
-                }).build();
+        Actor<Integer, Integer> actor = echo(s);
         Flux.from(actor).subscribe();
         CompletableFuture<Boolean> hooked = new CompletableFuture<>();
         // the hook decorates the actor's whole turn (the actor is scheduled by the tell below)
@@ -157,9 +160,7 @@ class CarrierInterruptTest {
         assertThat(actor.tell(1)).isTrue();
         assertThat(hooked.get(20, TimeUnit.SECONDS)).isTrue();
         Schedulers.resetOnScheduleHook("interrupt-test");
-        Thread.sleep(200);
-        assertThat(cpuMillisOver(carrier, 1000)).as("idle carrier CPU ms over 1 s").isLessThan(SPINNING_CPU_MS);
-        assertThat(nextTaskSeesTheFlag(s)).as("the next actor's task sees the flag").isFalse();
+        assertTheCarrierParksAndTheNextTaskSeesNoInterrupt(s, carrier);
     }
 
     @Test
