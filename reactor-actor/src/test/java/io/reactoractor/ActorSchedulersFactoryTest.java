@@ -242,4 +242,22 @@ class ActorSchedulersFactoryTest {
         assertThrows(IllegalArgumentException.class,
                 () -> io.reactoractor.actor.Actor.builder(Schedulers.immediate()), "not an actor scheduler");
     }
+
+    /** Inside virtual time, parallel() is Reactor's VirtualTimeScheduler: the refusal says so, not "parallel()". */
+    @Test
+    void anActorOnParallelInsideVirtualTimeIsRefusedNamingTheVirtualTimeScheduler() {
+        Schedulers.setFactory(ActorSchedulers.factory());
+        reactor.test.scheduler.VirtualTimeScheduler.getOrSet();
+        try {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> io.reactoractor.actor.Actor.builder(Schedulers.parallel()));
+            assertTrue(e.getMessage().contains("VirtualTimeScheduler") && e.getMessage().contains("real time"),
+                    e.getMessage());
+        } finally {
+            reactor.test.scheduler.VirtualTimeScheduler.reset();
+        }
+        // the library's scheduler is back after virtual time
+        assertEquals("parallel", io.reactoractor.actor.Actor.builder(Schedulers.parallel())
+                .behaviour((m, ctx) -> true).build().group().scheduler().name());
+    }
 }

@@ -65,8 +65,13 @@ public final class Internals {
         if (s instanceof ActorGroup g) {
             return g;
         }
+        // name what is underneath Reactor's cache wrapper too: inside StepVerifier.withVirtualTime,
+        // Schedulers.parallel() is a VirtualTimeScheduler even with ActorSchedulers.factory() installed
         throw new IllegalArgumentException("scheduler must be an ActorScheduler or an ActorGroup but was "
-                + scheduler);
+                + scheduler + (s != scheduler ? " (a " + s.getClass().getName() + ")" : "")
+                + (s.getClass().getName().startsWith("reactor.test.scheduler.VirtualTimeScheduler")
+                        ? "; the library's kinds run on real time and cannot run on a VirtualTimeScheduler"
+                        : ""));
     }
 
     /**
