@@ -20,6 +20,7 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A long-polling pull consumer on an {@link ActorScheduler}, after QMQ's {@code PullMessageWorker}
@@ -479,7 +480,9 @@ public final class PullConsumer implements Disposable {
      * {@link Builder#maxMessagesPerPull maxMessagesPerPull} is capped at it, as every pull is. Each subscription is a distinct consumer of the
      * group; cancelling it redelivers its unacknowledged messages. {@code onNext} runs on the group
      * actor's thread: move heavy work elsewhere ({@code publishOn}, or {@link AckMode#EXPLICIT} with
-     * asynchronous handling).
+     * asynchronous handling). {@code blockFirst()} and the other {@code block} calls fail fast on a carrier, as
+     * Reactor's do on any {@code NonBlocking} thread, and their subscription then takes no message (Reactor
+     * leaves it subscribed, and it would otherwise take one and, under {@code AFTER_ON_NEXT}, acknowledge it).
      *
      * @param subject the subject
      * @param group   the consumer group
@@ -508,6 +511,15 @@ public final class PullConsumer implements Disposable {
                     Operators.complete(actual); // no wait once quiescing: nothing to deliver, nothing attached
                     return;
                 }
+                if (blockedOnACarrier(actual)) {
+                    // Reactor's block*() subscribes, then throws on a NonBlocking thread and never cancels: its
+                    // orphaned subscriber would take a message and, cancelling inside onNext as take(1) does,
+                    // acknowledge it under AFTER_ON_NEXT (committed, never handled, never redelivered)
+                    Operators.error(actual, new IllegalStateException("consume(" + subject + ", " + group
+                            + ") blocked on in a NonBlocking thread (" + Thread.currentThread().getName()
+                            + "): nothing is delivered"));
+                    return;
+                }
                 ConsumerGroupActor actor;
                 try {
                     do {
@@ -530,6 +542,23 @@ public final class PullConsumer implements Disposable {
                 sub.subscribed(); // a walk that found it during onSubscribe left its signal for now (rule 1.9)
             }
         });
+    }
+
+    /**
+     * Whether {@code s} is one of Reactor's blocking subscribers ({@code blockFirst}, {@code blockLast},
+     * {@code next().block()}, {@code toIterable}, ...) subscribing on a {@code NonBlocking} thread (a carrier):
+     * Reactor throws to the blocked caller right after the subscription and leaves it behind.
+     */
+    private static boolean blockedOnACarrier(CoreSubscriber<?> s) {
+        if (!Schedulers.isInNonBlockingThread()) {
+            return false;
+        }
+        // the blocking subscriber is at the end of the chain: after the operators applied to consume()'s Flux
+        return isReactorBlockingSubscriber(s) || Scannable.from(s).actuals().anyMatch(PullConsumer::isReactorBlockingSubscriber);
+    }
+
+    private static boolean isReactorBlockingSubscriber(Object s) {
+        return s.getClass().getName().startsWith("reactor.core.publisher.Blocking");
     }
 
     /**
@@ -859,6 +888,12 @@ public final class PullConsumer implements Disposable {
             }
             if (actors.size() >= maxGroups) {
                 throw new GroupLimitExceededException(subject, group, maxGroups);
+            }
+            if (scheduler.isDisposed()) {
+                // refused as a disposed Reactor scheduler refuses a task (an actor built on it anyway failed
+                // the call with "pull consumer closed", though this consumer is not disposed)
+                throw new RejectedExecutionException("scheduler " + scheduler.name() + " is disposed: pull group "
+                        + subject + "/" + group + " cannot run");
             }
             ActorGroup schedulingGroup = scheduler.group(SCHEDULING_GROUP_PREFIX + group, 1);
             ConsumerGroupActor created;

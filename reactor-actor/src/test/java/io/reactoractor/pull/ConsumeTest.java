@@ -54,6 +54,55 @@ class ConsumeTest {
         assertEquals(7, st.lag());
     }
 
+    /**
+     * Reactor's block*() on a carrier subscribes, then throws and never cancels: its orphaned subscriber must
+     * not take a message and acknowledge it (the caller only got the IllegalStateException).
+     */
+    @Test
+    void blockingOnAConsumeStreamFromACarrierTakesNoMessage() throws Exception {
+        consumer.append("s", b("m0"));
+        List<Object> results = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(2);
+        scheduler.schedule(() -> {
+            try {
+                results.add(consumer.consume("s", "g").blockFirst(Duration.ofSeconds(20)));
+            } catch (Throwable e) {
+                results.add(e);
+            }
+            try {
+                results.add(consumer.consume("s", "g").map(d -> d).next().block(Duration.ofSeconds(20)));
+            } catch (Throwable e) {
+                results.add(e);
+            }
+            done.countDown();
+            done.countDown();
+        });
+        assertTrue(done.await(20, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(2, results.size());
+        for (Object r : results) {
+            assertTrue(r instanceof IllegalStateException, String.valueOf(r));
+        }
+        // the message is still there, not delivered, for a consumer that can take it
+        Delivery d = consumer.consume("s", "g").blockFirst(Duration.ofSeconds(20));
+        assertEquals(0, d.message().offset());
+        assertEquals(1, d.attempt(), "never delivered to the orphaned subscribers");
+    }
+
+    /** A pull after the scheduler (not the consumer) was disposed is refused as a disposed scheduler refuses. */
+    @Test
+    void aPullAfterTheSchedulerWasDisposedIsRejected() throws Exception {
+        consumer.append("s", b("m0"));
+        assertEquals(PullResult.Status.MESSAGES, consumer.pullOnce("s", "g", 1).block(Duration.ofSeconds(10)).status());
+        scheduler.disposeGracefully().block(Duration.ofSeconds(10));
+        StepVerifier.create(consumer.pullOnce("s", "g2", 1))
+                .expectError(java.util.concurrent.RejectedExecutionException.class)
+                .verify(Duration.ofSeconds(10));
+        await(() -> consumer.liveGroups() == 0, "the terminated pair left the registries");
+        StepVerifier.create(consumer.pullOnce("s", "g", 1))
+                .expectError(java.util.concurrent.RejectedExecutionException.class)
+                .verify(Duration.ofSeconds(10));
+    }
+
     @Test
     void aBadRequestDuringOnNextIsSignalledAfterItAndOnlyOnce() throws Exception {
         consumer.append("s", b("a"));
