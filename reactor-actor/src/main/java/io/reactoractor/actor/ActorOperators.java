@@ -43,6 +43,11 @@ public final class ActorOperators {
      * Reactor's {@code publishOn} does: {@code getPrefetch()} and {@code Scannable} attributes
      * {@code PREFETCH}, {@code PARENT} (the source), {@code RUN_ON} (the actor group) and
      * {@code RUN_STYLE} ({@code ASYNC}).
+     * <p>One difference in timing: when the scheduler (or the group) is disposed under a live stream, the
+     * stream fails at once with a {@code RejectedExecutionException} (through Reactor's rejection hooks, as
+     * Reactor's operators report a rejected task), its queue goes to the discard hook and the upstream is
+     * cancelled; Reactor's {@code publishOn} fails the same way, but only at the next upstream signal it
+     * cannot schedule (an idle stream waits until then).
      *
      * @param scheduler an {@code ActorScheduler} or one of its groups
      * @param <T>       the element type
