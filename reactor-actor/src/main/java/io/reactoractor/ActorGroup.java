@@ -391,7 +391,12 @@ public final class ActorGroup implements Scheduler, Scannable {
         turnsSeen = -1;
     }
 
-    /** @return the CPU time used by this group's actors so far, in nanoseconds */
+    /**
+     * @return the run time of this group's actors' turns so far, in nanoseconds: the wall-clock time its
+     *         carriers spent in those turns (what the fair order charges the group), which includes time the
+     *         OS or the JVM took from a carrier during a turn; on a machine with other load it exceeds the
+     *         thread CPU time the turns used
+     */
     public long cpuTimeNanos() {
         return group.cpuTimeNanos();
     }

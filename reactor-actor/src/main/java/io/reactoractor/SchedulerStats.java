@@ -32,7 +32,8 @@ public record SchedulerStats(String name, int threads, int compensatingThreads, 
      * @param name         the group's name
      * @param weight       its weight
      * @param actors       its live actors
-     * @param cpuTimeNanos measured run time of its turns
+     * @param cpuTimeNanos measured run time of its turns (wall-clock time on the carriers, as
+     *                     {@code ActorGroup.cpuTimeNanos()}: more than thread CPU time on a loaded machine)
      * @param turns        turns run
      */
     public record GroupStats(String name, int weight, int actors, long cpuTimeNanos, long turns) {

@@ -29,7 +29,7 @@ import io.reactoractor.ActorMetrics;
  *   <tr><td>reactor.actor.mailbox.full</td><td>function counter</td><td>messages</td><td>messages refused by a full mailbox</td></tr>
  *   <tr><td>reactor.actor.internal.errors</td><td>function counter</td><td>errors</td><td>errors caught by the scheduler's threads</td></tr>
  *   <tr><td>reactor.actor.group.queued</td><td>gauge</td><td>tasks</td><td>tasks and messages waiting in the group's mailboxes</td></tr>
- *   <tr><td>reactor.actor.group.cpu</td><td>function counter</td><td>seconds</td><td>CPU time of the group's turns</td></tr>
+ *   <tr><td>reactor.actor.group.cpu</td><td>function counter</td><td>seconds</td><td>run time of the group's turns (wall-clock time on the carriers, as charged by the fair order)</td></tr>
  *   <tr><td>reactor.actor.group.turns</td><td>function counter</td><td>turns</td><td>turns of the group's actors</td></tr>
  *   <tr><td>reactor.actor.group.actors</td><td>gauge</td><td>actors</td><td>live actors of the group</td></tr>
  *   <tr><td>reactor.actor.group.actors.suspended</td><td>gauge</td><td>actors</td><td>suspended actors of the group</td></tr>

@@ -89,7 +89,7 @@ final class MicrometerSchedulerMetrics implements SchedulerMetrics {
         MeterSet meters = new MeterSet(registry, Tags.of("scheduler", scheduler, "group", g.name()))
                 .gauge("reactor.actor.group.queued", BaseUnits.TASKS,
                         "Tasks and messages waiting in the group's mailboxes", g, MicrometerSchedulerMetrics::queuedInGroup)
-                .counter("reactor.actor.group.cpu", SECONDS, "CPU time used by the group's turns",
+                .counter("reactor.actor.group.cpu", SECONDS, "run time of the group's turns (wall-clock time on the carriers)",
                         g, x -> x.cpuTimeNanos() / 1e9 - cpuAtBind)
                 .counter("reactor.actor.group.turns", TURNS, "Turns run by the group's actors",
                         g, x -> x.turns() - turnsAtBind)
