@@ -47,6 +47,15 @@ final class CarrierCharge {
         }
     }
 
+    /**
+     * @param g a group
+     * @return the run time of {@code g}'s turns summed here and not yet charged to it as virtual time (before its
+     *         weight divides it), {@code 0} when the sum is another group's
+     */
+    long pendingVtimeNanos(SchedulingGroup g) {
+        return g == group ? vtimeNanos : 0L;
+    }
+
     /** Hands the sum to its group (two atomic additions and a striped one). */
     void flush() {
         SchedulingGroup g = group;

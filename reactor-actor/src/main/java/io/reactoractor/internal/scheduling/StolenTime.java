@@ -6,7 +6,8 @@ import java.util.function.LongSupplier;
  * Tells how much of a long turn its carrier did not run: the operating system gave the core to another
  * thread, the hypervisor to another machine, or the JVM stopped the thread (a safepoint). The actor is not
  * charged that time, but made good for it at most down to its group's floor ({@link FairRunQueue},
- * "charging"): a robbed actor goes to the front of its group's queue, never past it.
+ * "charging"): a robbed actor goes to the front of its group's queue, never past it. Its group likewise: charged
+ * the turn's CPU time, made good at most up to the floor of the groups.
  *
  * <h2>Why</h2>
  * A turn is charged its wall-clock length (two {@code System.nanoTime()} reads; a thread's CPU clock costs a

@@ -3,6 +3,7 @@ package io.reactoractor.internal.scheduling;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.function.ToLongFunction;
 
 /**
  * A step-driven, single-threaded simulation of carriers running actors through a {@link RunQueue},
@@ -78,6 +79,10 @@ final class FairPolicySimulation {
             (a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.seq, b.seq));
     private long seq;
     private long now;
+    /** Wall time the carrier does not run during each task of an actor (the host's other load), 0 by default. */
+    private ToLongFunction<SimActor> robbery = a -> 0L;
+    /** Per carrier, the wall time taken from the turn in progress. */
+    private final long[] turnStolen;
     private long preemptions;
 
     FairPolicySimulation(RunQueue queue, int carriers, long quota) {
@@ -85,6 +90,7 @@ final class FairPolicySimulation {
         this.quota = quota;
         this.running = new SimActor[carriers];
         this.turnStart = new long[carriers];
+        this.turnStolen = new long[carriers];
         this.charges = new CarrierCharge[carriers];
         for (int i = 0; i < carriers; i++) {
             charges[i] = new CarrierCharge();
@@ -111,6 +117,15 @@ final class FairPolicySimulation {
     /** Makes {@code actor} ready at {@code time}. */
     void startAt(SimActor actor, long time) {
         events.add(new Event(time, seq++, -1, actor));
+    }
+
+    /**
+     * From now on each task of an actor takes {@code robbery(actor)} ns more wall time than its cost, time its
+     * carrier did not run (as another thread on the host took the core), reported at the end of a turn of
+     * {@link StolenTime#LONG_TURN_NANOS} or more as a real carrier's {@link StolenTime} does.
+     */
+    void rob(ToLongFunction<SimActor> robbery) {
+        this.robbery = robbery;
     }
 
     long now() {
@@ -154,6 +169,7 @@ final class FairPolicySimulation {
     private void begin(int c, SimActor a) {
         running[c] = a;
         turnStart[c] = now;
+        turnStolen[c] = 0L;
         a.turns++;
         if (a.readySince >= 0) {
             a.wakeDelays.add(now - a.readySince);
@@ -166,7 +182,9 @@ final class FairPolicySimulation {
         a.left--;
         a.tasks++;
         a.cpu += a.taskCost;
-        events.add(new Event(now + a.taskCost, seq++, c, null));
+        long stolen = robbery.applyAsLong(a);
+        turnStolen[c] += stolen;
+        events.add(new Event(now + a.taskCost + stolen, seq++, c, null));
     }
 
     private void taskEnded(int c) {
@@ -185,6 +203,9 @@ final class FairPolicySimulation {
         }
         if (more) {
             a.readySince = -1; // a preempted actor's wait is not a wake-up delay
+        }
+        if (elapsed >= StolenTime.LONG_TURN_NANOS) {
+            a.stolenNanos = turnStolen[c];
         }
         ActorCell next = queue.finishTurn(a, elapsed, more, now, true, false, c, charges[c]);
         running[c] = null;

@@ -167,7 +167,7 @@ class FairPolicyTest {
 
     /**
      * Charging (rule 1): the time a long turn's carrier did not run ({@link StolenTime}) is not the actor's, but
-     * it is made good only down to the group's floor, and the group is charged the whole turn.
+     * it is made good only down to the group's floor; the group, alone here, is charged the turn's CPU time.
      */
     @Test
     void timeTheCarrierDidNotRunIsMadeGoodDownToTheGroupsFloorAtMost() {
@@ -190,7 +190,7 @@ class FairPolicyTest {
         assertEquals(floor + 2 * MS + 100 * US, ahead.vtime);
         assertEquals(0L, ahead.stolenNanos, "consumed");
         charges.flush();
-        assertEquals(groupBefore + 8 * MS, g.vtimeNow(), "the group is charged the whole turn");
+        assertEquals(groupBefore + 100 * US, g.vtimeNow(), "the group, at the root floor, is charged its CPU time");
 
         // just above it: made good down to the floor, not past it (a waking light actor placed at the floor
         // less the credit must stay able to preempt it)
@@ -212,6 +212,66 @@ class FairPolicyTest {
         behind.stolenNanos = 7_900 * US;
         queue.finishChainedTurn(behind, 8 * MS, charges);
         assertEquals(floor - 20 * MS + 8 * MS, behind.vtime, "below the floor after the whole turn: charged it all");
+    }
+
+    /**
+     * Charging (rule 1) one level up: a group is charged a robbed turn's CPU time, made good at most up to the
+     * root floor (the largest group virtual time picked), at its weight.
+     */
+    @Test
+    void aRobbedTurnChargesItsGroupTheCpuTimeDownToTheRootFloorAtMost() {
+        FairPolicySimulation sim = new FairPolicySimulation(queue, 1, QUOTA);
+        SchedulingGroup busy = engine.group("busy", 1);
+        for (int i = 0; i < 3; i++) {
+            sim.start(actor(busy, "busy" + i, 100 * US, BUSY, 0));
+        }
+        sim.runUntil(200 * MS);
+        long root = queue.rootFloor();
+        assertTrue(root > 50 * MS, "the root floor rose with the busy group: " + root);
+
+        // ahead of the root floor: an 8 ms turn of 100 µs of CPU charges the group 100 µs
+        assertEquals(root + 2 * MS + 100 * US, robbedTurnGroupVtime("ahead", 1, root + 2 * MS));
+        // just below it: made good up to the floor, not past it (a waking light group placed at the root floor
+        // less the credit must stay able to preempt it)
+        assertEquals(root, robbedTurnGroupVtime("near", 1, root - 1 * MS));
+        // at weight 4 the 8 ms turn is 2 ms of virtual time: the floor 1 ms away is reached with 4 ms of it
+        assertEquals(root, robbedTurnGroupVtime("near4", 4, root - 1 * MS));
+        // below the root floor even after the whole turn: charged it all (it is the next group picked anyway)
+        assertEquals(root - 20 * MS + 8 * MS, robbedTurnGroupVtime("behind", 1, root - 20 * MS));
+        assertEquals(root - 20 * MS + 2 * MS, robbedTurnGroupVtime("behind4", 4, root - 20 * MS));
+    }
+
+    /** A group placed at {@code vtime}, after an 8 ms turn of one of its actors of which 7.9 ms were stolen. */
+    private long robbedTurnGroupVtime(String name, int weight, long vtime) {
+        SchedulingGroup g = engine.group(name, weight);
+        assertEquals(vtime, g.place(vtime, 0L));
+        SimActor a = actor(g, name + "-actor", 100 * US, BUSY, 0);
+        a.vtime = 0;
+        a.stolenNanos = 7_900 * US;
+        CarrierCharge charges = new CarrierCharge();
+        queue.finishChainedTurn(a, 8 * MS, charges);
+        charges.flush();
+        return g.vtimeNow();
+    }
+
+    /**
+     * Group shares are shares of CPU time, not of wall time: when the host takes the carrier away in the middle
+     * of one group's turns only (another thread preempting it), that group still gets its share of the work.
+     * Charged the wall time of its turns, the robbed group got a third of the CPU here instead of half.
+     */
+    @Test
+    void aGroupWhoseTurnsTheHostRobsStillGetsItsShareOfTheCpu() {
+        FairPolicySimulation sim = new FairPolicySimulation(queue, 1, QUOTA);
+        SchedulingGroup robbed = engine.group("robbed", 1);
+        SchedulingGroup spared = engine.group("spared", 1);
+        SimActor r = actor(robbed, "robbed", 100 * US, BUSY, 0);
+        SimActor s = actor(spared, "spared", 100 * US, BUSY, 0);
+        sim.rob(a -> a == r ? 100 * US : 0L); // each of its tasks takes twice its CPU time in wall time
+        sim.start(r);
+        sim.start(s);
+        sim.runUntil(3_000 * MS);
+        double share = r.cpu / (double) (r.cpu + s.cpu);
+        assertEquals(0.5, share, 0.02, "the robbed group's share of the CPU");
     }
 
     /**
