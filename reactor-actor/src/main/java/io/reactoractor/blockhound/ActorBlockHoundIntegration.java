@@ -15,7 +15,10 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  *   <li>{@code CarrierPool.idle}: a carrier with nothing to run spins ({@code Thread.onSpinWait}) and
  *       then parks until work arrives;</li>
  *   <li>the timer queue's lock ({@code TimerQueue}): arming or cancelling a delayed task from a carrier
- *       may wait briefly for the lock the timer thread holds while it pops due entries.</li>
+ *       may wait briefly for the lock the timer thread holds while it pops due entries;</li>
+ *   <li>the carrier's scheduler statistics ({@code StolenTime.SchedStat}, Linux): a carrier opens its own
+ *       {@code /proc/thread-self/schedstat} when it starts, reads it at the end of a turn the host took
+ *       part of (a procfs file: no disk, no wait) and closes it when it leaves.</li>
  * </ul>
  * Everything else stays reported: {@code Thread.sleep}, socket I/O or {@code Mono.block()} inside a task
  * fail with BlockHound's {@code BlockingOperationError}, as on Reactor's {@code parallel()}.
@@ -30,6 +33,7 @@ public final class ActorBlockHoundIntegration implements BlockHoundIntegration {
     private static final String CARRIER_POOL = "io.reactoractor.internal.scheduling.CarrierPool";
     private static final String TIMER_QUEUE = "io.reactoractor.internal.scheduling.TimerQueue";
     private static final String PULL_CONSUMER = "io.reactoractor.pull.PullConsumer";
+    private static final String SCHED_STAT = "io.reactoractor.internal.scheduling.StolenTime$SchedStat";
 
     /** Instantiated by {@link java.util.ServiceLoader}. */
     public ActorBlockHoundIntegration() {
@@ -38,6 +42,9 @@ public final class ActorBlockHoundIntegration implements BlockHoundIntegration {
     @Override
     public void applyTo(BlockHound.Builder builder) {
         builder.allowBlockingCallsInside(CARRIER_POOL, "idle");
+        for (String method : new String[] {"openForCurrentThread", "getAsLong", "close"}) {
+            builder.allowBlockingCallsInside(SCHED_STAT, method);
+        }
         // a pull or ack spins (Thread.onSpinWait) for the few instructions a retiring pair needs to leave
         // the consumer's map; it may run on a carrier or an event loop
         builder.allowBlockingCallsInside(PULL_CONSUMER, "retiring");

@@ -70,6 +70,47 @@ class BlockHoundIntegrationTest {
         assertEquals(0, scheduler.stats().failedTasks(), "failed tasks");
     }
 
+    /**
+     * Turns the host takes part of (three spinning threads beside two carriers) make a carrier read its scheduler
+     * statistics file on Linux (StolenTime): allowed, as the file it opened when it started.
+     */
+    @Test
+    void carriersSurviveReadingTheirSchedulerStatisticsWhenTheHostIsBusy() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Thread> hogs = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Thread t = new Thread(() -> {
+                while (!stop.get()) {
+                    Thread.onSpinWait();
+                }
+            }, "hog-" + i);
+            t.setDaemon(true);
+            t.start();
+            hogs.add(t);
+        }
+        try {
+            Long ran = Flux.range(0, 200)
+                    .flatMap(i -> Mono.fromCallable(() -> {
+                        long end = System.nanoTime() + 2_000_000L; // 2 ms turns: long enough to be checked
+                        long x = i;
+                        while (System.nanoTime() < end) {
+                            x = x * 31 + 7; // busy (Thread.onSpinWait counts as blocking under BlockHound)
+                        }
+                        return x;
+                    }).subscribeOn(scheduler), 8)
+                    .count()
+                    .block(Duration.ofSeconds(120));
+            assertEquals(200L, ran);
+        } finally {
+            stop.set(true);
+            for (Thread t : hogs) {
+                t.join(5_000);
+            }
+        }
+        assertEquals(List.of(), reported, "errors reported by the scheduler");
+        assertEquals(0, scheduler.stats().failedTasks(), "failed tasks");
+    }
+
     @Test
     void blockingInsideAUserTaskIsStillReported() throws InterruptedException {
         AtomicReference<Throwable> seen = new AtomicReference<>();

@@ -90,6 +90,11 @@ public abstract class ActorCell extends SchedulingEntity {
      */
     long stolenNanos;
     /**
+     * Of {@link #stolenNanos}, the part the host took (the carrier was runnable and waited for a core; {@link
+     * StolenTime#hostStolen}), which its group is not charged. Guarded as {@code stolenNanos}.
+     */
+    long hostStolenNanos;
+    /**
      * Run time charged to {@link #vtime} but not yet a whole virtual nanosecond ({@code 0 <= r < weight};
      * always 0 at weight 1), carried to the next charge ({@link #weightedCharge}). Guarded as {@code vtime}:
      * written only by the carrier charging the actor's turn.

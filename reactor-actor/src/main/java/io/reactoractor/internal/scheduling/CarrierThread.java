@@ -127,13 +127,20 @@ final class CarrierThread extends Thread implements NonBlocking {
 
     @Override
     public void run() {
+        // what the OS or the JVM took from a long turn is not charged to its actor (StolenTime); made here, on the
+        // carrier, whose own clocks it reads, and closed (an open file on Linux) whenever the carrier leaves
+        StolenTime stolen = new StolenTime(null); // nothing stolen: FIFO order charges nothing
         try {
-            runLoop();
+            if (engine.config().fair()) {
+                stolen = StolenTime.forCarrier();
+            }
+            runLoop(stolen);
         } catch (Throwable t) {
             // runLoop catches everything itself; this guards the guard (e.g. a StackOverflowError
             // while reporting), so the exit below always runs and the pool can replace this carrier
             engine.internalError("leaving a carrier loop", t);
         } finally {
+            stolen.close();
             engine.carrierExited(this);
         }
     }
@@ -143,7 +150,7 @@ final class CarrierThread extends Thread implements NonBlocking {
      * turn, charge it, repeat; idle in the pool when nothing is ready. Catches everything: a task's
      * error is the task's, and an error of the engine's own bookkeeping is counted and survived.
      */
-    private void runLoop() {
+    private void runLoop(StolenTime stolen) {
         final CarrierThread self = this;
         final RunQueue runQueue = engine.runQueue();
         final RunNext runNext = engine.runNext();
@@ -152,8 +159,6 @@ final class CarrierThread extends Thread implements NonBlocking {
         final Turn turn = this.turn;
         // the turns' group charges, summed on this carrier and handed over before an empty-handed take or idle
         final CarrierCharge charge = new CarrierCharge();
-        // what the OS or the JVM took from a long turn is not charged to its actor (StolenTime)
-        final StolenTime stolen = config.fair() ? StolenTime.forCarrier() : new StolenTime(null);
         boolean recordDelay = config.metrics().recordsSchedulingDelay();
         ActorCell next = null;
         boolean chained = false;
@@ -225,6 +230,7 @@ final class CarrierThread extends Thread implements NonBlocking {
                 }
                 long end = turn.endClock();
                 cell.stolenNanos = stolen.stolen(start, end); // 0 for most turns; the charge clears it
+                cell.hostStolenNanos = stolen.hostStolen();
                 lastEnd = end;
                 turn.end();
                 turn.lookAtOtherSlots(end);

@@ -20,10 +20,12 @@ import java.util.function.LongSupplier;
  *       group's floor (rule 3) when the whole turn would have put it above: a robbed actor is made good
  *       up to the front of its group's queue, not past it, where it could run quotas ahead of a waking
  *       light actor that is placed at the floor less the credit and could then not preempt it. Its
- *       group is treated the same way one level up: charged the turn's CPU time, but never less than
- *       what brings it up to the root floor when the whole turn would have put it above (charged wall
- *       time, groups paid for the host's other load unevenly: a weight-1 group next to a weight-100
- *       one got 1.5-3.6 times its share on a host with two busy threads, {@link #groupCharge}).</li>
+ *       group is treated the same way one level up, for the host's part of that time only (the carrier
+ *       was runnable and waited for a core; not the time a task blocked, which the tenant pays): charged
+ *       the turn less that part, but never less than what brings it up to the root floor when the whole
+ *       turn would have put it above (charged wall time, groups paid for the host's other load
+ *       unevenly: a weight-1 group next to a weight-100 one got 1.4-3.6 times its share on a host with
+ *       two busy threads, {@link #groupCharge}).</li>
  *   <li><b>Picking.</b> A carrier picks from its own queue: the group with the least virtual time among
  *       groups with ready actors there, then that group's ready actor with the least virtual time; ties
  *       go to the one that became ready first. Unless it steals (rule 5).</li>
@@ -529,39 +531,46 @@ final class FairRunQueue implements RunQueue {
             long wall = cell.vtime + weighted(e, cell.weight());
             long cpu = cell.vtime + cell.weightedCharge(e - s);
             cell.vtime = Math.max(cpu, Math.min(wall, g.floor()));
-            groupCharge = groupCharge(g, e, s, charge);
+            long host = Math.min(s, cell.hostStolenNanos);
+            cell.hostStolenNanos = 0L;
+            if (host > 0) {
+                groupCharge = groupCharge(g, e, host, charge);
+            }
         }
         charge.add(g, groupCharge, e); // to the group in sums (CarrierCharge: bounded lag), divided by its weight there
     }
 
     /**
-     * The run time to charge a group for a turn whose carrier did not run {@code stolen} ns of its {@code elapsed}
-     * (rule 1, one level up): the turn's CPU time, but never less than what brings the group up to the root floor
-     * (the largest group virtual time picked on any carrier) when the whole turn would have put it above. A group
-     * charged the whole turn paid for the other load on the host: at weights 1:100 the weight-1 group got 1.5-3.6
-     * times its share of the CPU next to two busy threads, where the heavy group's long turns were robbed. The
-     * floor bounds the credit as it does for actors: a robbed group far behind the others would otherwise run
-     * whole quotas ahead of a waking light group placed at the root floor less the credit.
+     * The run time to charge a group for a turn whose carrier the host did not run for {@code stolen} ns of its
+     * {@code elapsed} (rule 1, one level up): the turn less that time, but never less than what brings the group up
+     * to the root floor (the largest group virtual time picked on any carrier) when the whole turn would have put
+     * it above. A group charged the whole turn paid for the other load on the host: at weights 1:100 the weight-1
+     * group got 1.4-3.6 times its share of the CPU next to two busy threads, where the heavy group's long turns
+     * were robbed. Only the host's part ({@link StolenTime#hostStolen}: the carrier waited for a core) is taken
+     * out, not the time a task blocked: made good for blocking, a tenant whose tasks sleep on the carriers took
+     * 80 % of them from a busy tenant. The floor bounds the credit as it does for actors: a robbed group far
+     * behind the others would otherwise run whole quotas ahead of a waking light group placed at the root floor
+     * less the credit.
      *
      * @param g       the group of the actor whose turn ended (placed: its actor ran)
      * @param elapsed the turn's wall-clock length
-     * @param stolen  the part of it its carrier did not run, {@code 0 < stolen <= elapsed}
+     * @param stolen  the part of it the host took from its carrier, {@code 0 < stolen <= elapsed}
      * @param charge  the carrier's sums not yet added to groups (the group's own part of it counts as charged)
      * @return the run time to charge, between {@code elapsed - stolen} and {@code elapsed}
      */
-    private long groupCharge(SchedulingGroup g, long elapsed, long stolen, CarrierCharge charge) {
-        long cpu = elapsed - stolen;
+    long groupCharge(SchedulingGroup g, long elapsed, long stolen, CarrierCharge charge) {
+        long ran = elapsed - stolen;
         long v = g.vtimeNow();
         if (v == SchedulingGroup.UNPLACED) {
-            return cpu;
+            return ran;
         }
         int w = g.weight();
         long gap = rootFloor() - (v + weighted(charge.pendingVtimeNanos(g), w)); // virtual ns below the root floor
         if (gap <= 0) {
-            return cpu;
+            return ran;
         }
         long toFloor = gap > elapsed / w + 1 ? elapsed : gap * w; // raw ns up to the floor (saturated: no overflow)
-        return Math.min(elapsed, Math.max(cpu, toFloor));
+        return Math.min(elapsed, Math.max(ran, toFloor));
     }
 
     /**

@@ -81,7 +81,10 @@ final class FairPolicySimulation {
     private long now;
     /** Wall time the carrier does not run during each task of an actor (the host's other load), 0 by default. */
     private ToLongFunction<SimActor> robbery = a -> 0L;
-    /** Per carrier, the wall time taken from the turn in progress. */
+    /** Wall time each task of an actor spends blocked on its carrier (sleeping, not runnable), 0 by default. */
+    private ToLongFunction<SimActor> blocking = a -> 0L;
+    /** Per carrier, the wall time taken from the turn in progress: by the host, and in all. */
+    private final long[] turnHostStolen;
     private final long[] turnStolen;
     private long preemptions;
 
@@ -91,6 +94,7 @@ final class FairPolicySimulation {
         this.running = new SimActor[carriers];
         this.turnStart = new long[carriers];
         this.turnStolen = new long[carriers];
+        this.turnHostStolen = new long[carriers];
         this.charges = new CarrierCharge[carriers];
         for (int i = 0; i < carriers; i++) {
             charges[i] = new CarrierCharge();
@@ -126,6 +130,14 @@ final class FairPolicySimulation {
      */
     void rob(ToLongFunction<SimActor> robbery) {
         this.robbery = robbery;
+    }
+
+    /**
+     * From now on each task of an actor takes {@code blocking(actor)} ns more wall time than its cost, time its
+     * carrier spent blocked in it: stolen time ({@link StolenTime}) that is not the host's part.
+     */
+    void block(ToLongFunction<SimActor> blocking) {
+        this.blocking = blocking;
     }
 
     long now() {
@@ -170,6 +182,7 @@ final class FairPolicySimulation {
         running[c] = a;
         turnStart[c] = now;
         turnStolen[c] = 0L;
+        turnHostStolen[c] = 0L;
         a.turns++;
         if (a.readySince >= 0) {
             a.wakeDelays.add(now - a.readySince);
@@ -182,9 +195,11 @@ final class FairPolicySimulation {
         a.left--;
         a.tasks++;
         a.cpu += a.taskCost;
-        long stolen = robbery.applyAsLong(a);
-        turnStolen[c] += stolen;
-        events.add(new Event(now + a.taskCost + stolen, seq++, c, null));
+        long robbed = robbery.applyAsLong(a);
+        long blocked = blocking.applyAsLong(a);
+        turnHostStolen[c] += robbed;
+        turnStolen[c] += robbed + blocked;
+        events.add(new Event(now + a.taskCost + robbed + blocked, seq++, c, null));
     }
 
     private void taskEnded(int c) {
@@ -206,6 +221,7 @@ final class FairPolicySimulation {
         }
         if (elapsed >= StolenTime.LONG_TURN_NANOS) {
             a.stolenNanos = turnStolen[c];
+            a.hostStolenNanos = turnHostStolen[c];
         }
         ActorCell next = queue.finishTurn(a, elapsed, more, now, true, false, c, charges[c]);
         running[c] = null;

@@ -167,7 +167,8 @@ class FairPolicyTest {
 
     /**
      * Charging (rule 1): the time a long turn's carrier did not run ({@link StolenTime}) is not the actor's, but
-     * it is made good only down to the group's floor; the group, alone here, is charged the turn's CPU time.
+     * it is made good only down to the group's floor; the group is charged the whole turn when the time was
+     * blocked, the turn less the host's part when the host took it (alone here, the group is at the root floor).
      */
     @Test
     void timeTheCarrierDidNotRunIsMadeGoodDownToTheGroupsFloorAtMost() {
@@ -190,7 +191,16 @@ class FairPolicyTest {
         assertEquals(floor + 2 * MS + 100 * US, ahead.vtime);
         assertEquals(0L, ahead.stolenNanos, "consumed");
         charges.flush();
-        assertEquals(groupBefore + 100 * US, g.vtimeNow(), "the group, at the root floor, is charged its CPU time");
+        assertEquals(groupBefore + 8 * MS, g.vtimeNow(), "blocked (no run delay): the group is charged the whole turn");
+        SimActor robbed = actor(g, "robbed", 100 * US, BUSY, 0);
+        robbed.vtime = floor + 2 * MS;
+        robbed.stolenNanos = 7_900 * US;
+        robbed.hostStolenNanos = 7_900 * US;
+        queue.finishChainedTurn(robbed, 8 * MS, charges);
+        assertEquals(floor + 2 * MS + 100 * US, robbed.vtime, "the actor: as when blocked");
+        assertEquals(0L, robbed.hostStolenNanos, "consumed");
+        charges.flush();
+        assertEquals(groupBefore + 8 * MS + 100 * US, g.vtimeNow(), "the host took it: the group is charged the rest");
 
         // just above it: made good down to the floor, not past it (a waking light actor placed at the floor
         // less the credit must stay able to preempt it)
@@ -248,10 +258,30 @@ class FairPolicyTest {
         SimActor a = actor(g, name + "-actor", 100 * US, BUSY, 0);
         a.vtime = 0;
         a.stolenNanos = 7_900 * US;
+        a.hostStolenNanos = 7_900 * US;
         CarrierCharge charges = new CarrierCharge();
         queue.finishChainedTurn(a, 8 * MS, charges);
         charges.flush();
         return g.vtimeNow();
+    }
+
+    /**
+     * Time a group's tasks spend blocked on the carriers is the group's: made good for it as for time the host
+     * took, a tenant whose tasks sleep on the carrier took nearly all of it from a busy tenant.
+     */
+    @Test
+    void aGroupWhoseTasksBlockGetsNoMoreThanItsShareOfTheCarrier() {
+        FairPolicySimulation sim = new FairPolicySimulation(queue, 1, QUOTA);
+        SchedulingGroup blocking = engine.group("blocking", 1);
+        SchedulingGroup busy = engine.group("busy", 1);
+        SimActor b = actor(blocking, "blocking", 10 * US, BUSY, 0);
+        SimActor s = actor(busy, "busy", 100 * US, BUSY, 0);
+        sim.block(a -> a == b ? 990 * US : 0L); // 10 µs of work, then 990 µs asleep on the carrier
+        sim.start(b);
+        sim.start(s);
+        sim.runUntil(3_000 * MS);
+        double busyShare = s.cpu / (double) (3_000 * MS);
+        assertEquals(0.5, busyShare, 0.03, "the busy group's share of the carrier's time");
     }
 
     /**

@@ -120,6 +120,107 @@ class StolenTimeTest {
         assertTrue(charged > 0 && charged <= length, () -> "charged " + charged + " of " + length);
     }
 
+    /**
+     * The host's part of stolen time (the group's charge): the stolen time times the carrier's recent ratio of run
+     * delay to stolen time, at most all of it; time the thread blocked (stolen, but no run delay) is not the host's.
+     */
+    @Test
+    void theHostsPartIsTheStolenTimeAtTheCarriersRecentRatioOfRunDelay() {
+        AtomicLong delay = new AtomicLong(3 * MS);
+        StolenTime s = new StolenTime(cpu::get, delay::get, null);
+        long[] start = {1_000 * MS};
+
+        // robbed: 100 µs of work in an 8 ms turn, 7.9 ms of it waiting for a core
+        assertEquals(7_900 * US, turn(s, start, 100 * US, 7_900 * US, delay));
+        assertEquals(7_900 * US, s.hostStolen(), "all of it the host's");
+        // run delay beyond the stolen time (accrued between turns): still at most the stolen time
+        assertEquals(7_900 * US, turn(s, start, 100 * US, 20 * MS, delay));
+        assertEquals(7_900 * US, s.hostStolen());
+
+        // a task that blocks on a quiet host: stolen, none of it the host's
+        StolenTime quiet = new StolenTime(cpu::get, delay::get, null);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(7_900 * US, turn(quiet, start, 100 * US, 0L, delay));
+            assertEquals(0L, quiet.hostStolen(), "blocking is the task's doing");
+        }
+
+        // robbed and blocked turns in turn, equal lengths: half of the stolen time is the host's, for either kind
+        // (whichever turn reads the run delay next, every turn gets the same share)
+        StolenTime mixed = new StolenTime(cpu::get, delay::get, null);
+        for (int i = 0; i < 200; i++) {
+            turn(mixed, start, 100 * US, i % 2 == 0 ? 7_900 * US : 0L, delay);
+            if (i >= 100) {
+                double share = mixed.hostStolen() / (double) (7_900 * US);
+                assertTrue(share > 0.4 && share < 0.6, "host's share " + share + " at turn " + i);
+            }
+        }
+
+        // a failed read: no host part; the value seen before stays the reference
+        long before = delay.getAndSet(-1L);
+        assertEquals(7_900 * US, turn(s, start, 100 * US, 0L, delay));
+        assertEquals(0L, s.hostStolen());
+        delay.set(before);
+        assertEquals(7_900 * US, turn(s, start, 100 * US, 7_900 * US, delay));
+        assertTrue(s.hostStolen() > 7_000 * US, "recent turns robbed: mostly the host's, " + s.hostStolen());
+    }
+
+    /**
+     * An 8 ms turn at {@code start[0]} with {@code cpuTime} of CPU and {@code runDelay} of run delay; moves
+     * {@code start[0]} on by 10 ms.
+     *
+     * @return its stolen time
+     */
+    private long turn(StolenTime s, long[] start, long cpuTime, long runDelay, AtomicLong delay) {
+        long t = start[0];
+        start[0] += 10 * MS;
+        s.turnStarting(t);
+        cpu.addAndGet(cpuTime);
+        if (delay.get() >= 0) {
+            delay.addAndGet(runDelay);
+        }
+        return s.stolen(t, t + 8 * MS);
+    }
+
+    @Test
+    void withoutARunDelayClockNothingIsTheHostsPart() {
+        long start = 1_000 * MS;
+        stolen.turnStarting(start);
+        cpu.addAndGet(100 * US);
+        assertEquals(7_900 * US, stolen.stolen(start, start + 8 * MS));
+        assertEquals(0L, stolen.hostStolen());
+    }
+
+    @Test
+    void theSchedulerStatisticsLineIsParsed() {
+        byte[] line = "123456789 987654321 42\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        assertEquals(987654321L, StolenTime.SchedStat.parseSecondField(line, line.length));
+        byte[] one = "123".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        assertEquals(-1L, StolenTime.SchedStat.parseSecondField(one, one.length));
+        assertEquals(-1L, StolenTime.SchedStat.parseSecondField(new byte[8], -1), "a failed read (-1 bytes)");
+    }
+
+    /** On Linux the carrier's run delay is read from its own schedstat file, and grows while it waits for a core. */
+    @Test
+    void theCarriersOwnRunDelayIsReadOnLinux() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/thread-self/schedstat")), "Linux only");
+        StolenTime.SchedStat s = StolenTime.SchedStat.openForCurrentThread();
+        assertTrue(s != null, "opened");
+        try {
+            long first = s.getAsLong();
+            assertTrue(first >= 0, "read: " + first);
+            Thread.currentThread().interrupt(); // an interrupted carrier still reads it (not an interruptible channel)
+            try {
+                assertTrue(s.getAsLong() >= first, "monotonic");
+            } finally {
+                Thread.interrupted();
+            }
+        } finally {
+            s.close();
+        }
+        StolenTime.forCarrier().close();
+    }
+
     /** @return what a turn is charged: its length less the part {@link StolenTime#stolen} takes out */
     private static long charge(StolenTime clock, long start, long end) {
         long taken = clock.stolen(start, end);
