@@ -503,7 +503,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
     /**
      * Disposes now: new tasks are rejected, threads exit after their current task, tasks that have
-     * not started are abandoned (those of idle workers are cancelled).
+     * not started are abandoned (those of idle workers are cancelled). Its meters are removed before this
+     * returns, so a scheduler of the same name on the same registry can be built right away.
      */
     @Override
     public void dispose() {

@@ -124,6 +124,48 @@ class MicrometerActorMetricsTest {
         await(() -> completed.count() >= 5, "and it reads the first scheduler, not the twin");
     }
 
+    /**
+     * dispose() returns while a task still runs: the scheduler built next under the same name on the same registry
+     * gets every meter (the old one's were removed when it was disposed, not when its last thread exited, which
+     * left the new one refused them all and then without any).
+     */
+    @Test
+    void aSchedulerRebuiltUnderItsNameRightAfterDisposeWhileATaskRunsHasItsMeters() throws Exception {
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        scheduler.schedule(() -> {
+            running.countDown();
+            try {
+                release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(running.await(30, java.util.concurrent.TimeUnit.SECONDS));
+        long meters = registry.getMeters().stream().filter(m -> "metered".equals(m.getId().getTag("scheduler"))).count();
+        assertTrue(meters > 10, () -> "the scheduler's meters: " + names());
+        scheduler.dispose();
+        ActorScheduler next = ActorScheduler.builder().name("metered").threads(1)
+                .metrics(MicrometerActorMetrics.of(registry)).build();
+        try {
+            release.countDown();
+            java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(3);
+            for (int i = 0; i < 3; i++) {
+                next.schedule(ran::countDown);
+            }
+            assertTrue(ran.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            scheduler.disposeGracefully().block(java.time.Duration.ofSeconds(30)); // the old one's threads are gone
+            io.micrometer.core.instrument.FunctionCounter completed = registry.find("reactor.actor.completed")
+                    .tag("scheduler", "metered").functionCounter();
+            assertTrue(completed != null, "the new scheduler has its meter: " + names());
+            await(() -> completed.count() >= 3, "reading the new scheduler");
+            assertEquals(meters, registry.getMeters().stream()
+                    .filter(m -> "metered".equals(m.getId().getTag("scheduler"))).count(), () -> "all of them: " + names());
+        } finally {
+            next.dispose();
+        }
+    }
+
     @Test
     void aGroupCreatedAfterTheSchedulerTerminatedLeavesNoMeters() {
         scheduler.dispose();

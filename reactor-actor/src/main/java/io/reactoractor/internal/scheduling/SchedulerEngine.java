@@ -250,9 +250,12 @@ public final class SchedulerEngine {
                 c.terminate();
             }
         }
+        // the meters go now, not when the last thread exits (after its running task, or a parked carrier's
+        // wake-up): a scheduler of the same name built right after dispose() found every id still held by this
+        // one, was refused them all, and ran without meters for good once these were removed
+        closeMetrics();
         if (neverStarted) {
             terminated.tryEmitEmpty();
-            closeMetrics();
         }
     }
 
