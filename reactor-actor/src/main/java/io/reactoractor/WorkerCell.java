@@ -1,5 +1,6 @@
 package io.reactoractor;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import io.reactoractor.internal.mailbox.MpscChunkedArrayQueue;
 import io.reactoractor.internal.scheduling.ActorCell;
 import io.reactoractor.internal.scheduling.SchedulerEngine;
@@ -36,13 +37,26 @@ final class WorkerCell extends ActorCell {
         return signal();
     }
 
+    /**
+     * Tasks cancelled while they wait in the mailbox, not yet drained: left out of {@link #pending()} (Reactor's
+     * executors remove a cancelled task from their queue; an MPSC mailbox cannot, so it skips it later). Raised by
+     * the cancelling thread, lowered by the drain that skips the task: each once per such task, so the count may
+     * briefly run ahead of the mailbox (then {@link #pending()} is clamped at 0), never drift.
+     */
+    private final AtomicInteger cancelledQueued = new AtomicInteger();
+
+    void cancelledWhileQueued(int delta) {
+        cancelledQueued.addAndGet(delta);
+    }
+
+    /** @return tasks waiting in the mailbox that will run (cancelled ones left out) */
     int pending() {
-        return mailbox.size();
+        return Math.max(0, mailbox.size() - cancelledQueued.get());
     }
 
     @Override
     public int pendingWork() {
-        return mailbox.size();
+        return pending();
     }
 
     /** Idle for a graceful group shutdown: no queued task and no delayed task still due. */
@@ -60,7 +74,14 @@ final class WorkerCell extends ActorCell {
     protected void runTurn(Turn turn) {
         MailboxTask task;
         while (turn.shouldContinue() && (task = mailbox.poll()) != null) {
+            if (task.cancelledWhileQueued()) {
+                cancelledQueued.decrementAndGet(); // skipped: it never runs, so it is not counted as run
+                continue;
+            }
             turn.run(task);
+            if (task.cancelledWhileQueued()) {
+                cancelledQueued.decrementAndGet(); // cancelled between the check and its run: skipped there
+            }
         }
     }
 
@@ -68,6 +89,9 @@ final class WorkerCell extends ActorCell {
     protected void drainTerminated() {
         MailboxTask task;
         while ((task = mailbox.poll()) != null) {
+            if (task.cancelledWhileQueued()) {
+                cancelledQueued.decrementAndGet();
+            }
             task.cancelPending();
         }
         timed.disposeAll();

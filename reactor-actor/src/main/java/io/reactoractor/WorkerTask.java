@@ -10,7 +10,11 @@ import reactor.core.Disposable;
  *
  * <pre>
  *   PENDING  --run-->     RUNNING --> DONE
- *   PENDING  --dispose--> CANCELLED          (it will be skipped when its turn comes)
+ *   PENDING  --dispose--> CANCELLED_QUEUED   (skipped when the drain reaches it, and not counted as run; the
+ *                                             Runnable is dropped at once, so what it captured is not kept
+ *                                             by a mailbox that waits, e.g. a suspended worker's, and the
+ *                                             worker's pending count leaves it out until the drain)
+ *   PENDING  --worker terminated, drained--> CANCELLED
  *   RUNNING  --dispose--> CANCELLED          (disposed at once, as Reactor's WorkerTask; the run is
  *                                             not interrupted, and its end stores DONE)
  *   DONE     --dispose--> unchanged
@@ -22,6 +26,8 @@ final class WorkerTask implements MailboxTask, Disposable {
     private static final int RUNNING = 1;
     private static final int DONE = 2;
     private static final int CANCELLED = 3;
+    /** Cancelled while in the mailbox and counted in {@link WorkerCell#cancelledWhileQueued}. */
+    private static final int CANCELLED_QUEUED = 4;
 
     private static final VarHandle STATE;
 
@@ -33,7 +39,12 @@ final class WorkerTask implements MailboxTask, Disposable {
         }
     }
 
-    private final Runnable task;
+    /**
+     * Dropped ({@code null}) by the cancellation that moves PENDING to a cancelled state. Plain: only the run that moved
+     * PENDING to RUNNING reads it, and that CAS and the cancelling one exclude each other (the write follows
+     * the cancelling CAS, so it is never seen by a run that won).
+     */
+    private Runnable task;
     private final WorkerCell cell;
     private volatile int state;
 
@@ -56,25 +67,47 @@ final class WorkerTask implements MailboxTask, Disposable {
         }
     }
 
+    /** Drained from a terminated worker's mailbox: no longer in it, so not counted as waiting there. */
     @Override
     public void cancelPending() {
-        STATE.compareAndSet(this, PENDING, CANCELLED);
+        if (STATE.compareAndSet(this, PENDING, CANCELLED)) {
+            task = null;
+        }
+    }
+
+    @Override
+    public boolean cancelledWhileQueued() {
+        return state == CANCELLED_QUEUED;
     }
 
     /** @return {@code true} if the task was still pending and is now cancelled */
     boolean cancelIfPending() {
-        return STATE.compareAndSet(this, PENDING, CANCELLED) || state == CANCELLED;
+        if (STATE.compareAndSet(this, PENDING, CANCELLED_QUEUED)) {
+            cancelledQueued();
+            return true;
+        }
+        return state >= CANCELLED;
     }
 
     @Override
     public void dispose() {
         int s = state;
-        if (s == PENDING || s == RUNNING) {
-            // a lost race means it just started (PENDING -> RUNNING: retry once) or ended (DONE)
-            if (!STATE.compareAndSet(this, s, CANCELLED) && s == PENDING) {
-                STATE.compareAndSet(this, RUNNING, CANCELLED);
+        if (s == PENDING) {
+            if (STATE.compareAndSet(this, PENDING, CANCELLED_QUEUED)) {
+                cancelledQueued();
+                return;
             }
+            s = state; // lost the race: it just started (RUNNING: cancelled below) or was cancelled or ran
         }
+        if (s == RUNNING) {
+            STATE.compareAndSet(this, RUNNING, CANCELLED); // or it just ended (DONE)
+        }
+    }
+
+    /** PENDING to CANCELLED by this thread: the task waits in the mailbox until the drain skips it. */
+    private void cancelledQueued() {
+        task = null;
+        cell.cancelledWhileQueued(1);
     }
 
     /**

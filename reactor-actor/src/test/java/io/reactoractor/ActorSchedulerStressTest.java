@@ -276,4 +276,52 @@ class ActorSchedulerStressTest {
             }
         }
     }
+
+    /**
+     * Cancellations racing the drain (another thread disposes tasks while the worker runs them): every task either
+     * runs or is skipped, once, and the worker's pending count comes back to exactly 0 (each cancelled-while-queued
+     * task is counted once by its canceller and uncounted once by the drain, whichever order they take).
+     */
+    @org.junit.jupiter.api.Test
+    void cancellationsRacingTheDrainLeaveTheWorkersPendingCountExact() throws Exception {
+        ActorScheduler s = ActorScheduler.builder().name(uniqueName("cancel-race")).threads(2).build();
+        try {
+            for (int round = 0; round < 5; round++) {
+                ActorWorker w = s.createWorker();
+                int n = 20_000;
+                java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+                java.util.concurrent.BlockingQueue<reactor.core.Disposable> toCancel =
+                        new java.util.concurrent.LinkedBlockingQueue<>();
+                java.util.concurrent.atomic.AtomicInteger cancelledBeforeRun = new java.util.concurrent.atomic.AtomicInteger();
+                Thread canceller = new Thread(() -> {
+                    try {
+                        for (int k = 0; k < n / 2; k++) {
+                            toCancel.take().dispose();
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                canceller.start();
+                java.util.List<reactor.core.Disposable> odd = new java.util.ArrayList<>();
+                for (int k = 0; k < n; k++) {
+                    reactor.core.Disposable d = w.schedule(ran::incrementAndGet);
+                    if (k % 2 == 0) {
+                        toCancel.add(d);
+                    }
+                }
+                canceller.join(60_000);
+                int r = round;
+                await(LONG, () -> w.pendingTasks() == 0 && ran.get() >= n / 2, "round " + r + ": pending count back to 0");
+                java.util.concurrent.CountDownLatch last = new java.util.concurrent.CountDownLatch(1);
+                w.schedule(last::countDown);
+                assertTrue(last.await(30, java.util.concurrent.TimeUnit.SECONDS));
+                assertEquals(0, w.pendingTasks(), "round " + round);
+                assertTrue(ran.get() >= n / 2 && ran.get() <= n, "round " + round + ": ran " + ran.get());
+                w.dispose();
+            }
+        } finally {
+            s.dispose();
+        }
+    }
 }

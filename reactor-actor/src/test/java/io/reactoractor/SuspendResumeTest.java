@@ -55,6 +55,49 @@ class SuspendResumeTest {
         sleepMillis(OPPORTUNITY_MS);
     }
 
+    /**
+     * Tasks cancelled while a suspended worker holds them: what they captured is released at once, the pending
+     * count leaves them out, and once resumed they are skipped, not run and not counted as run (Reactor's
+     * executors remove a cancelled task from their queue: its capture goes, and it never counts as completed).
+     */
+    @Test
+    void tasksCancelledInASuspendedWorkersMailboxAreReleasedUncountedAndNeverRun() throws Exception {
+        ActorScheduler s = newScheduler();
+        ActorWorker w = s.createWorker();
+        w.suspend();
+        int n = 1_000;
+        AtomicInteger ran = new AtomicInteger();
+        List<java.lang.ref.WeakReference<byte[]>> captures = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            byte[] captured = new byte[1_024];
+            captures.add(new java.lang.ref.WeakReference<>(captured));
+            reactor.core.Disposable d = w.schedule(() -> {
+                captured[0]++;
+                ran.incrementAndGet();
+            });
+            if (i % 2 == 0) {
+                d.dispose();
+                assertTrue(d.isDisposed());
+            }
+        }
+        assertEquals(n / 2, w.pendingTasks(), "the cancelled half is not pending");
+        for (int attempt = 0; attempt < 50 && captures.stream().filter(r -> r.get() == null).count() < n / 2; attempt++) {
+            System.gc();
+            sleepMillis(20);
+        }
+        for (int i = 0; i < n; i++) {
+            assertEquals(i % 2 == 0, captures.get(i).get() == null, "capture " + i + " released iff cancelled");
+        }
+        long before = s.stats().tasksRun();
+        w.resume();
+        await(LONG, () -> ran.get() == n / 2 && w.pendingTasks() == 0, "the others run");
+        giveOpportunity(s);
+        assertEquals(n / 2, ran.get(), "no cancelled task ran");
+        await(LONG, () -> s.stats().tasksRun() - before >= n / 2 + 1, "counted");
+        assertEquals(n / 2 + 1, s.stats().tasksRun() - before, "the tasks run (and giveOpportunity's), not the cancelled");
+        assertEquals(0, w.pendingTasks());
+    }
+
     @Test
     void theMostSuspensionsInForceAreCappedNotOverflowed() throws Exception {
         ActorScheduler s = newScheduler();
