@@ -128,12 +128,14 @@ final class CarrierPool {
             for (int i = 0; i < SPIN_ITERATIONS; i++) {
                 if (runQueue.readyCount() > 0) {
                     spinning.decrementAndGet();
+                    engine.hogMonitor().carrierBusy();
                     return true;
                 }
                 Thread.onSpinWait();
             }
             if (rescueRunNext(c)) {
                 spinning.decrementAndGet();
+                engine.hogMonitor().carrierBusy();
                 return true;
             }
             c.markParked();
@@ -172,6 +174,14 @@ final class CarrierPool {
      */
     private boolean rescueRunNext(CarrierThread self) {
         return engine.runNext().rescueOthers(self, System.nanoTime());
+    }
+
+    /**
+     * @return whether every carrier (permanent and compensating) is parked: no task runs. A carrier leaving
+     *         its park is counted out before it runs anything ({@link #idle}, {@link #wakeOne})
+     */
+    boolean allParked() {
+        return parked.get() >= threads + compensators.get();
     }
 
     /** @return carriers woken from their park so far */

@@ -1,6 +1,7 @@
 package io.reactoractor.internal.scheduling;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -42,8 +43,31 @@ final class HogMonitor {
         this.intervalNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), thresholdNanos / 4);
     }
 
+    /**
+     * Whether {@link #tick} is armed (or firing). The tick disarms itself when every carrier is parked (no task
+     * runs: nothing to check, and an idle scheduler's timer thread then sleeps instead of waking every
+     * interval); a carrier that leaves its park with work re-arms it ({@link #carrierBusy}).
+     *
+     * <p>No lost arming, by a Dekker handshake on volatile variables (sequentially consistent):
+     * <pre>
+     *   tick:    armed = false ; read parked (all parked?)      -- not all parked: re-arm by CAS
+     *   carrier: parked-- (it, or its waker) ; read armed        -- false: arm by CAS
+     * </pre>
+     * Either the tick sees the carrier unparked and re-arms, or the carrier sees the tick disarmed and arms; the
+     * CAS makes one of them, not both, schedule the entry.
+     */
+    private final AtomicBoolean armed = new AtomicBoolean();
+
     void start() {
+        armed.set(true);
         engine.timer().schedule(tick, System.nanoTime() + intervalNanos);
+    }
+
+    /** A carrier leaves its park with work to do: arms the tick if an idle pool had disarmed it. */
+    void carrierBusy() {
+        if (!armed.get() && armed.compareAndSet(false, true)) {
+            engine.timer().schedule(tick, System.nanoTime() + intervalNanos);
+        }
     }
 
     int hogged() {
@@ -198,7 +222,10 @@ final class HogMonitor {
         }
     }
 
-    /** The monitor's periodic timer entry: internal, re-arms itself until the timer shuts down. */
+    /**
+     * The monitor's periodic timer entry: internal, re-arms itself until the timer shuts down, or until every
+     * carrier is parked ({@link #armed}).
+     */
     private final class Tick extends TimerEntry {
         @Override
         protected void fire() {
@@ -207,7 +234,21 @@ final class HogMonitor {
             } catch (Throwable t) {
                 engine.internalError("checking for hogs", t);
             }
-            // re-armed whatever check() did: a monitor that stops re-arming is dead for good
+            // re-armed whatever check() did (a monitor that stops re-arming is dead for good), unless every
+            // carrier is parked: then the first carrier to leave its park with work re-arms it (armed's doc)
+            boolean idle = false;
+            try {
+                idle = hogged.get() == 0 && engine.pool().allParked();
+            } catch (Throwable t) {
+                engine.internalError("checking for hogs", t);
+            }
+            if (idle) {
+                armed.set(false);
+                if (!engine.pool().allParked() && armed.compareAndSet(false, true)) {
+                    engine.timer().schedule(this, System.nanoTime() + intervalNanos);
+                }
+                return;
+            }
             engine.timer().schedule(this, System.nanoTime() + intervalNanos);
         }
 

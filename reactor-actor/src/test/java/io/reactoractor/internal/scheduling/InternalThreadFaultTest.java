@@ -126,7 +126,21 @@ class InternalThreadFaultTest {
                 throw new HostileError();
             }
         };
-        io.reactoractor.TestHooks.await(() -> checks.get() > 5, "the monitor keeps checking");
+        // the monitor checks while a carrier runs tasks (an idle pool disarms it): a worker keeps one busy
+        java.util.concurrent.atomic.AtomicBoolean busy = new java.util.concurrent.atomic.AtomicBoolean(true);
+        io.reactoractor.ActorWorker w = scheduler.createWorker();
+        Runnable[] spin = new Runnable[1];
+        spin[0] = () -> {
+            if (busy.get()) {
+                w.schedule(spin[0]);
+            }
+        };
+        w.schedule(spin[0]);
+        try {
+            io.reactoractor.TestHooks.await(() -> checks.get() > 5, "the monitor keeps checking");
+        } finally {
+            busy.set(false);
+        }
         // and it still detects a hog
         CountDownLatch release = new CountDownLatch(1);
         scheduler.schedule(() -> {
@@ -138,6 +152,41 @@ class InternalThreadFaultTest {
         });
         try {
             io.reactoractor.TestHooks.await(() -> scheduler.stats().hogsDetected() > 0, "hog detected");
+        } finally {
+            release.countDown();
+        }
+        assertStillServing();
+    }
+
+    /**
+     * An idle pool (every carrier parked) stops the monitor's tick, so the timer thread sleeps (it woke every
+     * interval, 80-940 times a second, on a scheduler with nothing to do); the first carrier to take work re-arms
+     * it, and a hog is still detected.
+     */
+    @Test
+    void theHogMonitorSleepsWhileThePoolIsIdleAndWakesWithWork() throws Exception {
+        AtomicInteger checks = new AtomicInteger();
+        engine().hogMonitor().beforeCheck = checks::incrementAndGet;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        int quiet = 0;
+        while (quiet < 3) { // three 200 ms windows without a check (the interval is 12.5 ms here)
+            assertTrue(System.nanoTime() < deadline, "the monitor kept checking an idle pool: " + checks.get());
+            int before = checks.get();
+            Thread.sleep(200);
+            quiet = checks.get() == before ? quiet + 1 : 0;
+        }
+        int idleChecks = checks.get();
+        CountDownLatch release = new CountDownLatch(1);
+        scheduler.schedule(() -> {
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            io.reactoractor.TestHooks.await(() -> scheduler.stats().hogsDetected() > 0, "hog detected");
+            assertTrue(checks.get() > idleChecks, "checking again");
         } finally {
             release.countDown();
         }
