@@ -36,7 +36,9 @@ public final class ActorOperators {
      * of the prefetch) as elements are delivered; elements queued before an upstream error are all
      * delivered before the error; on cancellation the queued elements go to the {@code doOnDiscard}
      * hook; the downstream Reactor context is visible upstream; fusion as Reactor's (a synchronously
-     * fusable source is polled, and asynchronous fusion is offered downstream). Only the drain differs:
+     * fusable source is polled, an asynchronously fusable one, such as a unicast sink or
+     * {@code onBackpressureBuffer}, keeps the elements in its own queue, which is polled, so its bound still
+     * holds; and asynchronous fusion is offered downstream). Only the drain differs:
      * it is an actor's turn, which yields between elements at the preemption point or the quota, also
      * when a fused downstream polls the queue on that turn.
      * <p>The operator is itself a {@code Flux}, so {@code transform} returns it as is and it reads as

@@ -50,8 +50,14 @@ import reactor.util.context.Context;
  * {@code generate}, nor through operators such as {@code map} or {@code doOnNext}, which refuse it
  * because their user code would move to another thread) is never requested:
  * the drain polls it, on the actor's turn, one element per unit of downstream demand, and on
- * cancellation the rest of the source goes to the discard hook. Asynchronous fusion is not requested
- * (such a source emits through {@code onNext} as usual).
+ * cancellation the rest of the source goes to the discard hook. A source that offers asynchronous fusion
+ * ({@code Sinks.many().unicast()}, {@code onBackpressureBuffer}, {@code limitRate}, {@code groupBy}'s
+ * groups, {@code window}'s windows) is fused as by Reactor's {@code publishOn}: it keeps the elements in its
+ * own queue, signals {@code onNext(null)}, and the drain polls that queue on the actor's turn; so the
+ * source's buffer is the only one, and its bound (an overflow error, a sink's {@code FAIL_OVERFLOW}) holds
+ * as with Reactor's operator, where a separate queue of {@code prefetch} elements would absorb that many
+ * more. It is still requested {@code prefetch} and replenished, as Reactor's; on cancellation it is
+ * cleared, which discards.
  * <p>Downstream, the operator offers asynchronous fusion ({@code Fuseable.ASYNC}) as Reactor's
  * {@code publishOn} does, to an operator that asks for it ({@code concatMap}, {@code flatMap}'s inners,
  * another {@code publishOn}, {@code StepVerifier.expectFusion()}): the turn then signals
@@ -181,7 +187,18 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
         private final ActorGroup group;
         private final int prefetch;
         private final int limit;
-        private final Queue<T> queue;
+        /**
+         * The elements waiting: this operator's own SPSC queue, or an asynchronously fused source
+         * ({@link #asyncSource}), whose own queue then holds them. Set in {@code onSubscribe}, before the
+         * downstream's {@code onSubscribe}; volatile because {@link #hasWork()} reads it on any thread.
+         */
+        private volatile Queue<T> queue;
+        /**
+         * Whether the upstream is fused in {@code Fuseable.ASYNC} mode: it keeps the elements in its own queue
+         * and calls {@code onNext(null)} when there are more, and the actor polls that queue (the queue's one
+         * consumer, as for this operator's own queue). Set before {@link #queue}.
+         */
+        private boolean asyncSource;
         /**
          * A synchronously fused upstream ({@code Fuseable.SYNC}), polled by the drain instead of
          * {@link #queue} and never requested; {@code null} otherwise. Written in {@code onSubscribe} before
@@ -280,14 +297,21 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 if (s instanceof Fuseable.QueueSubscription<?>) {
                     @SuppressWarnings("unchecked")
                     Fuseable.QueueSubscription<T> qs = (Fuseable.QueueSubscription<T>) s;
-                    // as Reactor's publishOn, though asking for SYNC only: the source's side effects
-                    // move to the actor's thread, so sources behind a per-element operator refuse
-                    if (qs.requestFusion(Fuseable.SYNC | Fuseable.THREAD_BARRIER) == Fuseable.SYNC) {
+                    // as Reactor's publishOn: the source's side effects move to the actor's thread, so
+                    // sources behind a per-element operator refuse fusion across the thread barrier
+                    int mode = qs.requestFusion(Fuseable.ANY | Fuseable.THREAD_BARRIER);
+                    if (mode == Fuseable.SYNC) {
                         syncSource = qs;
                         sync = true;
                         DONE.setVolatile(this, true); // the source holds everything it will emit
                         onSubscribeDownstream();
                         return; // nothing to request: the drain polls as demand allows
+                    }
+                    if (mode == Fuseable.ASYNC) {
+                        // the source's queue is the only buffer (a bounded sink or onBackpressureBuffer keeps
+                        // its bound and its overflow signal); requested and replenished as Reactor's does
+                        asyncSource = true;
+                        queue = qs;
                     }
                 }
                 onSubscribeDownstream();
@@ -317,6 +341,16 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
 
         @Override
         public void onNext(T t) {
+            if (asyncSource) {
+                // ASYNC fusion: the element waits in the source's queue and the value is only a signal (null
+                // by Reactor's convention); the same handshake as an offer of our own (class doc)
+                VarHandle.fullFence();
+                markSignal();
+                if ((!signal() || cancelled) && outputFused) {
+                    clear(); // the stream is over: nobody else polls the queue
+                }
+                return;
+            }
             if (t == null) {
                 // rule 2.13 (Reactor's publishOn lets a null through to its queue, which may take it for
                 // "empty" and lose it)
@@ -509,6 +543,18 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                         // as Reactor's: the source failed; cancel it, signal the error, discard nothing
                         finished = true;
                         actual.onError(Operators.onOperatorError(s, ex, actual.currentContext()));
+                        terminate();
+                        return;
+                    }
+                } else if (asyncSource) {
+                    try {
+                        v = q.poll();
+                    } catch (Throwable ex) {
+                        // as Reactor's publishOn: the fused source failed; cancel it, clear it, signal the error
+                        finished = true;
+                        Throwable e = Operators.onOperatorError(s, ex, actual.currentContext());
+                        clearAsyncSource();
+                        actual.onError(e);
                         terminate();
                         return;
                     }
@@ -801,7 +847,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 return;
             }
             if (!outputFused) {
-                Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
+                discardQueue();
             }
         }
 
@@ -820,7 +866,29 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                     Operators.onErrorDropped(ex, actual.currentContext()); // a failing source while clearing
                 }
             }
-            Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
+            discardQueue();
+        }
+
+        /**
+         * The waiting elements to the discard hook: this operator's queue polled, or an asynchronously fused
+         * source's cleared (its {@code clear()} discards, as Reactor's {@code publishOn} leaves it to do).
+         */
+        private void discardQueue() {
+            if (asyncSource) {
+                clearAsyncSource();
+            } else {
+                Operators.onDiscardQueueWithClear(queue, actual.currentContext(), null);
+            }
+        }
+
+        /** An asynchronously fused source's {@code clear()}; a throw is dropped (the stream is over). */
+        private void clearAsyncSource() {
+            try {
+                queue.clear();
+            } catch (Throwable ex) {
+                Exceptions.throwIfJvmFatal(ex);
+                Operators.onErrorDropped(ex, actual.currentContext());
+            }
         }
 
         // ---------------------------------------------------------------- Scannable
