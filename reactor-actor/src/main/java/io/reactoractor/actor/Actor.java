@@ -352,9 +352,11 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
     /**
      * Reactor's {@link Scannable} view, after its processors' conventions: {@code NAME} (the path),
      * {@code PARENT} (the subscription of the upstream this actor subscribed to as a {@code Subscriber},
-     * {@code null} before one), {@code RUN_ON} (the group the actor runs in), {@code CAPACITY} and
-     * {@code PREFETCH} (the mailbox capacity), {@code BUFFERED}, {@code REQUESTED_FROM_DOWNSTREAM} (the
-     * downstream's demand not yet met, {@code Long.MAX_VALUE} once unbounded), {@code TERMINATED}, {@code CANCELLED}, {@code ERROR}, {@code RUN_STYLE} ({@code ASYNC}).
+     * {@code null} before one), {@code ACTUAL} (the downstream subscriber, {@code null} before one), {@code RUN_ON}
+     * (the group the actor runs in), {@code CAPACITY} and {@code PREFETCH} (the mailbox capacity), {@code BUFFERED},
+     * {@code REQUESTED_FROM_DOWNSTREAM} (the downstream's demand not yet met, {@code Long.MAX_VALUE} once
+     * unbounded), {@code TERMINATED} (completed or failed: {@code false} after a cancel, as Reactor's
+     * operators answer), {@code CANCELLED}, {@code ERROR}, {@code RUN_STYLE} ({@code ASYNC}).
      */
     @Override
     public Object scanUnsafe(Attr key) {
@@ -376,8 +378,12 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
         if (key == Attr.REQUESTED_FROM_DOWNSTREAM) {
             return out.outstandingDemand();
         }
+        if (key == Attr.ACTUAL) {
+            return out.scanUnsafe(Attr.ACTUAL); // the subscriber, once there is one: a walk down reaches it
+        }
         if (key == Attr.TERMINATED) {
-            return isTerminated();
+            // completed or failed, as Reactor's convention has it; a cancelled actor is CANCELLED, not TERMINATED
+            return isTerminated() && !loop.cancelled;
         }
         if (key == Attr.CANCELLED) {
             return loop.cancelled;

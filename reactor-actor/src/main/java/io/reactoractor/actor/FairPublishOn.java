@@ -498,6 +498,24 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             return !empty && requested.get() != produced;
         }
 
+        /**
+         * The elements waiting in the operator's queue (or in an asynchronously fused source's): counted in the
+         * group's and the scheduler's {@code BUFFERED} and {@code reactor.actor.queued}, as an actor's mailbox
+         * is (it is this stream's mailbox). A synchronously fused source holds what it has not produced yet,
+         * which is no backlog: 1 while a poll is due, as for other work.
+         */
+        @Override
+        public int pendingWork() {
+            if (sync || isTerminated()) {
+                return super.pendingWork();
+            }
+            try {
+                return queue.size();
+            } catch (RuntimeException e) { // a fused source's size() that fails: a gauge must not
+                return super.pendingWork();
+            }
+        }
+
         @Override
         protected void runTurn(Turn turn) {
             if (finished) {

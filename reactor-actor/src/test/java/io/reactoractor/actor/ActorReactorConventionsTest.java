@@ -127,6 +127,41 @@ class ActorReactorConventionsTest {
         StepVerifier.create(a).then(() -> up.next(1).complete()).expectNext(1).verifyComplete();
     }
 
+    /**
+     * A walk down from the source reaches the final subscriber (the actor answers {@code ACTUAL}), and after a
+     * downstream cancel the actor is {@code CANCELLED}, not {@code TERMINATED}: Reactor's unicast sink, the peer,
+     * answers the same.
+     */
+    @Test
+    void actualIsTheSubscriberAndACancelledActorIsCancelledNotTerminatedAsAReactorSinksIs() {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+        reactor.core.publisher.Sinks.Many<Integer> sink = reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
+        assertEquals(null, a.scanUnsafe(reactor.core.Scannable.Attr.ACTUAL), "no subscriber yet");
+        BaseSubscriber<Integer> ours = new BaseSubscriber<>() {
+        };
+        BaseSubscriber<Integer> theirs = new BaseSubscriber<>() {
+        };
+        a.subscribe(ours);
+        sink.asFlux().subscribe(theirs);
+        reactor.core.Scannable sinkScan = reactor.core.Scannable.from(sink);
+        assertTrue(a.scanUnsafe(reactor.core.Scannable.Attr.ACTUAL) == ours, "the actor's subscriber");
+        assertTrue(sinkScan.scan(reactor.core.Scannable.Attr.ACTUAL) != null, "as the sink answers its subscriber");
+
+        ours.cancel();
+        theirs.cancel();
+        await(a::isTerminated, "the cancelled actor ends");
+        assertEquals(Boolean.TRUE, sinkScan.scan(reactor.core.Scannable.Attr.CANCELLED));
+        assertEquals(Boolean.FALSE, sinkScan.scan(reactor.core.Scannable.Attr.TERMINATED), "Reactor's sink");
+        assertEquals(Boolean.TRUE, a.scan(reactor.core.Scannable.Attr.CANCELLED));
+        assertEquals(Boolean.FALSE, a.scan(reactor.core.Scannable.Attr.TERMINATED), "cancelled, not terminated");
+
+        Actor<Integer, Integer> completed = Actor.identity(scheduler, 8);
+        StepVerifier.create(completed).then(completed::complete).verifyComplete();
+        await(completed::isTerminated, "ended");
+        assertEquals(Boolean.TRUE, completed.scan(reactor.core.Scannable.Attr.TERMINATED), "a completed actor is");
+        assertEquals(Boolean.FALSE, completed.scan(reactor.core.Scannable.Attr.CANCELLED));
+    }
+
     @Test
     void theSubscriptionIsScannableAndTheDemandScannedIsTheDemandNotYetMet() {
         Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(scheduler).capacity(8)

@@ -261,6 +261,30 @@ class PublishOnLifecycleTest {
         assertEquals(Long.MAX_VALUE, sc.scan(Scannable.Attr.REQUESTED_FROM_DOWNSTREAM), "unbounded stays unbounded");
     }
 
+    /**
+     * What a fair publishOn holds is counted where an actor's mailbox is: the group's and the scheduler's
+     * {@code BUFFERED} (and so {@code reactor.actor.queued}); it counted as 0, or 1 while demand was pending.
+     */
+    @Test
+    void theElementsAFairPublishOnHoldsCountInItsGroupsAndSchedulersBuffered() {
+        io.reactoractor.ActorGroup g = actors.group("held", 1);
+        reactor.test.publisher.TestPublisher<Integer> up = reactor.test.publisher.TestPublisher.create();
+        reactor.core.publisher.BaseSubscriber<Integer> noDemand = new reactor.core.publisher.BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+            }
+        };
+        up.flux().transform(ActorOperators.publishOn(g, 256)).subscribe(noDemand);
+        for (int i = 0; i < 200; i++) {
+            up.next(i);
+        }
+        assertEquals(200, g.scan(Scannable.Attr.BUFFERED), "the group");
+        assertTrue(actors.scan(Scannable.Attr.BUFFERED) >= 200, "the scheduler");
+        noDemand.dispose();
+        io.reactoractor.TestHooks.await(() -> Integer.valueOf(0).equals(g.scan(Scannable.Attr.BUFFERED)),
+                "discarded at the cancel");
+    }
+
     @Test
     void aDownstreamOnNextThatThrowsEndsTheStreamAndCancelsUpstream() throws InterruptedException {
         List<Throwable> reported = new CopyOnWriteArrayList<>();
