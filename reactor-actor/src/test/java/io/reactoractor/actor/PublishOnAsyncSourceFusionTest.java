@@ -222,4 +222,34 @@ class PublishOnAsyncSourceFusionTest {
                     .verify(Duration.ofSeconds(30));
         }
     }
+
+    /**
+     * {@code groupBy}'s groups and {@code window}'s windows offer ASYNC fusion and replenish their parent as they are
+     * polled: every element arrives, as through Reactor's operator (a group that is not drained would stall them all).
+     */
+    @Test
+    void groupsAndWindowsThroughTheOperatorDeliverEveryElementAsThroughReactors() {
+        for (Function<Flux<Integer>, Publisher<Integer>> op : List.of(reactor(), ours())) {
+            Long grouped = Flux.range(0, 20_000)
+                    .groupBy(i -> i % 16)
+                    .flatMap(g -> Flux.from(op.apply(g)).count(), 16)
+                    .reduce(0L, Long::sum)
+                    .block(Duration.ofSeconds(60));
+            assertEquals(20_000L, grouped);
+            Long windowed = Flux.range(0, 20_000)
+                    .window(100)
+                    .concatMap(w -> Flux.from(op.apply(w)).count())
+                    .reduce(0L, Long::sum)
+                    .block(Duration.ofSeconds(60));
+            assertEquals(20_000L, windowed);
+            List<Integer> limited = Flux.range(0, 5_000).hide().limitRate(7)
+                    .transform(f -> Flux.from(op.apply(f)))
+                    .collectList()
+                    .block(Duration.ofSeconds(60));
+            assertEquals(5_000, limited.size());
+            for (int k = 0; k < limited.size(); k++) {
+                assertEquals(k, limited.get(k));
+            }
+        }
+    }
 }
