@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
+import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
 import org.reactivestreams.Subscription;
 
@@ -25,7 +26,7 @@ import org.reactivestreams.Subscription;
  * a disposal or quiescence that finds this consumer earlier leaves its terminal signal for then. A quiescence
  * completes the stream (after an answer in progress) without a release: what was delivered stays in flight.
  */
-final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.PullCallback {
+final class ConsumerSubscription implements Subscription, Scannable, ConsumerGroupCommand.PullCallback {
 
     private static final AtomicLong IDS = new AtomicLong();
 
@@ -476,6 +477,36 @@ final class ConsumerSubscription implements Subscription, ConsumerGroupCommand.P
         } else {
             actual.onError(t);
         }
+    }
+
+    /**
+     * Reactor's {@link Scannable} view of the subscription, as a source's (a {@code Flux.create} sink's) is: {@code
+     * ACTUAL} (the subscriber, so a walk up from it reaches the {@code consume} source), {@code
+     * REQUESTED_FROM_DOWNSTREAM} (the demand not yet met), {@code CANCELLED} (by the downstream), {@code TERMINATED}
+     * (completed or failed), {@code RUN_STYLE} ({@code ASYNC}: deliveries come on the group actor's thread) and
+     * {@code NAME}.
+     */
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.ACTUAL) {
+            return actual;
+        }
+        if (key == Attr.REQUESTED_FROM_DOWNSTREAM) {
+            return requested;
+        }
+        if (key == Attr.CANCELLED) {
+            return cancelled && !done.get(); // an error cancels internally, then terminates: not a cancel
+        }
+        if (key == Attr.TERMINATED) {
+            return done.get();
+        }
+        if (key == Attr.RUN_STYLE) {
+            return Attr.RunStyle.ASYNC;
+        }
+        if (key == Attr.NAME) {
+            return "consume(" + actor.subject + ", " + actor.group + ")";
+        }
+        return null;
     }
 
     @Override

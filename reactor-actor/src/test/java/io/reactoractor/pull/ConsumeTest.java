@@ -33,6 +33,41 @@ class ConsumeTest {
         scheduler.dispose();
     }
 
+    /**
+     * The subscription is Scannable, as a {@code Flux.create} source's is: it tells its subscriber, demand, cancel
+     * and end (a walk up from the subscriber no longer stops at the first operator).
+     */
+    @Test
+    void theSubscriptionIsScannableAsAReactorSourcesIs() throws Exception {
+        consumer.append("s", b("m0"));
+        java.util.concurrent.atomic.AtomicReference<org.reactivestreams.Subscription> sub =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.CountDownLatch got = new java.util.concurrent.CountDownLatch(1);
+        reactor.core.publisher.BaseSubscriber<String> s = new reactor.core.publisher.BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription subscription) {
+                request(3);
+            }
+
+            @Override
+            protected void hookOnNext(String v) {
+                got.countDown();
+            }
+        };
+        consumer.consume("s", "g").doOnSubscribe(sub::set).map(d -> d.message().payloadAsString()).subscribe(s);
+        assertTrue(got.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        reactor.core.Scannable scan = reactor.core.Scannable.from(sub.get());
+        assertTrue(scan.isScanAvailable(), "Scannable");
+        assertEquals(reactor.core.Scannable.Attr.RunStyle.ASYNC, scan.scan(reactor.core.Scannable.Attr.RUN_STYLE));
+        await(() -> Long.valueOf(2L).equals(scan.scan(reactor.core.Scannable.Attr.REQUESTED_FROM_DOWNSTREAM)),
+                "the demand not yet met: " + scan.scan(reactor.core.Scannable.Attr.REQUESTED_FROM_DOWNSTREAM));
+        assertTrue(scan.scan(reactor.core.Scannable.Attr.ACTUAL) != null, "its subscriber");
+        assertEquals(Boolean.FALSE, scan.scan(reactor.core.Scannable.Attr.CANCELLED));
+        s.cancel();
+        assertEquals(Boolean.TRUE, scan.scan(reactor.core.Scannable.Attr.CANCELLED));
+        assertEquals(Boolean.FALSE, scan.scan(reactor.core.Scannable.Attr.TERMINATED));
+    }
+
     @Test
     void demandDrivesPullsAndOnNextAcks() throws Exception {
         for (int i = 0; i < 10; i++) {
