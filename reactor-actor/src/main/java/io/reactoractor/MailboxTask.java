@@ -7,12 +7,13 @@ interface MailboxTask extends Runnable {
     void cancelPending();
 
     /**
-     * Whether the task was cancelled while it waited in the mailbox, and counted then in its worker's
-     * {@link WorkerCell#cancelledWhileQueued}: the drain skips it (not run, not counted as run) and uncounts it.
+     * The drain reached the task: if it was cancelled while it waited in the mailbox (and counted then in its
+     * worker's {@link WorkerCell#cancelledWhileQueued}), uncounts it, once, so the drain skips it (not run, not
+     * counted as run).
      *
-     * @return {@code true} once such a cancellation happened
+     * @return {@code true} if it was such a task
      */
-    default boolean cancelledWhileQueued() {
+    default boolean takeCancelled() {
         return false;
     }
 }

@@ -40,8 +40,9 @@ final class WorkerCell extends ActorCell {
     /**
      * Tasks cancelled while they wait in the mailbox, not yet drained: left out of {@link #pending()} (Reactor's
      * executors remove a cancelled task from their queue; an MPSC mailbox cannot, so it skips it later). Raised by
-     * the cancelling thread, lowered by the drain that skips the task: each once per such task, so the count may
-     * briefly run ahead of the mailbox (then {@link #pending()} is clamped at 0), never drift.
+     * the cancelling thread, lowered by the task's {@link MailboxTask#takeCancelled} when the drain reaches it (a
+     * CAS on its state: once per such task), so the count may briefly run ahead of the mailbox (then {@link
+     * #pending()} is clamped at 0), never drift.
      */
     private final AtomicInteger cancelledQueued = new AtomicInteger();
 
@@ -74,14 +75,10 @@ final class WorkerCell extends ActorCell {
     protected void runTurn(Turn turn) {
         MailboxTask task;
         while (turn.shouldContinue() && (task = mailbox.poll()) != null) {
-            if (task.cancelledWhileQueued()) {
-                cancelledQueued.decrementAndGet(); // skipped: it never runs, so it is not counted as run
-                continue;
+            if (task.takeCancelled()) {
+                continue; // skipped: it never runs, so it is not counted as run (one cancelled later: run() skips it)
             }
             turn.run(task);
-            if (task.cancelledWhileQueued()) {
-                cancelledQueued.decrementAndGet(); // cancelled between the check and its run: skipped there
-            }
         }
     }
 
@@ -89,9 +86,7 @@ final class WorkerCell extends ActorCell {
     protected void drainTerminated() {
         MailboxTask task;
         while ((task = mailbox.poll()) != null) {
-            if (task.cancelledWhileQueued()) {
-                cancelledQueued.decrementAndGet();
-            }
+            task.takeCancelled();
             task.cancelPending();
         }
         timed.disposeAll();

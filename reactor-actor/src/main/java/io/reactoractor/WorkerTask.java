@@ -14,6 +14,7 @@ import reactor.core.Disposable;
  *                                             Runnable is dropped at once, so what it captured is not kept
  *                                             by a mailbox that waits, e.g. a suspended worker's, and the
  *                                             worker's pending count leaves it out until the drain)
+ *   CANCELLED_QUEUED --drained or run--> CANCELLED   (uncounted by the CAS that wins: once)
  *   PENDING  --worker terminated, drained--> CANCELLED
  *   RUNNING  --dispose--> CANCELLED          (disposed at once, as Reactor's WorkerTask; the run is
  *                                             not interrupted, and its end stores DONE)
@@ -56,6 +57,7 @@ final class WorkerTask implements MailboxTask, Disposable {
     @Override
     public void run() {
         if (!STATE.compareAndSet(this, PENDING, RUNNING)) {
+            takeCancelled(); // cancelled after the drain looked (takeCancelled): uncounted here instead
             return;
         }
         try {
@@ -76,8 +78,12 @@ final class WorkerTask implements MailboxTask, Disposable {
     }
 
     @Override
-    public boolean cancelledWhileQueued() {
-        return state == CANCELLED_QUEUED;
+    public boolean takeCancelled() {
+        if (state == CANCELLED_QUEUED && STATE.compareAndSet(this, CANCELLED_QUEUED, CANCELLED)) {
+            cell.cancelledWhileQueued(-1);
+            return true;
+        }
+        return false;
     }
 
     /** @return {@code true} if the task was still pending and is now cancelled */

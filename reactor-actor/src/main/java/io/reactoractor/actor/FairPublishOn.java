@@ -554,30 +554,23 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 }
                 boolean d = done;
                 T v;
-                if (fused != null) {
-                    try {
-                        v = fused.poll();
-                    } catch (Throwable ex) {
-                        // as Reactor's: the source failed; cancel it, signal the error, discard nothing
-                        finished = true;
-                        actual.onError(Operators.onOperatorError(s, ex, actual.currentContext()));
-                        terminate();
-                        return;
-                    }
-                } else if (asyncSource) {
+                if (fused != null || asyncSource) {
                     try {
                         v = q.poll();
                     } catch (Throwable ex) {
-                        // as Reactor's publishOn: the fused source failed; cancel it, clear it, signal the error
+                        // as Reactor's: the fused source failed; cancel it, signal the error (an asynchronous
+                        // source's queue is cleared first, to the discard hook; a synchronous one's rest is not)
                         finished = true;
                         Throwable e = Operators.onOperatorError(s, ex, actual.currentContext());
-                        clearAsyncSource();
+                        if (asyncSource) {
+                            clearAsyncSource();
+                        }
                         actual.onError(e);
                         terminate();
                         return;
                     }
                 } else {
-                    v = queue.poll();
+                    v = q.poll();
                 }
                 if (fused != null && cancelled) {
                     // cancelled while polling: the source's own cancel may have emptied it meanwhile (a

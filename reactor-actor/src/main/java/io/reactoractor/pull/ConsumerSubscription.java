@@ -504,7 +504,7 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
             return Attr.RunStyle.ASYNC;
         }
         if (key == Attr.NAME) {
-            return "consume(" + actor.subject + ", " + actor.group + ")";
+            return PullConsumer.ConsumeFlux.stepName(actor.subject, actor.group);
         }
         return null;
     }

@@ -566,7 +566,7 @@ public final class PullConsumer implements Disposable {
      * ({@code Hooks.onEachOperator}, the assembly trace of {@code Hooks.onOperatorDebug()}), and is
      * {@link Scannable} (its step name says what it consumes; signals come on the group actor's thread).
      */
-    private abstract static class ConsumeFlux extends Flux<Delivery> implements Scannable {
+    abstract static class ConsumeFlux extends Flux<Delivery> implements Scannable {
         private final String subject;
         private final String group;
 
@@ -581,6 +581,11 @@ public final class PullConsumer implements Disposable {
 
         @Override
         public String stepName() {
+            return stepName(subject, group);
+        }
+
+        /** @return the step name of {@code consume(subject, group)}: its Flux's, and its subscription's name */
+        static String stepName(String subject, String group) {
             return "consume(" + subject + ", " + group + ")";
         }
 

@@ -229,8 +229,11 @@ final class CarrierThread extends Thread implements NonBlocking {
                     }
                 }
                 long end = turn.endClock();
-                cell.stolenNanos = stolen.stolen(start, end); // 0 for most turns; the charge clears it
-                cell.hostStolenNanos = stolen.hostStolen();
+                long stolenNanos = stolen.stolen(start, end); // 0 for most turns; the charge clears it
+                cell.stolenNanos = stolenNanos;
+                if (stolenNanos > 0) {
+                    cell.hostStolenNanos = stolen.hostStolen(); // read by the charge only with stolen time
+                }
                 lastEnd = end;
                 turn.end();
                 turn.lookAtOtherSlots(end);

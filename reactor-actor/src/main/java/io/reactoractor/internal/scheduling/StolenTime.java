@@ -79,8 +79,6 @@ final class StolenTime implements AutoCloseable {
 
     /** The carrier thread's run delay in ns, negative when it cannot be read; {@code null} when there is none. */
     private final LongSupplier runDelayClock;
-    /** What {@link #close} releases (the run delay's open file), or {@code null}. */
-    private final AutoCloseable resource;
     /** The run delay at the last robbed turn's end (or at construction); negative when unknown. */
     private long runDelaySeen;
     /** Of the last {@link #stolen} result, the host's part. */
@@ -92,19 +90,18 @@ final class StolenTime implements AutoCloseable {
 
     /** @param cpuClock the current thread's CPU time in ns, or {@code null} to charge wall-clock lengths */
     StolenTime(LongSupplier cpuClock) {
-        this(cpuClock, null, null);
+        this(cpuClock, null);
     }
 
     /**
      * @param cpuClock      the current thread's CPU time in ns, or {@code null} to charge wall-clock lengths
      * @param runDelayClock the current thread's run delay in ns (negative when a read fails), or {@code null}
      *                      when there is none (no stolen time is then the host's part)
-     * @param resource      closed by {@link #close}, or {@code null}
+     *                      (closed by {@link #close} if it is {@link AutoCloseable}: the open file)
      */
-    StolenTime(LongSupplier cpuClock, LongSupplier runDelayClock, AutoCloseable resource) {
+    StolenTime(LongSupplier cpuClock, LongSupplier runDelayClock) {
         this.cpuClock = cpuClock;
         this.runDelayClock = cpuClock == null ? null : runDelayClock;
-        this.resource = resource;
         this.runDelaySeen = this.runDelayClock == null ? -1L : this.runDelayClock.getAsLong();
     }
 
@@ -117,7 +114,7 @@ final class StolenTime implements AutoCloseable {
     static StolenTime forCarrier() {
         LongSupplier cpu = ThreadCpu.CLOCK;
         SchedStat runDelay = cpu == null ? null : SchedStat.openForCurrentThread();
-        return new StolenTime(cpu, runDelay, runDelay);
+        return new StolenTime(cpu, runDelay);
     }
 
     /**
@@ -183,7 +180,7 @@ final class StolenTime implements AutoCloseable {
     /** The carrier exits: releases the run delay's file. */
     @Override
     public void close() {
-        if (resource != null) {
+        if (runDelayClock instanceof AutoCloseable resource) {
             try {
                 resource.close();
             } catch (Exception ignored) {

@@ -127,7 +127,7 @@ class StolenTimeTest {
     @Test
     void theHostsPartIsTheStolenTimeAtTheCarriersRecentRatioOfRunDelay() {
         AtomicLong delay = new AtomicLong(3 * MS);
-        StolenTime s = new StolenTime(cpu::get, delay::get, null);
+        StolenTime s = new StolenTime(cpu::get, delay::get);
         long[] start = {1_000 * MS};
 
         // robbed: 100 µs of work in an 8 ms turn, 7.9 ms of it waiting for a core
@@ -138,7 +138,7 @@ class StolenTimeTest {
         assertEquals(7_900 * US, s.hostStolen());
 
         // a task that blocks on a quiet host: stolen, none of it the host's
-        StolenTime quiet = new StolenTime(cpu::get, delay::get, null);
+        StolenTime quiet = new StolenTime(cpu::get, delay::get);
         for (int i = 0; i < 5; i++) {
             assertEquals(7_900 * US, turn(quiet, start, 100 * US, 0L, delay));
             assertEquals(0L, quiet.hostStolen(), "blocking is the task's doing");
@@ -146,7 +146,7 @@ class StolenTimeTest {
 
         // robbed and blocked turns in turn, equal lengths: half of the stolen time is the host's, for either kind
         // (whichever turn reads the run delay next, every turn gets the same share)
-        StolenTime mixed = new StolenTime(cpu::get, delay::get, null);
+        StolenTime mixed = new StolenTime(cpu::get, delay::get);
         for (int i = 0; i < 200; i++) {
             turn(mixed, start, 100 * US, i % 2 == 0 ? 7_900 * US : 0L, delay);
             if (i >= 100) {
