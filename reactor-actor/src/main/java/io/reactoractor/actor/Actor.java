@@ -207,11 +207,15 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      * subscriber completed"): one handed out and never subscribed keeps the actor from completing by
      * itself ({@link #complete()} still ends it), and one subscribed after the other upstreams completed
      * still feeds it. It exposes the actor's {@link #currentContext()} (its subscriber's) to the upstream.
+     * It is {@link Scannable} as a Reactor operator's inner subscriber: {@code PARENT} its upstream,
+     * {@code ACTUAL} this actor (so a walk down from the upstream reaches the actor and its subscriber),
+     * {@code PREFETCH} its window, {@code TERMINATED} once its upstream ended, {@code CANCELLED} once the
+     * actor cancelled that upstream.
      *
      * @return a subscriber to subscribe to an upstream publisher
      */
     public CoreSubscriber<I> newSubscriber() {
-        return credits.newPort(null);
+        return credits.newPort(null, this);
     }
 
     /**
@@ -222,7 +226,7 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      * @return a subscriber
      */
     public CoreSubscriber<I> newSubscriber(ContextView context) {
-        return credits.newPort(Context.of(Objects.requireNonNull(context, "context")));
+        return credits.newPort(Context.of(Objects.requireNonNull(context, "context")), this);
     }
 
     /**

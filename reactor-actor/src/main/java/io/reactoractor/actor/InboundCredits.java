@@ -88,15 +88,19 @@ final class InboundCredits<I> {
         this.replenishBatch = Math.max(1, capacity / 4);
         this.mailbox = loop.mailbox;
         mailbox.setCredits(capacity); // freeCredits
-        this.primary = new InboundPort<>(this, loop, null); // exposes the downstream's context
+        this.primary = new InboundPort<>(this, loop, null, null); // exposes the downstream's context; the actor scans itself
     }
 
-    /** @return a new, not yet attached, inbound port ({@link Actor#newSubscriber()}) */
-    InboundPort<I> newPort(Context context) {
+    /**
+     * @param context the context the port exposes upstream ({@code null}: the downstream's)
+     * @param actor   the actor the port feeds (its {@code Scannable.Attr.ACTUAL})
+     * @return a new, not yet attached, inbound port ({@link Actor#newSubscriber()})
+     */
+    InboundPort<I> newPort(Context context, Object actor) {
         synchronized (this) {
             unattachedPorts++; // an inbound subscriber already: completion waits for it (see portClosed)
         }
-        return new InboundPort<>(this, loop, context);
+        return new InboundPort<>(this, loop, context, actor);
     }
 
     /** @return whether a free credit was taken (any thread) */

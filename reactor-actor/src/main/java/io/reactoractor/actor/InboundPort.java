@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
+import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
@@ -26,7 +27,7 @@ import reactor.util.context.Context;
  *
  * @param <I> inbound message type
  */
-final class InboundPort<I> implements CoreSubscriber<I> {
+final class InboundPort<I> implements CoreSubscriber<I>, Scannable {
 
     private final InboundCredits<I> credits;
     private final ActorTurnLoop<I, ?> loop;
@@ -37,6 +38,8 @@ final class InboundPort<I> implements CoreSubscriber<I> {
      *  primary port or a {@link Actor#newSubscriber()} one, which expose the downstream's (as Reactor's
      *  processors expose their subscriber's). */
     private final Context portContext;
+    /** The actor this port feeds: a {@link Scannable} walk down from the upstream reaches it ({@code ACTUAL}). */
+    private final Object actor;
     volatile boolean closed;
     /**
      * The upstream signalled its end: an element after it breaks rule 1.7 and goes to
@@ -45,10 +48,41 @@ final class InboundPort<I> implements CoreSubscriber<I> {
      */
     private volatile boolean upstreamDone;
 
-    InboundPort(InboundCredits<I> credits, ActorTurnLoop<I, ?> loop, Context context) {
+    InboundPort(InboundCredits<I> credits, ActorTurnLoop<I, ?> loop, Context context, Object actor) {
         this.credits = credits;
         this.loop = loop;
         this.portContext = context;
+        this.actor = actor;
+    }
+
+    /**
+     * A {@link Actor#newSubscriber()} port scans as a Reactor operator's inner subscriber does:
+     * {@code PARENT} its upstream's subscription, {@code ACTUAL} the actor it feeds, {@code PREFETCH} its
+     * window (the most demand it holds at once), {@code CANCELLED} once the actor cancelled its upstream,
+     * {@code TERMINATED} once the upstream signalled its end, {@code RUN_STYLE} {@code SYNC} (an element
+     * goes into the mailbox on the upstream's thread).
+     */
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.PARENT) {
+            return upstream.get();
+        }
+        if (key == Attr.ACTUAL) {
+            return actor;
+        }
+        if (key == Attr.PREFETCH) {
+            return this == credits.primary ? credits.capacity : credits.replenishBatch;
+        }
+        if (key == Attr.CANCELLED) {
+            return upstream.get() == Operators.cancelledSubscription() && !upstreamDone;
+        }
+        if (key == Attr.TERMINATED) {
+            return upstreamDone;
+        }
+        if (key == Attr.RUN_STYLE) {
+            return Attr.RunStyle.SYNC;
+        }
+        return null;
     }
 
     /**
@@ -73,7 +107,7 @@ final class InboundPort<I> implements CoreSubscriber<I> {
             return;
         }
         if (loop.done || closed) {
-            s.cancel();
+            cancelUpstream(); // scans CANCELLED from now on
             return;
         }
         credits.attach(this);

@@ -128,6 +128,54 @@ class ActorReactorConventionsTest {
     }
 
     /**
+     * A {@code newSubscriber()} port scans as a Reactor inner subscriber does: a walk down from its upstream
+     * ({@code Scannable.from(flux).actuals()}) goes through the port to the actor and on to its subscriber; the
+     * port's {@code PARENT} is its upstream, {@code PREFETCH} its window; {@code TERMINATED} once the upstream
+     * ended, {@code CANCELLED} once the actor cancelled it.
+     */
+    @Test
+    void aNewSubscriberPortIsScannableAndAWalkDownGoesThroughItToTheActor() {
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+        BaseSubscriber<Integer> downstream = new BaseSubscriber<>() {
+        };
+        a.subscribe(downstream);
+        reactor.core.CoreSubscriber<Integer> port = a.newSubscriber();
+        reactor.core.Scannable scan = reactor.core.Scannable.from(port);
+        assertTrue(scan.isScanAvailable(), "the port is Scannable");
+        assertEquals(null, scan.scan(reactor.core.Scannable.Attr.PARENT), "no upstream yet");
+        assertEquals(2, scan.scan(reactor.core.Scannable.Attr.PREFETCH), "its window: capacity / 4");
+        assertEquals(reactor.core.Scannable.Attr.RunStyle.SYNC, scan.scan(reactor.core.Scannable.Attr.RUN_STYLE));
+
+        reactor.test.publisher.TestPublisher<Integer> up = reactor.test.publisher.TestPublisher.create();
+        Flux<Integer> source = up.flux().map(x -> x);
+        source.subscribe(port);
+        Object parent = scan.scan(reactor.core.Scannable.Attr.PARENT);
+        assertTrue(parent instanceof org.reactivestreams.Subscription, "the upstream's subscription: " + parent);
+        List<Object> walk = reactor.core.Scannable.from(parent).actuals().collect(java.util.stream.Collectors.toList());
+        assertEquals(List.of(port, a), walk.subList(0, 2), "map's subscriber's actual is the port, then the actor");
+        assertTrue(a.scanUnsafe(reactor.core.Scannable.Attr.ACTUAL) == downstream, "then the actor's subscriber");
+        assertEquals(Boolean.FALSE, scan.scan(reactor.core.Scannable.Attr.TERMINATED));
+        assertEquals(Boolean.FALSE, scan.scan(reactor.core.Scannable.Attr.CANCELLED));
+
+        up.complete();
+        assertEquals(Boolean.TRUE, scan.scan(reactor.core.Scannable.Attr.TERMINATED), "the upstream ended");
+        assertEquals(Boolean.FALSE, scan.scan(reactor.core.Scannable.Attr.CANCELLED));
+
+        reactor.core.CoreSubscriber<Integer> cancelled = a.newSubscriber();
+        Flux.<Integer>never().subscribe(cancelled);
+        downstream.cancel();
+        await(a::isTerminated, "the cancelled actor ends");
+        await(() -> Boolean.TRUE.equals(reactor.core.Scannable.from(cancelled).scan(reactor.core.Scannable.Attr.CANCELLED)),
+                "the actor cancelled the port's upstream");
+        assertEquals(Boolean.FALSE, reactor.core.Scannable.from(cancelled).scan(reactor.core.Scannable.Attr.TERMINATED));
+
+        reactor.core.CoreSubscriber<Integer> late = a.newSubscriber();
+        Flux.<Integer>never().subscribe(late);
+        assertEquals(Boolean.TRUE, reactor.core.Scannable.from(late).scan(reactor.core.Scannable.Attr.CANCELLED),
+                "subscribed to a terminated actor: cancelled at once");
+    }
+
+    /**
      * A walk down from the source reaches the final subscriber (the actor answers {@code ACTUAL}), and after a
      * downstream cancel the actor is {@code CANCELLED}, not {@code TERMINATED}: Reactor's unicast sink, the peer,
      * answers the same.
