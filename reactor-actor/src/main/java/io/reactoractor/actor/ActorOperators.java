@@ -43,7 +43,7 @@ public final class ActorOperators {
      * when a fused downstream polls the queue on that turn.
      * <p>The operator is itself a {@code Flux}, so {@code transform} returns it as is and it reads as
      * Reactor's {@code publishOn} does: {@code getPrefetch()} and {@code Scannable} attributes
-     * {@code PREFETCH}, {@code PARENT} (the source), {@code RUN_ON} (the actor group) and
+     * {@code PREFETCH}, {@code PARENT} (the source), {@code RUN_ON} (the scheduler or group passed) and
      * {@code RUN_STYLE} ({@code ASYNC}).
      * <p>One difference in timing: when the scheduler (or the group) is disposed under a live stream, the
      * stream fails at once with a {@code RejectedExecutionException} (through Reactor's rejection hooks, as
@@ -79,6 +79,6 @@ public final class ActorOperators {
         if (prefetch < 1) {
             throw new IllegalArgumentException("prefetch must be >= 1 but was " + prefetch);
         }
-        return source -> FairPublishOn.assemble(source, group, prefetch);
+        return source -> FairPublishOn.assemble(source, scheduler, group, prefetch);
     }
 }

@@ -18,6 +18,7 @@ import reactor.core.Fuseable;
 import reactor.core.Scannable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
 import reactor.util.annotation.Nullable;
 import reactor.util.concurrent.Queues;
 import reactor.util.context.Context;
@@ -105,19 +106,22 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
      * ({@code Flux.onAssembly}: {@code Hooks.onEachOperator}, and {@code Hooks.onOperatorDebug}'s traceback,
      * which then has a line of its own for this operator).
      */
-    static <T> Flux<T> assemble(Publisher<? extends T> source, ActorGroup group, int prefetch) {
-        return onAssembly(new FairPublishOn<>(source, group, prefetch));
+    static <T> Flux<T> assemble(Publisher<? extends T> source, Scheduler runOn, ActorGroup group, int prefetch) {
+        return onAssembly(new FairPublishOn<>(source, runOn, group, prefetch));
     }
 
 
     private static final java.util.concurrent.atomic.AtomicLong SEQ = new java.util.concurrent.atomic.AtomicLong();
 
     private final Publisher<? extends T> source;
+    /** The scheduler the operator was given (the scheduler or one of its groups): its {@code RUN_ON}, as Reactor's. */
+    private final Scheduler runOn;
     private final ActorGroup group;
     private final int prefetch;
 
-    FairPublishOn(Publisher<? extends T> source, ActorGroup group, int prefetch) {
+    FairPublishOn(Publisher<? extends T> source, Scheduler runOn, ActorGroup group, int prefetch) {
         this.source = source;
+        this.runOn = runOn;
         this.group = group;
         this.prefetch = prefetch;
     }
@@ -125,7 +129,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
     @Override
     public void subscribe(CoreSubscriber<? super T> actual) {
         Objects.requireNonNull(actual, "subscriber");
-        Drain<T> drain = new Drain<>(actual, group, prefetch);
+        Drain<T> drain = new Drain<>(actual, runOn, group, prefetch);
         if (source instanceof CorePublisher<? extends T> core) {
             // as Reactor's operators subscribe their source: Publisher.subscribe(Subscriber) would also apply
             // Hooks.onLastOperator to the source (the hook is for the last operator of a chain, applied once)
@@ -151,7 +155,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             return prefetch;
         }
         if (key == Attr.RUN_ON) {
-            return group;
+            return runOn;
         }
         if (key == Attr.RUN_STYLE) {
             return Attr.RunStyle.ASYNC;
@@ -184,6 +188,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
         }
 
         private final CoreSubscriber<? super T> actual;
+        private final Scheduler runOn;
         private final ActorGroup group;
         private final int prefetch;
         private final int limit;
@@ -257,10 +262,11 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
         @SuppressWarnings("unused") // accessed through DISCARD_GUARD
         private volatile int discardGuard;
 
-        Drain(CoreSubscriber<? super T> actual, ActorGroup group, int prefetch) {
+        Drain(CoreSubscriber<? super T> actual, Scheduler runOn, ActorGroup group, int prefetch) {
             super(Internals.engine(group), Internals.schedulingGroup(group),
                     group.name() + "/publishOn-" + SEQ.incrementAndGet(), 1);
             this.actual = actual;
+            this.runOn = runOn;
             this.group = group;
             this.prefetch = prefetch;
             // Reactor's rule (Operators.unboundedOrLimit, package-private there): replenish after
@@ -940,7 +946,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 return true;
             }
             if (key == Attr.RUN_ON) {
-                return group;
+                return runOn;
             }
             if (key == Attr.RUN_STYLE) {
                 return Attr.RunStyle.ASYNC;

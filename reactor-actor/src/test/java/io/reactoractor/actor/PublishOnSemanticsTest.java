@@ -389,7 +389,16 @@ class PublishOnSemanticsTest {
         reactor.core.Scannable scanned = reactor.core.Scannable.from(mine);
         assertEquals(32, scanned.scan(reactor.core.Scannable.Attr.PREFETCH));
         assertEquals(reactor.core.Scannable.Attr.RunStyle.ASYNC, scanned.scan(reactor.core.Scannable.Attr.RUN_STYLE));
-        assertTrue(scanned.scan(reactor.core.Scannable.Attr.RUN_ON) instanceof io.reactoractor.ActorGroup);
+        // RUN_ON is the scheduler passed, as Reactor's publishOn answers (the scheduler itself or one of its groups)
+        assertTrue(reactor.core.Scannable.from(theirs).scan(reactor.core.Scannable.Attr.RUN_ON) == single);
+        assertTrue(scanned.scan(reactor.core.Scannable.Attr.RUN_ON) == actors, "the scheduler passed");
+        io.reactoractor.ActorGroup g = actors.group("scan-group", 1);
+        Flux<Integer> onGroup = source.transform(ActorOperators.publishOn(g, 32));
+        assertTrue(reactor.core.Scannable.from(onGroup).scan(reactor.core.Scannable.Attr.RUN_ON) == g, "the group passed");
+        reactor.test.StepVerifier.create(onGroup)
+                .consumeSubscriptionWith(s -> assertTrue(reactor.core.Scannable.from(s).scan(reactor.core.Scannable.Attr.RUN_ON) == g,
+                        "the subscriber's too"))
+                .expectNext(1, 2, 3).verifyComplete();
         assertTrue(scanned.scan(reactor.core.Scannable.Attr.PARENT) == source, "the source is its parent");
         Flux<Integer> named = mine.name("fair-hop").tag("k", "v");
         assertEquals("fair-hop", reactor.core.Scannable.from(named).name());
