@@ -10,9 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.Consumer;
@@ -29,7 +31,7 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.XAutoClaimArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.reactive.RedisReactiveCommands;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
@@ -42,7 +44,6 @@ import io.reactoractor.pull.MessageStore;
 import io.reactoractor.pull.SubjectLimitExceededException;
 import reactor.core.Disposable;
 import reactor.core.Exceptions;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -271,7 +272,15 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     private final RedisClient client;
     private final boolean ownsClient;
     private final StatefulRedisConnection<String, byte[]> connection;
-    private final RedisReactiveCommands<String, byte[]> commands;
+    /**
+     * The command connection's asynchronous API. Not the reactive one: Lettuce's reactive commands stream a
+     * multi-element reply (an {@code XREADGROUP}'s entries) with backpressure, turning the connection's
+     * auto-read off while decoded elements wait for their subscriber, and a race between that and a
+     * subscriber taking them on another thread can leave auto-read off: every later reply on the connection
+     * (appends, acknowledgements, other groups' fetches) then waits unread until a command times out. Seen
+     * under CPU load as appends taking the whole command timeout; see {@link #call}.
+     */
+    private final RedisAsyncCommands<String, byte[]> commands;
     private final StatefulRedisPubSubConnection<String, String> pubSub;
     private final String keyPrefix;
     private final String channel;
@@ -352,7 +361,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
             throw e;
         }
         this.connection = c;
-        this.commands = c.reactive();
+        this.commands = c.async();
         this.pubSub = p;
     }
 
@@ -505,11 +514,18 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
 
     /** {@code XREADGROUP} from {@code offset} ({@code >}: new entries; an ID: this consumer's pending ones). */
     private Mono<List<Message>> read(String subject, String group, XReadArgs.StreamOffset<String> offset, int max) {
-        return Mono.defer(() -> commands
-                .xreadgroup(Consumer.from(group, consumerName), XReadArgs.Builder.count(max), offset)
-                .filter(m -> m.getBody() != null && !m.getBody().isEmpty()) // trimmed while pending: gone
-                .map(m -> message(subject, m))
-                .collectList());
+        return call(() -> commands
+                .xreadgroup(Consumer.from(group, consumerName), XReadArgs.Builder.count(max), offset))
+                .map(entries -> {
+                    List<Message> messages = new ArrayList<>(entries.size());
+                    for (StreamMessage<String, byte[]> m : entries) {
+                        if (m.getBody() != null && !m.getBody().isEmpty()) { // trimmed while pending: gone
+                            messages.add(message(subject, m));
+                        }
+                    }
+                    return messages;
+                })
+                .defaultIfEmpty(List.of());
     }
 
     @Override
@@ -524,7 +540,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
             ids[i] = streamId(offsets[i]);
         }
         // a group that does not exist has nothing pending: nothing to settle
-        return Mono.defer(() -> commands.xack(key(subject), group, ids))
+        return call(() -> commands.xack(key(subject), group, ids))
                 .onErrorResume(RedisStreamsMessageStore::noGroup, e -> Mono.empty())
                 .then();
     }
@@ -541,9 +557,9 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         for (int i = 0; i < offsets.length; i++) {
             ids[i] = streamId(offsets[i]);
         }
-        return Flux.defer(() -> commands.xclaim(key(subject), Consumer.from(group, consumerName),
+        return call(() -> commands.xclaim(key(subject), Consumer.from(group, consumerName),
                         io.lettuce.core.XClaimArgs.Builder.justid(), ids))
-                .onErrorResume(RedisStreamsMessageStore::noGroup, e -> reactor.core.publisher.Flux.empty())
+                .onErrorResume(RedisStreamsMessageStore::noGroup, e -> Mono.empty())
                 .then();
     }
 
@@ -564,11 +580,10 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         for (int i = 0; i < offsets.length; i++) {
             ids[i] = streamId(offsets[i]);
         }
-        return Flux.defer(() -> commands.xclaim(key(subject), Consumer.from(group, consumerName),
+        return call(() -> commands.xclaim(key(subject), Consumer.from(group, consumerName),
                         io.lettuce.core.XClaimArgs.Builder.justid(), ids))
-                .map(m -> offset(m.getId()))
-                .collectList()
-                .map(claimed -> claimed.stream().mapToLong(Long::longValue).toArray())
+                .map(claimed -> claimed.stream().mapToLong(m -> offset(m.getId())).toArray())
+                .defaultIfEmpty(new long[0])
                 .onErrorResume(RedisStreamsMessageStore::noGroup, e -> Mono.just(offsets));
     }
 
@@ -589,7 +604,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                 .minIdleTime(minIdle)
                 .startId(cursor <= 0 ? "0-0" : streamId(cursor))
                 .count(maxMessages);
-        return Mono.defer(() -> commands.xautoclaim(key, args))
+        return call(() -> commands.xautoclaim(key, args))
                 .flatMap(claimed -> {
                     List<Message> messages = new ArrayList<>(claimed.getMessages().size());
                     List<String> gone = new ArrayList<>();
@@ -603,7 +618,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                     String next = claimed.getId();
                     Reclaimed r = new Reclaimed(messages, next == null || "0-0".equals(next) ? 0 : offset(next));
                     Mono<Void> settleGone = gone.isEmpty() ? Mono.empty()
-                            : commands.xack(key, group, gone.toArray(String[]::new)).then();
+                            : call(() -> commands.xack(key, group, gone.toArray(String[]::new))).then();
                     return settleGone.then(expireConsumers(key, group)).thenReturn(r);
                 })
                 .onErrorResume(RedisStreamsMessageStore::noGroup, e -> Mono.just(Reclaimed.NONE));
@@ -613,18 +628,20 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     public Mono<Position> position(String subject, String group) {
         requireNames(subject, group);
         String key = key(subject);
-        Mono<Long> end = Mono.defer(() -> commands.xrevrange(key, Range.create("-", "+"), Limit.from(1)).next())
-                .map(m -> offset(m.getId()) + 1)
+        Mono<Long> end = call(() -> commands.xrevrange(key, Range.create("-", "+"), Limit.from(1)))
+                .filter(last -> !last.isEmpty())
+                .map(last -> offset(last.get(0).getId()) + 1)
                 .defaultIfEmpty(0L);
-        Mono<Map<String, Object>> info = Mono.defer(() -> commands.xinfoGroups(key)
-                        .map(RedisStreamsMessageStore::fields)
-                        .filter(f -> group.equals(f.get("name")))
-                        .next())
+        Mono<Map<String, Object>> info = call(() -> commands.xinfoGroups(key))
+                .flatMapIterable(groups -> groups)
+                .map(RedisStreamsMessageStore::fields)
+                .filter(f -> group.equals(f.get("name")))
+                .next()
                 .onErrorResume(e -> e instanceof RedisCommandExecutionException
                         && String.valueOf(e.getMessage()).startsWith("ERR no such key"), e -> Mono.empty());
         return end.flatMap(endOffset -> info
                 .flatMap(f -> groupPosition(key, group, endOffset, f))
-                .switchIfEmpty(Mono.defer(() -> commands.xlen(key))
+                .switchIfEmpty(call(() -> commands.xlen(key))
                         .map(len -> new Position(endOffset, -1, len, 0))));
     }
 
@@ -634,16 +651,17 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         long delivered = "0-0".equals(lastDelivered) ? -1 : offset(lastDelivered);
         Mono<Long> committed = pending == 0
                 ? Mono.just(delivered + 1)
-                : Mono.defer(() -> commands.xpending(key, group))
+                : call(() -> commands.xpending(key, group))
                         // acknowledged between XINFO and XPENDING: nothing pending any more
                         .map(p -> p.getCount() == 0 || p.getMessageIds() == null
                                 || p.getMessageIds().getLower() == null || p.getMessageIds().getLower().getValue() == null
                                 ? delivered + 1 : offset(p.getMessageIds().getLower().getValue()));
         Mono<Long> undelivered = f.get("lag") instanceof Long lag
                 ? Mono.just(lag) // Redis 7 counts it
-                : Mono.defer(() -> commands.xrange(key,
+                : call(() -> commands.xrange(key,
                                 Range.create(delivered < 0 ? "-" : streamId(delivered + 1), "+"),
-                                Limit.from(LAG_SCAN_LIMIT)).count());
+                                Limit.from(LAG_SCAN_LIMIT)))
+                        .map(entries -> (long) entries.size());
         return committed.zipWith(undelivered, (c, u) -> new Position(end, c, pending + u, pending));
     }
 
@@ -724,12 +742,14 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      * created again by its next fetch.
      */
     private Mono<Void> expireConsumers(String key, String group) {
-        return Flux.defer(() -> commands.xinfoConsumers(key, group))
+        return call(() -> commands.xinfoConsumers(key, group))
+                .flatMapIterable(consumers -> consumers)
                 .map(RedisStreamsMessageStore::fields)
                 .filter(f -> f.get("pending") instanceof Long p && p == 0
                         && f.get("idle") instanceof Long idle && idle > consumerExpiryMillis
                         && !consumerName.equals(f.get("name")))
-                .concatMap(f -> commands.xgroupDelconsumer(key, Consumer.from(group, String.valueOf(f.get("name")))))
+                .concatMap(f -> call(() -> commands.xgroupDelconsumer(key,
+                        Consumer.from(group, String.valueOf(f.get("name"))))))
                 .then()
                 .onErrorResume(e -> {
                     LOG.debug("expiring idle consumers of " + key + "/" + group + " failed", e);
@@ -861,8 +881,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      * when Redis does not have it cached ({@code NOSCRIPT}: a new or restarted server, or a flushed cache).
      */
     private <T> Mono<T> script(String sha, String text, ScriptOutputType type, String[] keys, byte[]... args) {
-        Mono<T> bySha = Mono.defer(() -> commands.<T>evalsha(sha, type, keys, args).next());
-        Mono<T> byText = Mono.defer(() -> commands.<T>eval(text, type, keys, args).next());
+        Mono<T> bySha = call(() -> commands.<T>evalsha(sha, type, keys, args));
+        Mono<T> byText = call(() -> commands.<T>eval(text, type, keys, args));
         return bySha.onErrorResume(RedisStreamsMessageStore::noScript, e -> byText);
     }
 
@@ -888,7 +908,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                 return Mono.just(0L);
             }
             String cursor = sweepCursor.get();
-            return commands.sscan(registryKey, ScanCursor.of(cursor), ScanArgs.Builder.limit(REGISTRY_SWEEP))
+            return call(() -> commands.sscan(registryKey, ScanCursor.of(cursor),
+                            ScanArgs.Builder.limit(REGISTRY_SWEEP)))
                     .flatMap(scan -> {
                         sweepCursor.compareAndSet(cursor, scan.isFinished() ? "0" : scan.getCursor());
                         List<byte[]> names = scan.getValues();
@@ -904,6 +925,17 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                                 names.toArray(byte[][]::new));
                     });
         });
+    }
+
+    /**
+     * One command, issued when the {@code Mono} is subscribed (each subscription issues it again, as a retry
+     * expects), through Lettuce's asynchronous API: the reply is decoded whole, then completes the future on
+     * the connection's event loop. Lettuce's reactive API is not used (see {@link #commands}). A {@code null}
+     * reply is an empty {@code Mono}; a cancellation cancels the command's future (Lettuce still reads, then
+     * drops, its reply).
+     */
+    private static <T> Mono<T> call(Supplier<? extends CompletionStage<T>> command) {
+        return Mono.fromCompletionStage(command);
     }
 
     private static boolean noScript(Throwable e) {

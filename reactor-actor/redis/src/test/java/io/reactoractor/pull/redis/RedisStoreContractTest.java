@@ -24,8 +24,9 @@ class RedisStoreContractTest extends AsyncMessageStoreContract {
 
     @Override
     protected AsyncMessageStore newStore() {
-        // a generous command timeout: the contract is not about timeouts, and on a busy CI machine one
-        // command once took more than the default 5 s (redis-server and the test JVM share 2 cores)
+        // a generous command timeout: the contract is not about timeouts. (Commands that took the whole
+        // timeout on a busy CI machine were the store's use of Lettuce's reactive API, which could leave the
+        // connection's auto-read off; the store uses the asynchronous API since.)
         return RedisStreamsMessageStore.builder().uri(redis.uri()).keyPrefix(unique("contract") + ":")
                 .commandTimeout(Duration.ofSeconds(30)).build();
     }
