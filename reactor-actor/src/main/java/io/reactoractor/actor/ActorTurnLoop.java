@@ -161,6 +161,11 @@ final class ActorTurnLoop<I, O> {
     // ---- lifecycle (see the table above)
     volatile Throwable pendingError;
     private volatile boolean completeRequested;
+    /**
+     * Test seam: runs in the turn between a peek that found the mailbox empty and the completion check, where
+     * a producer's message and completion may land ({@code ActorCompleteRaceTest}); {@code null} otherwise.
+     */
+    static volatile Runnable afterEmptyPeekForTest;
     volatile boolean cancelled;
     volatile boolean done;
 
@@ -434,7 +439,20 @@ final class ActorTurnLoop<I, O> {
             }
             I msg = mailbox.peek();
             if (msg == null) {
+                Runnable seam = afterEmptyPeekForTest;
+                if (seam != null) {
+                    seam.run();
+                }
                 if (completeRequested && !cell.isSuspended()) { // a suspension holds the completion too
+                    // the flag was read after the peek: a producer may have told a message and completed in
+                    // between. Its message was published before the flag (tell, or an upstream's onNext, returned
+                    // before complete() or onComplete was called), so after this volatile read of the flag the
+                    // mailbox shows it: look again, and process it first (completing here discarded it, though
+                    // tell had answered true)
+                    MpscChunkedArrayQueue<Runnable> timed = control;
+                    if (!mailbox.isEmpty() || (timed != null && !timed.isEmpty())) {
+                        continue;
+                    }
                     terminate(null, true);
                 }
                 return;
