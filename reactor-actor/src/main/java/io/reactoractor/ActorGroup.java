@@ -49,7 +49,8 @@ import reactor.core.scheduler.Scheduler;
  *   OPEN     | disposeGracefully() subscribed          | CLOSING: new tasks rejected, periodic tasks
  *            |                                         | cancelled; queued and one-shot delayed tasks run
  *   CLOSING  | every actor idle (checked each 1 ms     | DISPOSED, the Mono completes
- *            | on the timer; suspended ones excepted)  |
+ *            | on the timer; suspended ones excepted,  |
+ *            | unless a library timer will resume them)|
  *   CLOSING  | dispose(), or the scheduler terminates   | DISPOSED, the Mono completes
  *   DISPOSED | (entered)                               | the group leaves the scheduler's registries and
  *            |                                         | its meters are removed; its name may be reused
@@ -454,7 +455,11 @@ public final class ActorGroup implements Scheduler, Scannable {
      * Lazily disposes gracefully, like {@link ActorScheduler#disposeGracefully()} for this group only:
      * on subscription new tasks are rejected and periodic tasks cancelled; tasks already queued and
      * one-shot delayed tasks still run; when every actor of the group is idle the group is disposed and
-     * the {@code Mono} completes. Work of suspended workers is not waited for. Combine with
+     * the {@code Mono} completes. Work of suspended workers is not waited for, unless a timer of the library
+     * will resume them (a timed suspension: {@code ActorContext.resumeAfter}, an {@code ErrorPolicy} retry's
+     * back-off, the back-off after a failing {@code Schedulers.onScheduleHook}) or hand them a task
+     * ({@code ActorContext.schedule}): as for the scheduler, that is a one-shot delayed task, so the shutdown
+     * waits for it and the work it resumes. Combine with
      * {@code timeout(..)} and {@link #dispose()} to bound the wait.
      *
      * @return a Mono completing when the group is disposed; never on the scheduler's own threads (the
@@ -496,11 +501,15 @@ public final class ActorGroup implements Scheduler, Scannable {
         workers.forEach(action);
     }
 
-    /** Whether every actor of the group is idle or suspended (nothing left that will run). */
+    /**
+     * Whether every actor of the group is idle, or suspended with no timer of the library armed to resume it or
+     * hand it a task (nothing left that will run): a timed suspension is a one-shot delayed task, waited for as
+     * the scheduler's graceful shutdown waits for it.
+     */
     private boolean quiescent() {
         boolean[] idle = {true};
         scheduler.forEachCell(group, c -> {
-            if (!c.isIdle() && !c.isSuspended() && !c.isTerminated()) {
+            if (!c.isTerminated() && (c.awaitsTimer() || (!c.isIdle() && !c.isSuspended()))) {
                 idle[0] = false;
             }
         });

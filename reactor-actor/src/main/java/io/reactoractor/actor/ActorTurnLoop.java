@@ -676,6 +676,14 @@ final class ActorTurnLoop<I, O> {
         }
 
         @Override
+        public boolean awaitsTimer() {
+            // the tracked timers are the actor's armed resumeAfter, retry back-off and schedule timers, each
+            // untracked once it fired or was disposed (ActorTimers)
+            Set<ActorTimers.ActorTimer> t = timers;
+            return (t != null && !t.isEmpty()) || super.awaitsTimer();
+        }
+
+        @Override
         protected void runTurn(Turn turn) {
             ActorTurnLoop.this.runTurn(turn);
         }

@@ -366,9 +366,11 @@ public abstract class ActorCell extends SchedulingEntity {
      */
     final void suspendFor(long nanos) {
         suspend();
+        timedLifts.incrementAndGet(); // before the timer can fire: awaitsTimer() never misses it while armed
         TimerEntry lift = new TimerEntry() {
             @Override
             protected void fire() {
+                timedLifts.decrementAndGet();
                 resume();
             }
 
@@ -378,8 +380,25 @@ public abstract class ActorCell extends SchedulingEntity {
             }
         };
         if (!engine.scheduleTimer(lift, System.nanoTime() + nanos)) {
+            timedLifts.decrementAndGet();
             resume();
         }
+    }
+
+    /** Armed {@link #suspendFor} timers (a failing schedule hook's back-off), for {@link #awaitsTimer()}. */
+    private final java.util.concurrent.atomic.AtomicInteger timedLifts = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Whether a one-shot timer of the library that a graceful shutdown waits for is armed for this actor: one that
+     * will resume it (a timed suspension: {@code ActorContext.resumeAfter}, an error policy's retry back-off, a
+     * failing schedule hook's back-off) or hand it a task ({@code ActorContext.schedule}). A graceful group
+     * shutdown waits for these, as the scheduler's does through its timer queue, so a suspended actor whose
+     * timer is armed is not yet done. Any thread; a momentary answer.
+     *
+     * @return {@code true} while such a timer is armed
+     */
+    public boolean awaitsTimer() {
+        return timedLifts.get() > 0;
     }
 
     /**
