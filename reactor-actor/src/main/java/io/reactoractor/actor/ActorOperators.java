@@ -49,7 +49,9 @@ public final class ActorOperators {
      * stream fails at once with a {@code RejectedExecutionException} (through Reactor's rejection hooks, as
      * Reactor's operators report a rejected task), its queue goes to the discard hook and the upstream is
      * cancelled; Reactor's {@code publishOn} fails the same way, but only at the next upstream signal it
-     * cannot schedule (an idle stream waits until then).
+     * cannot schedule (an idle stream waits until then), and not at all when its drain was queued and not yet
+     * run as the scheduler was disposed: that drain is abandoned and its stream stays silent for good (a
+     * forced disposal abandons queued tasks, Reactor's own schedulers included).
      *
      * @param scheduler an {@code ActorScheduler} or one of its groups
      * @param <T>       the element type
