@@ -9,12 +9,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
-import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 
 /**
@@ -55,28 +53,9 @@ class ActorCompleteRaceTest {
 
     private void race(boolean throughUpstream) throws InterruptedException {
         Actor<Integer, Integer> a = Actor.identity(scheduler, 16);
-        List<Integer> received = new CopyOnWriteArrayList<>();
         List<Object> discarded = new CopyOnWriteArrayList<>();
-        AtomicReference<String> terminal = new AtomicReference<>();
-        CountDownLatch ended = new CountDownLatch(1);
-        Flux.from(a).doOnDiscard(Object.class, discarded::add).subscribe(new BaseSubscriber<Integer>() {
-            @Override
-            protected void hookOnNext(Integer v) {
-                received.add(v);
-            }
-
-            @Override
-            protected void hookOnComplete() {
-                terminal.set("onComplete");
-                ended.countDown();
-            }
-
-            @Override
-            protected void hookOnError(Throwable t) {
-                terminal.set("onError " + t);
-                ended.countDown();
-            }
-        });
+        ActorTestSupport.ValueRecorder<Integer> rec = new ActorTestSupport.ValueRecorder<>();
+        Flux.from(a).doOnDiscard(Object.class, discarded::add).subscribe(rec);
         Subscriber<Integer> port = throughUpstream ? a.newSubscriber() : null;
         if (port != null) {
             port.onSubscribe(new Subscription() {
@@ -122,9 +101,10 @@ class ActorCompleteRaceTest {
         }
         release.countDown();
 
-        assertTrue(ended.await(10, TimeUnit.SECONDS), "no terminal signal");
-        assertEquals("onComplete", terminal.get());
-        assertEquals(List.of(0, 1), received, "message 1 was accepted before the completion; discarded " + discarded);
+        assertTrue(rec.awaitTerminal(10), "no terminal signal");
+        assertEquals(null, rec.error.get());
+        assertTrue(rec.completed, "onComplete");
+        assertEquals(List.of(0, 1), rec.received, "message 1 was accepted before the completion; discarded " + discarded);
         assertEquals(List.of(), discarded);
         assertEquals(2, a.processedMessages());
     }

@@ -1,11 +1,16 @@
 package io.reactoractor.actor;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.reactoractor.ActorScheduler;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
 
 /** Helpers of the actor tests. */
 final class ActorTestSupport {
@@ -65,6 +70,36 @@ final class ActorTestSupport {
 
         Throwable awaitError(long seconds) {
             return error.orTimeout(seconds, TimeUnit.SECONDS).join();
+        }
+    }
+
+    /** A subscriber (unbounded demand) that records the values it got and its terminal signal. */
+    static final class ValueRecorder<T> extends BaseSubscriber<T> {
+        final List<T> received = new CopyOnWriteArrayList<>();
+        final AtomicReference<Throwable> error = new AtomicReference<>();
+        volatile boolean completed;
+        private final CountDownLatch ended = new CountDownLatch(1);
+
+        @Override
+        protected void hookOnNext(T value) {
+            received.add(value);
+        }
+
+        @Override
+        protected void hookOnComplete() {
+            completed = true;
+            ended.countDown();
+        }
+
+        @Override
+        protected void hookOnError(Throwable t) {
+            error.set(t);
+            ended.countDown();
+        }
+
+        /** @return whether a terminal signal came within {@code seconds} */
+        boolean awaitTerminal(long seconds) throws InterruptedException {
+            return ended.await(seconds, TimeUnit.SECONDS);
         }
     }
 }

@@ -8,14 +8,11 @@ import io.reactoractor.ActorScheduler;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 
 /**
@@ -79,27 +76,9 @@ class GroupGracefulTimedWorkTest {
         ActorGroup group = scheduler.group("closing", 1);
         Actor<Integer, Integer> a = Actor.<Integer, Integer>builder(group).capacity(8).errorPolicy(policy)
                 .behaviour(behaviour).build();
-        List<Integer> received = new CopyOnWriteArrayList<>();
         List<Object> discarded = new CopyOnWriteArrayList<>();
-        AtomicReference<Throwable> error = new AtomicReference<>();
-        CountDownLatch ended = new CountDownLatch(1);
-        Flux.from(a).doOnDiscard(Object.class, discarded::add).subscribe(new BaseSubscriber<Integer>() {
-            @Override
-            protected void hookOnNext(Integer v) {
-                received.add(v);
-            }
-
-            @Override
-            protected void hookOnError(Throwable t) {
-                error.set(t);
-                ended.countDown();
-            }
-
-            @Override
-            protected void hookOnComplete() {
-                ended.countDown();
-            }
-        });
+        ActorTestSupport.ValueRecorder<Integer> rec = new ActorTestSupport.ValueRecorder<>();
+        Flux.from(a).doOnDiscard(Object.class, discarded::add).subscribe(rec);
         assertTrue(a.tell(0));
         assertTrue(a.tell(1));
         // the actor is now waiting for its timer (the back-off, the pause, or the scheduled task)
@@ -111,10 +90,10 @@ class GroupGracefulTimedWorkTest {
 
         group.disposeGracefully().block(Duration.ofSeconds(10));
 
-        assertEquals(expected, received, "delivered before the group closed; discarded " + discarded);
+        assertEquals(expected, rec.received, "delivered before the group closed; discarded " + discarded);
         assertEquals(List.of(), discarded);
-        assertTrue(ended.await(10, TimeUnit.SECONDS), "the subscriber got no terminal signal");
-        assertTrue(error.get() instanceof RejectedExecutionException,
-                "the group's end reaches the subscriber as Reactor's rejection: " + error.get());
+        assertTrue(rec.awaitTerminal(10), "the subscriber got no terminal signal");
+        assertTrue(rec.error.get() instanceof RejectedExecutionException,
+                "the group's end reaches the subscriber as Reactor's rejection: " + rec.error.get());
     }
 }
