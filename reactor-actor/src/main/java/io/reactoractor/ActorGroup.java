@@ -46,7 +46,8 @@ import reactor.core.scheduler.Scheduler;
  *   RETIRED  | dispose()                               | DISPOSED
  *   OPEN     | dispose()                               | DISPOSED: every actor of the group terminated
  *            |                                         | (pending tasks cancelled; a running one finishes)
- *   OPEN     | disposeGracefully() subscribed          | CLOSING: new tasks rejected, periodic tasks
+ *   OPEN     | disposeGracefully() subscribed          | CLOSING: new tasks rejected (also new input of
+ *            |                                         | its actors and publishOn streams), periodic tasks
  *            |                                         | cancelled; queued and one-shot delayed tasks run
  *   CLOSING  | every actor idle (checked each 1 ms     | DISPOSED, the Mono completes
  *            | on the timer; suspended ones excepted,  |
@@ -459,7 +460,9 @@ public final class ActorGroup implements Scheduler, Scannable {
      * will resume them (a timed suspension: {@code ActorContext.resumeAfter}, an {@code ErrorPolicy} retry's
      * back-off, the back-off after a failing {@code Schedulers.onScheduleHook}) or hand them a task
      * ({@code ActorContext.schedule}): as for the scheduler, that is a one-shot delayed task, so the shutdown
-     * waits for it and the work it resumes. Combine with
+     * waits for it and the work it resumes. New work for the group's actors is refused from the start as the
+     * scheduler's graceful disposal refuses it (see there: {@code tell}, {@code send}, timers, upstream demand,
+     * {@code ActorOperators.publishOn} elements). Combine with
      * {@code timeout(..)} and {@link #dispose()} to bound the wait.
      *
      * @return a Mono completing when the group is disposed; never on the scheduler's own threads (the

@@ -518,8 +518,12 @@ public final class ActorScheduler implements Scheduler, Scannable {
      * the library will resume them: a timed suspension ({@code ActorContext.resumeAfter}, the back-off of
      * an {@code ErrorPolicy} or {@code RingErrorPolicy} retry, the back-off after a failing
      * {@code Schedulers.onScheduleHook}) is a one-shot delayed task like the others, so the shutdown waits
-     * for it and the work it resumes. Combine with {@code timeout(..)} and {@link #dispose()} to bound the
-     * wait.
+     * for it and the work it resumes. New work is what arrives after the disposal began, in every form:
+     * tasks, an actor's {@code tell} ({@code false}) and {@code send} and timers
+     * ({@code RejectedExecutionException}), new demand to an actor's upstreams (none is granted), an element
+     * reaching {@code ActorOperators.publishOn} (rejected, its stream ended after the elements already
+     * queued); so traffic that keeps coming does not hold the disposal open. Combine with
+     * {@code timeout(..)} and {@link #dispose()} to bound the wait.
      *
      * @return a Mono completing when all threads have stopped, on another thread (as Reactor's schedulers
      *         do): code chained onto it may block

@@ -69,6 +69,14 @@ import reactor.util.context.ContextView;
  *   <li>{@code request(n <= 0)}: {@code onError(IllegalArgumentException)} (rule 3.9).</li>
  *   <li>{@link #dispose()}: at once, with or without a subscriber, suspended or not:
  *       {@code onError(CancellationException)}, upstreams cancelled, the mailbox discarded.</li>
+ *   <li>Its scheduler or group closing gracefully ({@code disposeGracefully()} subscribed): the actor takes
+ *       no new input, as Reactor's schedulers reject new tasks once a graceful shutdown began.
+ *       {@link #tell} returns {@code false} (counted among the scheduler's rejected tasks), {@link #send}
+ *       fails with {@code RejectedExecutionException} (so do the sends still waiting for a credit),
+ *       upstreams are granted no new demand (elements within the demand they already hold are taken and
+ *       processed), and {@link ActorContext#schedule} throws {@code RejectedExecutionException}. The
+ *       messages the actor holds are processed (as demand allows), so the disposal waits for the work
+ *       the actors held when it began, never for traffic that keeps coming.</li>
  *   <li>Its scheduler or group disposed ({@code dispose()}, or the end of a {@code disposeGracefully()},
  *       which lets the actor's queued work run first): {@code onError(RejectedExecutionException)}, as
  *       Reactor's operators signal on a disposed scheduler; pending {@link #send}s fail the same way, and a
@@ -242,12 +250,17 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      * @param message the message, not {@code null}
      * @return {@code true} if the actor took the message; {@code false} if no mailbox credit is free
      *         (counted as {@code mailbox.full}: the mailbox is full, or its free places are granted to
-     *         upstreams as demand, see the class doc), completion was requested or the actor terminated,
-     *         and the message was not taken
+     *         upstreams as demand, see the class doc), completion was requested, the actor's scheduler or
+     *         group is closing gracefully or disposed (counted as a rejected task), or the actor
+     *         terminated, and the message was not taken
      */
     public boolean tell(I message) {
         Objects.requireNonNull(message, "message");
         if (isTerminated() || loop.isCompleteRequested()) {
+            return false;
+        }
+        if (loop.isClosing()) {
+            loop.engine.countRejected(); // a new task for a closing scheduler, as Reactor's rejects its tasks
             return false;
         }
         if (!credits.tryAcquire()) {
@@ -271,8 +284,10 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      * @return completes when the message was accepted (taken by the actor, as {@link #tell} answers
      *         {@code true}: processed, or discarded if the actor terminates first); errors, the message not
      *         taken, with {@code IllegalStateException} if the actor terminated first or {@link #complete()}
-     *         was called before the send; a send still waiting for a credit when the actor terminates fails
-     *         with the actor's error if it failed ({@code CancellationException} for {@link #dispose()}),
+     *         was called before the send, with {@code RejectedExecutionException} if its scheduler or group
+     *         is closing gracefully (a send already waiting for a credit then fails so too, when the actor
+     *         next frees one, at the latest when the disposal ends); a send still waiting for a credit when
+     *         the actor terminates fails with the actor's error if it failed ({@code CancellationException} for {@link #dispose()}),
      *         else with {@code IllegalStateException}. Cancelling it before it completes (a
      *         {@code timeout}, a {@code take}) withdraws the message: it is never taken, so
      *         {@code send(m).timeout(d).retry()} does not deliver {@code m} twice; a cancel that races the

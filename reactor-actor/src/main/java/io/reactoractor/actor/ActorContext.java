@@ -75,6 +75,9 @@ public interface ActorContext<O> {
      *              146 years counts as that long
      * @param task  the task
      * @return cancels the task
+     * @throws java.util.concurrent.RejectedExecutionException if the scheduler or the actor's group is closing
+     *         gracefully or disposed (a new task, rejected as Reactor's schedulers reject theirs; a task armed
+     *         before the graceful disposal began still runs, and the disposal waits for it)
      */
     Disposable schedule(Duration delay, Runnable task);
 

@@ -52,6 +52,14 @@ public final class ActorOperators {
      * cannot schedule (an idle stream waits until then), and not at all when its drain was queued and not yet
      * run as the scheduler was disposed: that drain is abandoned and its stream stays silent for good (a
      * forced disposal abandons queued tasks, Reactor's own schedulers included).
+     * <p>While the scheduler (or the group) closes gracefully, as Reactor's {@code publishOn} on a closing
+     * scheduler: the first element that arrives after the disposal began is rejected (it goes to the discard
+     * hook, the upstream is cancelled), and the stream ends with {@code RejectedExecutionException} once the
+     * elements queued before it were delivered (as demand allows); an asynchronously fused source's signal
+     * is rejected as Reactor's operator rejects it: the source is cancelled and what its queue holds goes to
+     * the discard hook (a fused source cannot be polled once cancelled), then the error. So a hot source
+     * never holds the disposal open. A synchronously fused source (a {@code range}) is not an arrival: it is polled on as
+     * long as the downstream requests, as Reactor's drain runs it in one task.
      *
      * @param scheduler an {@code ActorScheduler} or one of its groups
      * @param <T>       the element type

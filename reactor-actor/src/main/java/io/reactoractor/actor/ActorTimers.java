@@ -60,6 +60,12 @@ final class ActorTimers {
         Objects.requireNonNull(delay, "delay");
         Objects.requireNonNull(task, "task");
         long due = dueAt(delay);
+        if (loop.isClosing() && !loop.isTerminated()) {
+            // a new task for a closing scheduler or group, rejected as Reactor's schedulers reject theirs during a
+            // graceful shutdown (a task that re-armed itself would otherwise hold the shutdown open for good);
+            // a terminated actor's timer is returned disposed instead, as documented
+            throw loop.engine.reject();
+        }
         ControlTimer t = new ControlTimer(loop, task);
         loop.trackTimer(t); // before it is armed: whatever settles it untracks it after
         if (!loop.engine.scheduleTimer(t, due)) {

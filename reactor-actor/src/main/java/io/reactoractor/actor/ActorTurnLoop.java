@@ -66,6 +66,10 @@ import reactor.util.context.Context;
  *   back-off                       | timer fires (timer) / disposed first (any)    | cell.resume() / the unit becomes a user
  *                                  |                                               | suspension (userSuspensions+1)
  *   retry back-off                 | cancel() or a failure (any)                   | cut short: cell.resume() now (retryBackoff)
+ *   live                           | group or scheduler starts closing gracefully  | no flag of its own (isClosing() reads the
+ *                                  | (any)                                         | group's and engine's): tell() false, send()
+ *                                  |                                               | and ActorContext.schedule rejected, no new
+ *                                  |                                               | demand upstream; held work runs on
  *   live                           | scheduler disposed: drainTerminated (holder   | pendingError: null-&gt;rejection; terminate
  *                                  | of SCHEDULED)                                 | with onError(rejection)
  *   done                           | anything                                      | flags ignored; new ports cancelled, tell()
@@ -233,6 +237,17 @@ final class ActorTurnLoop<I, O> {
     boolean enqueue(I message) {
         mailbox.offerRelease(message); // signal() fences before it reads the status (the handshake)
         return cell.signal();
+    }
+
+    /**
+     * Whether the actor's group or scheduler is closing (a graceful disposal began) or disposed: the actor
+     * takes no new input ({@code tell} refused, {@code send} rejected, no new demand upstream) and processes
+     * what it already holds. Two volatile reads (the group's flag, the engine's state), no lock.
+     *
+     * @return whether new input is refused
+     */
+    boolean isClosing() {
+        return group.isDisposed();
     }
 
     /** @return whether completion was requested ({@link Actor#complete()} or every upstream completed) */

@@ -40,6 +40,12 @@ import reactor.util.context.Context;
  *   <li>a group or scheduler that is disposed (or closing) when the operator is subscribed signals
  *       {@code onSubscribe} then {@code onError(RejectedExecutionException)} and cancels upstream, as
  *       Reactor's {@code publishOn} does on a disposed scheduler;</li>
+ *   <li>an element arriving while the group or scheduler closes gracefully is rejected, as Reactor's
+ *       {@code publishOn} rejects its next drain on a closing scheduler ({@link Drain#rejectArrival()}): it is
+ *       discarded, upstream is cancelled, and the rejection is delivered after the elements queued before it.
+ *       An asynchronously fused source's signal is rejected as Reactor rejects it: the source is cancelled
+ *       and its queue cleared (to the discard hook; a fused source cannot be polled once cancelled), then
+ *       the rejection;</li>
  *   <li>{@link reactor.core.scheduler.Schedulers#onScheduleHook Schedulers.onScheduleHook} decorates
  *       each drain (each turn of the actor), as Reactor decorates each scheduling of its drain.</li>
  * </ul>
@@ -219,6 +225,13 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
         private Subscription s;
         private volatile boolean done;
         private Throwable error;                // written before 'done'
+        /** An element arrived while closing and ended the stream ({@link #rejectArrival}); upstream's thread. */
+        private boolean arrivalRejected;
+        /**
+         * An asynchronously fused source signalled while closing: the turn ends the stream ({@link #stopped()}).
+         * Written by the upstream before it signals the cell (the handshake of any signal).
+         */
+        private volatile boolean rejectPending;
         private volatile boolean cancelled;
         private volatile IllegalArgumentException badRequest;
         /** While the downstream's {@code onSubscribe} runs (see {@link #onSubscribeDownstream}). */
@@ -350,6 +363,12 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             if (asyncSource) {
                 // ASYNC fusion: the element waits in the source's queue and the value is only a signal (null
                 // by Reactor's convention); the same handshake as an offer of our own (class doc)
+                if (!rejectPending && !done && group.isDisposed()) {
+                    // closing: the consumer (the turn) cancels the source and clears it, then signals the
+                    // rejection (stopped()); not here, on the source's thread, where the source reacts to a
+                    // cancel by clearing its own queue while the turn may be polling it
+                    rejectPending = true;
+                }
                 VarHandle.fullFence();
                 markSignal();
                 if ((!signal() || cancelled) && outputFused) {
@@ -363,7 +382,21 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 throw new NullPointerException("onNext called with null (rule 2.13)");
             }
             if (done) {
-                Operators.onNextDropped(t, actual.currentContext());
+                if (arrivalRejected) {
+                    Operators.onDiscard(t, actual.currentContext()); // in flight after the rejection's cancel
+                } else {
+                    Operators.onNextDropped(t, actual.currentContext());
+                }
+                return;
+            }
+            if (group.isDisposed()) {
+                Operators.onDiscard(t, actual.currentContext());
+                rejectArrival();
+                VarHandle.fullFence(); // the signal's handshake, as after an offer (class doc)
+                markSignal();
+                if (!signal() && outputFused) {
+                    clear();
+                }
                 return;
             }
             if (outputFused && (cancelled || isTerminated())) {
@@ -395,6 +428,21 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             if (outputFused && cancelled) {
                 clear(); // the cancel (and the downstream's clear) raced this offer
             }
+        }
+
+        /**
+         * An element arrived while the group or scheduler closes gracefully: a new task for it, so it is
+         * rejected as Reactor's {@code publishOn} rejects its next drain on a closing scheduler. The upstream
+         * is cancelled and the rejection becomes the terminal signal, after the elements already queued (the
+         * operator delays errors), so the shutdown waits for those and nothing more. Upstream's thread
+         * (rule 1.3 serialises it with the other upstream signals); {@code error} is written before
+         * {@code done}, as for an upstream error.
+         */
+        private void rejectArrival() {
+            arrivalRejected = true;
+            s.cancel();
+            error = Operators.onRejectedExecution(engine().reject(), actual.currentContext());
+            DONE.setVolatile(this, true);
         }
 
         @Override
@@ -486,7 +534,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             if (finished) {
                 return false;
             }
-            if (cancelled || badRequest != null) {
+            if (cancelled || badRequest != null || rejectPending) {
                 return true;
             }
             if (outputFused) {
@@ -622,6 +670,17 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                     clear(); // as Reactor's publishOn clears before a rejection's error (guarded)
                 }
                 finish(bad, true);
+                return true;
+            }
+            if (rejectPending) {
+                // an asynchronously fused source signalled while closing: Reactor's publishOn rejects that
+                // drain, cancelling the source and clearing its queue (which cannot be polled once cancelled:
+                // a fused source clears itself), then signals the rejection; so does this, as the consumer
+                s.cancel();
+                if (outputFused) {
+                    clear(); // guarded; unfused, finish() clears the source
+                }
+                finish(Operators.onRejectedExecution(engine().reject(), actual.currentContext()), true);
                 return true;
             }
             return false;

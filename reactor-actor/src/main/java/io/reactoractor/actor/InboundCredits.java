@@ -14,7 +14,11 @@ import reactor.util.context.Context;
  * {@link InboundPort} as demand, taken by {@link Actor#tell}/{@link Actor#send}, or held by a message in
  * the mailbox. The turn gives them back as messages leave ({@link #returnCredits}), and
  * {@link #distribute()} hands free ones to waiting {@link Actor#send}s first, then to the ports up to
- * their fair share (see {@link Actor}'s "Inbound" section for the policy).
+ * their fair share (see {@link Actor}'s "Inbound" section for the policy). While the actor's group or
+ * scheduler closes gracefully ({@link ActorTurnLoop#isClosing()}) nothing new is admitted: returned
+ * credits stay free (a {@code tell} is refused before it looks at them), {@link #distribute()} grants the
+ * ports no new demand and fails the waiting sends with the scheduler's rejection, and a new send fails so at
+ * once; so the input ends with the demand the upstreams already hold.
  *
  * <h2>Threads</h2>
  * <ul>
@@ -151,6 +155,10 @@ final class InboundCredits<I> {
                         + (loop.isTerminated() ? " is terminated" : " is completing: it takes no new message")));
                 return;
             }
+            if (loop.isClosing()) {
+                sink.error(loop.engine.reject()); // a graceful disposal began: no new input (see Actor)
+                return;
+            }
             if (tryAcquire()) {
                 if (!p.claim()) {
                     returnCredits(1); // cancelled meanwhile: the message is not sent
@@ -225,7 +233,7 @@ final class InboundCredits<I> {
      */
     void returnCredits(int n) {
         long rest = n;
-        if (waitingSends > 0) {
+        if (waitingSends > 0 && !loop.isClosing()) { // closing: distribute() fails them instead
             rest = admitWaitingSends(rest);
         }
         if (rest > 0) {
@@ -295,6 +303,10 @@ final class InboundCredits<I> {
         if (claimants == 0) {
             return;
         }
+        if (loop.isClosing()) {
+            rejectWaitingSends();
+            return; // no new demand for the ports either: they keep only what they were granted
+        }
         List<PendingSend<I>> accepted = null;
         List<InboundPort<I>> granted = null;
         List<Long> grants = null;
@@ -344,6 +356,28 @@ final class InboundCredits<I> {
         if (granted != null) {
             for (int i = 0; i < granted.size(); i++) {
                 granted.get(i).request(grants.get(i));
+            }
+        }
+    }
+
+    /**
+     * The actor's group or scheduler is closing ({@link ActorTurnLoop#isClosing()}): the sends still waiting
+     * for a credit were never taken, so they fail with the scheduler's rejection, as a new {@code send} does.
+     * A send that starts waiting after this calls {@link #distribute()} itself and fails there.
+     */
+    private void rejectWaitingSends() {
+        List<PendingSend<I>> toFail;
+        synchronized (this) {
+            if (pendingSends.isEmpty()) {
+                return;
+            }
+            toFail = new ArrayList<>(pendingSends);
+            pendingSends.clear();
+            updateClaimants();
+        }
+        for (PendingSend<I> p : toFail) {
+            if (p.claim()) { // else cancelled meanwhile: its subscriber is gone
+                p.sink.error(loop.engine.reject());
             }
         }
     }
@@ -425,9 +459,9 @@ final class InboundCredits<I> {
         claimants = pendingSends.size() + openPorts;
     }
 
-    /** A {@link Actor#send} waiting for a credit (identity matters: it is removed by reference on cancel). */
     /**
-     * A {@code send} and its outcome, decided once: {@link #claim()} (its message is enqueued) or
+     * A {@link Actor#send} waiting for a credit (identity matters: it is removed by reference on cancel),
+     * and its outcome, decided once: {@link #claim()} (its message is enqueued) or
      * {@link #cancel()} (its subscriber cancelled: the message is never enqueued), by CAS, whichever comes
      * first. A cancel after the claim does not take the message back, as a cancel after any completion.
      */

@@ -605,6 +605,11 @@ public final class SchedulerEngine {
         return Exceptions.failWithRejected();
     }
 
+    /** Counts a rejected task whose caller is told otherwise than by an exception ({@code Actor.tell}'s {@code false}). */
+    public void countRejected() {
+        rejectedTasks.increment();
+    }
+
     // ------------------------------------------------------------------ accessors
 
     /** @return the configuration */
