@@ -263,6 +263,14 @@ final class ConsumerGroupActor extends ActorCell {
      * @return {@code false} if the actor retired: ask the consumer for the pair's actor again
      */
     boolean tryPost(ConsumerGroupCommand c) {
+        if (c instanceof ConsumerGroupCommand.Pull p && schedulingGroupHandle.isDisposed() && !isTerminated()) {
+            // a pull is new work: while the scheduler (or the pair's scheduling group) closes gracefully it is
+            // rejected, as Reactor's schedulers reject new tasks then; a consumer pulling again and again would
+            // otherwise hold the shutdown open for as long as data keeps coming. Acks, nacks and releases settle
+            // work already handed out, so they still run. (Terminated: the drain answers the post, as before.)
+            p.fail(engine().reject());
+            return true;
+        }
         if (!enter()) {
             return false;
         }

@@ -90,6 +90,11 @@ import reactor.core.scheduler.Schedulers;
  * {@link java.util.concurrent.RejectedExecutionException} (refused, nothing done, as a disposed Reactor
  * scheduler refuses a task); what was under way at the disposal ends with
  * {@link IllegalStateException}: the pulls waiting then and the live {@link #consume} streams.
+ * While the scheduler (or a pair's scheduling group {@code cg.<group>}) closes gracefully, a new pull is
+ * refused the same way ({@code RejectedExecutionException}; a {@link #consume} stream then ends with it, its
+ * unacknowledged messages released), as the closing scheduler refuses new tasks, so consumers that keep
+ * pulling cannot hold the shutdown open; appends, acknowledgements, nacks and the pulls already waiting go
+ * on. For a shutdown that answers the waiting long polls at once instead, {@link #quiesce()} first.
  *
  * <pre>{@code
  * PullConsumer consumer = PullConsumer.builder(scheduler).build();      // embedded store
@@ -489,7 +494,8 @@ public final class PullConsumer implements Disposable {
      * @param options ack mode, failure policy, batch size, poll timeout
      * @return an infinite {@link Flux} of deliveries; it errors with {@link IllegalStateException} if the
      *     consumer is disposed while it is live ({@link java.util.concurrent.RejectedExecutionException} if it
-     *     was disposed before the subscription), and with a
+     *     was disposed before the subscription, or its scheduler closes gracefully: see the class doc), and
+     *     with a
      *     {@link MessageStoreException} when an {@link AsyncMessageStore} fails a pull (e.g. Redis unreachable
      *     for longer than a command timeout); then its unacknowledged messages are redelivered, and a new
      *     subscription goes on: {@code retryWhen(Retry.backoff(..).filter(MessageStoreException.class::isInstance))}

@@ -76,7 +76,8 @@ import reactor.util.context.Context;
  *       more than requested fails the ring with an {@link IllegalStateException} (never a silent drop).
  *       One upstream at a time: a second {@code onSubscribe} is cancelled (rule 2.5).</li>
  *   <li>{@link #tryPublish(Object)} for imperative producers: {@code false} when the ring is full,
- *       closed, or earlier {@link #publish(Object)} calls are still waiting (they go first).</li>
+ *       closed, refusing new events (below), or earlier {@link #publish(Object)} calls are still waiting
+ *       (they go first).</li>
  *   <li>{@link #publish(Object)}: a {@link Mono} of the event's sequence that waits for space without
  *       holding a thread; waiting publishes are served in the order they were subscribed.</li>
  *   <li>{@link #tryPublishEvent}: fills a pre-allocated event in place (rings built with
@@ -146,6 +147,16 @@ import reactor.util.context.Context;
  * goes to Reactor's {@code Hooks.onNextDropped}/{@code onErrorDropped}; an element still in flight
  * after the ring cancelled it goes to the discard hook, a late error to {@code onErrorDropped}.
  *
+ * <h2>Graceful disposal</h2>
+ * While the ring's scheduler or group closes gracefully ({@code disposeGracefully()} subscribed) the ring
+ * refuses new events, as the closing scheduler refuses new tasks: {@code tryPublish} and
+ * {@code tryPublishEvent} answer {@code false}, {@link #publish} fails with
+ * {@code RejectedExecutionException} (so does a publish waiting for space, when the consumers next
+ * advance), and the upstream is granted no new demand (events within the demand it holds are taken). The
+ * consumers handle every event published before, then the end of the disposal signals
+ * {@code onError(RejectedExecutionException)} to their subscribers; so the disposal waits for the events
+ * the ring held when it began, never for producers that keep publishing.
+ *
  * <h2>Discarded events</h2>
  * Reactor's discard hook ({@code doOnDiscard} downstream of a published consumer) sees every event the
  * ring took and will never hand to its last consumer: an element that overflows the upstream's demand or
@@ -175,6 +186,8 @@ import reactor.util.context.Context;
  *   open     | last live consumer terminates or leaves | closed (waiting publishes fail), upstream
  *            | the gating set                          | cancelled without a further request
  *   closed   | tryPublish / publish / onNext           | false / onError(IllegalStateException) / discarded
+ *   open     | its scheduler or group closing          | open, refusing new events: tryPublish false, publish
+ *            | gracefully                              | fails (REE), no new upstream demand; consumers drain
  * </pre>
  *
  * <h2>Metrics</h2>
@@ -640,7 +653,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * Publishes {@code event} if there is space, without waiting.
      *
      * @param event the event
-     * @return {@code true} if it was published; {@code false} if the ring is full, closed, or earlier
+     * @return {@code true} if it was published; {@code false} if the ring is full, closed, refusing new
+     *         events (its scheduler or group closing gracefully, see the class doc), or earlier
      *         {@link #publish} calls are waiting (they are served first)
      * @throws NullPointerException  if {@code event} is {@code null}
      * @throws IllegalStateException if the ring is {@linkplain Builder#singleProducer() single-producer}
@@ -650,12 +664,12 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         Objects.requireNonNull(event, "event");
         if (singleProducer) {
             claimImperative();
-            if (waiters.get() != 0 || isClosed() || !tryReserve(1)) {
+            if (waiters.get() != 0 || isClosed() || refusesNewEvents() || !tryReserve(1)) {
                 return false;
             }
             return spClaimAndPublish(event, null) >= 0;
         }
-        if (waiters.get() != 0 || isClosed() || !tryReserve(1)) {
+        if (waiters.get() != 0 || isClosed() || refusesNewEvents() || !tryReserve(1)) {
             return false;
         }
         return claimAndPublish(event) >= 0;
@@ -686,7 +700,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         if (singleProducer) {
             claimImperative();
         }
-        if (waiters.get() != 0 || isClosed() || !tryReserve(1)) {
+        if (waiters.get() != 0 || isClosed() || refusesNewEvents() || !tryReserve(1)) {
             return false;
         }
         return claimAndPublishAny(null, translator) >= 0;
@@ -695,7 +709,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     /**
      * Publishes {@code event}, waiting for space without holding a thread. The returned {@link Mono}
      * is lazy (nothing happens until it is subscribed); it emits the event's sequence once published,
-     * and fails with {@link IllegalStateException} if the ring is or becomes closed first. Cancelling
+     * and fails with {@link IllegalStateException} if the ring is or becomes closed first, with
+     * {@code RejectedExecutionException} if its scheduler or group closes gracefully first (class doc). Cancelling
      * it while waiting withdraws the event. In single-producer mode, subscribing to it is the
      * producer's call (it must not overlap another publishing call), and it fails with
      * {@link IllegalStateException} if the ring was subscribed to an upstream.
@@ -714,6 +729,10 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
                     sink.error(e);
                     return;
                 }
+            }
+            if (!isClosed() && refusesNewEvents()) {
+                sink.error(rejection());
+                return;
             }
             if (waiters.get() == 0 && !isClosed() && tryReserve(1)) {
                 long seq = claimAndPublishAny(event, null);
@@ -1582,6 +1601,20 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     }
 
     /**
+     * Whether the ring's group or scheduler is closing gracefully (or disposed): an event is new work for the
+     * consumers, refused as the closing scheduler refuses new tasks (the class doc's "Graceful disposal"), so
+     * producers that keep publishing cannot hold the shutdown open. Two volatile reads, no lock.
+     */
+    private boolean refusesNewEvents() {
+        return group.isDisposed();
+    }
+
+    /** @return the scheduler's rejection (counted), for a publish refused while closing */
+    private RuntimeException rejection() {
+        return io.reactoractor.internal.Internals.engine(group).reject();
+    }
+
+    /**
      * The producer-side drain, serialized by {@link #producerWip} (no lock, no blocked thread):
      * serves waiting publishes in order, then tops up the upstream's demand to the free space.
      * Lost wake-ups: a waiter increments {@link #waiters} (volatile) before calling this, and a
@@ -1607,6 +1640,12 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
                     p.sink.error(closedError());
                     continue;
                 }
+                if (refusesNewEvents()) {
+                    pending.poll();
+                    waiters.decrementAndGet();
+                    p.sink.error(rejection());
+                    continue;
+                }
                 if (!started || !tryReserve(1)) {
                     break;
                 }
@@ -1623,8 +1662,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             // a second request at most: a synchronous upstream that filled its capped demand inside the first
             // one leaves the room the cap kept back, which it may then fill too (see upstreamCap)
             for (int requests = 0; requests < 2; requests++) {
-                if (up == null || !started || upstreamDone || !pending.isEmpty() || isClosed()) {
-                    break;
+                if (up == null || !started || upstreamDone || !pending.isEmpty() || isClosed() || refusesNewEvents()) {
+                    break; // closing: the upstream keeps the demand it holds, and gets no more
                 }
                 long free = remainingCapacity();
                 // single producer: the demand not yet received is at most reserved - cursor (events
