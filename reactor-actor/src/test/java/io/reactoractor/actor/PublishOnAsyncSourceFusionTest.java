@@ -154,10 +154,15 @@ class PublishOnAsyncSourceFusionTest {
 
     @Test
     void whatTheFusedSourceHoldsAtACancelIsDiscarded() throws Exception {
+        // Reactor's publishOn discards them too, but not every time: in about 1 run of 10 here its cancel racing
+        // its drain on the single thread leaves the discard hook unseen (Reactor's own race, nothing of ours is
+        // involved), so its behaviour is the one seen in any of a few tries; ours must hold every time
         List<Integer> reactor = discardedOnCancel(reactor());
-        List<Integer> ours = discardedOnCancel(ours());
+        for (int attempt = 1; attempt < 5 && reactor.isEmpty(); attempt++) {
+            reactor = discardedOnCancel(reactor());
+        }
         assertEquals(List.of(2, 3, 4, 5, 6, 7, 8, 9), reactor);
-        assertEquals(reactor, ours);
+        assertEquals(reactor, discardedOnCancel(ours()));
     }
 
     /** A sink fed from another thread: every element once, in order, on the actor's carriers. */
