@@ -76,7 +76,11 @@ import reactor.util.context.ContextView;
  *       upstreams are granted no new demand (elements within the demand they already hold are taken and
  *       processed), and {@link ActorContext#schedule} throws {@code RejectedExecutionException}. The
  *       messages the actor holds are processed (as demand allows), so the disposal waits for the work
- *       the actors held when it began, never for traffic that keeps coming.</li>
+ *       the actors held when it began, never for traffic that keeps coming. An upstream that is itself an
+ *       actor or an {@link ActorOperators#publishOn} closing too (its scheduler or group is closing),
+ *       directly or through one-parent operators ({@code Flux.from(a).map(f).subscribe(b)}, found through
+ *       their {@code Scannable} parents), is the exception: what it emits is work it held, so it keeps
+ *       getting demand and a chain of actors drains what its stages held.</li>
  *   <li>Its scheduler or group disposed ({@code dispose()}, or the end of a {@code disposeGracefully()},
  *       which lets the actor's queued work run first): {@code onError(RejectedExecutionException)}, as
  *       Reactor's operators signal on a disposed scheduler; pending {@link #send}s fail the same way, and a

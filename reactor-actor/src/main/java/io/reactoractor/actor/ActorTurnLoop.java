@@ -69,7 +69,8 @@ import reactor.util.context.Context;
  *   live                           | group or scheduler starts closing gracefully  | no flag of its own (isClosing() reads the
  *                                  | (any)                                         | group's and engine's): tell() false, send()
  *                                  |                                               | and ActorContext.schedule rejected, no new
- *                                  |                                               | demand upstream; held work runs on
+ *                                  |                                               | demand upstream (but to a closing actor or
+ *                                  |                                               | publishOn: held work); held work runs on
  *   live                           | scheduler disposed: drainTerminated (holder   | pendingError: null-&gt;rejection; terminate
  *                                  | of SCHEDULED)                                 | with onError(rejection)
  *   done                           | anything                                      | flags ignored; new ports cancelled, tell()

@@ -288,6 +288,17 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             this.queue = Queues.<T>get(prefetch).get();
         }
 
+        /**
+         * Whether the operator's group or scheduler is closing gracefully: it then rejects what arrives, so what
+         * it still delivers is what it held; a downstream actor closing too keeps requesting from it
+         * ({@link InboundPort#drainsClosingStage()}).
+         *
+         * @return whether new elements are rejected
+         */
+        boolean isClosingStage() {
+            return group.isDisposed();
+        }
+
         // ---------------------------------------------------------------- upstream side
 
         @Override

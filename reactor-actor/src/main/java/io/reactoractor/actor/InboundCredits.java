@@ -16,9 +16,11 @@ import reactor.util.context.Context;
  * {@link #distribute()} hands free ones to waiting {@link Actor#send}s first, then to the ports up to
  * their fair share (see {@link Actor}'s "Inbound" section for the policy). While the actor's group or
  * scheduler closes gracefully ({@link ActorTurnLoop#isClosing()}) nothing new is admitted: returned
- * credits stay free (a {@code tell} is refused before it looks at them), {@link #distribute()} grants the
- * ports no new demand and fails the waiting sends with the scheduler's rejection, and a new send fails so at
- * once; so the input ends with the demand the upstreams already hold.
+ * credits stay free (a {@code tell} is refused before it looks at them), {@link #distribute()} fails the
+ * waiting sends with the scheduler's rejection (a new send fails so at once) and grants new demand only to
+ * ports fed by a stage closing too ({@link InboundPort#drainsClosingStage()}: an actor or a fair
+ * {@code publishOn} whose output is work it held); so the input ends with the demand the other upstreams
+ * already hold, and a chain of actors drains what its stages held.
  *
  * <h2>Threads</h2>
  * <ul>
@@ -303,9 +305,11 @@ final class InboundCredits<I> {
         if (claimants == 0) {
             return;
         }
-        if (loop.isClosing()) {
+        boolean closing = loop.isClosing();
+        if (closing) {
+            // no new input: waiting sends fail; a port gets new demand only from a stage that is closing too
+            // (InboundPort.drainsClosingStage: what it emits is work it held), the others keep what they hold
             rejectWaitingSends();
-            return; // no new demand for the ports either: they keep only what they were granted
         }
         List<PendingSend<I>> accepted = null;
         List<InboundPort<I>> granted = null;
@@ -314,7 +318,7 @@ final class InboundCredits<I> {
             if (loop.done) {
                 return;
             }
-            while (!pendingSends.isEmpty() && tryAcquire()) {
+            while (!closing && !pendingSends.isEmpty() && tryAcquire()) {
                 if (accepted == null) {
                     accepted = new ArrayList<>();
                 }
@@ -335,7 +339,7 @@ final class InboundCredits<I> {
                     // credits the other upstreams, tell() and send() need (demand cannot be revoked)
                     long target = p == primary ? share : Math.min(share, replenishBatch);
                     long have = p.outstanding.get();
-                    if (have >= target || p.closed) {
+                    if (have >= target || p.closed || (closing && !p.drainsClosingStage())) {
                         continue;
                     }
                     long give = acquireUpTo(target - have);

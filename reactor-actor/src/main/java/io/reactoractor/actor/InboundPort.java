@@ -94,6 +94,40 @@ final class InboundPort<I> implements CoreSubscriber<I>, Scannable {
         return portContext != null ? portContext : loop.out.discardContext();
     }
 
+    /**
+     * Whether this port's upstream is a stage of this library that is closing gracefully too: an actor
+     * ({@code Flux.from(a).subscribe(b)}, {@code Flux.from(a).map(f).subscribe(b)}) or a fair {@code publishOn},
+     * found by following the {@code Scannable} {@code PARENT} chain of the subscription up through one-parent
+     * operators, as far as {@value #MAX_HOPS} hops. Such a stage refuses new input while it closes, so what it
+     * emits is work it held when the closing began: a closing actor keeps granting it demand, and a chain of
+     * actors drains as far as the held work goes (withholding it, the upstream actor's held messages were
+     * discarded at the end, though the closing waits for held work). Any other upstream (a source, an operator
+     * with several parents such as a merge, a chain longer than the bound) is new input, bounded by the demand
+     * it already holds. Read under the credits' monitor by {@link InboundCredits#distribute()}, only while
+     * closing.
+     *
+     * @return whether demand may still be granted while the actor closes
+     */
+    boolean drainsClosingStage() {
+        Object stage = upstream.get();
+        for (int hop = 0; hop <= MAX_HOPS && stage != null; hop++) {
+            if (stage instanceof OutboundPort<?> o) {
+                return o.isClosingStage();
+            }
+            if (stage instanceof FairPublishOn.Drain<?> d) {
+                return d.isClosingStage();
+            }
+            if (!(stage instanceof Scannable sc)) {
+                return false;
+            }
+            stage = sc.scanUnsafe(Attr.PARENT);
+        }
+        return false;
+    }
+
+    /** How far up {@link #drainsClosingStage()} follows an upstream's operators. */
+    private static final int MAX_HOPS = 16;
+
     /** Where discarded elements go: the discard hook of the actor's subscriber (its {@code doOnDiscard}). */
     private Context discardContext() {
         return loop.out.discardContext();

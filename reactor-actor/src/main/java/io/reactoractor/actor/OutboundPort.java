@@ -88,6 +88,16 @@ final class OutboundPort<O> implements Subscription, Scannable {
      */
     private Scannable actor;
 
+    /**
+     * Whether this actor's group or scheduler is closing gracefully: a downstream actor closing too keeps
+     * requesting from it, since what it emits is work it held, not new input ({@link InboundPort#drainsClosingStage()}).
+     *
+     * @return whether the actor refuses new input
+     */
+    boolean isClosingStage() {
+        return loop.isClosing();
+    }
+
     OutboundPort(ActorTurnLoop<?, O> loop) {
         this.loop = loop;
     }

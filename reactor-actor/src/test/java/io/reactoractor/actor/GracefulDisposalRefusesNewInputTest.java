@@ -235,6 +235,58 @@ class GracefulDisposalRefusesNewInputTest {
         assertFalse(scheduler.isDisposed());
     }
 
+    @Test
+    void aChainOfActorsDrainsWhatItsStagesHeldWhenClosingBegan() throws InterruptedException {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        Actor<Integer, Integer> a = Actor.identity(scheduler, 256);
+        Actor<Integer, Integer> b = Actor.<Integer, Integer>builder(scheduler).capacity(8).behaviour((m, ctx) -> {
+            if (m == 0) {
+                entered.countDown();
+                awaitQuietly(gate);
+            }
+            ctx.emit(m);
+            return true;
+        }).build();
+        ActorTestSupport.ValueRecorder<Integer> rec = new ActorTestSupport.ValueRecorder<>();
+        Flux.from(b).subscribe(rec);
+        Flux.from(a).map(m -> m).subscribe(b); // b's upstream is the actor a, through an operator
+        for (int i = 0; i < 200; i++) {
+            assertTrue(a.tell(i));
+        }
+        assertTrue(entered.await(10, TimeUnit.SECONDS)); // b holds 0 (and up to 7 more); a holds the rest
+
+        CompletableFuture<Void> closed = scheduler.disposeGracefully().toFuture();
+        gate.countDown();
+
+        closed.orTimeout(30, TimeUnit.SECONDS).join();
+        assertTrue(rec.awaitTerminal(10));
+        // b withheld demand from a at first: a's held messages were discarded at the end, though held work runs
+        assertEquals(200, rec.received.size(), "what a held went on through b");
+        assertInstanceOf(RejectedExecutionException.class, rec.error.get());
+    }
+
+    @Test
+    void aClosingGroupsActorGivesNoNewDemandToAnActorOfAnOpenGroup() throws InterruptedException {
+        ActorGroup closing = scheduler.group("closing", 1);
+        Actor<Long, Long> feeder = Actor.identity(scheduler, 16); // default group: stays open
+        Actor<Long, Long> fed = Actor.identity(closing, 16);
+        AtomicLong emitted = new AtomicLong();
+        InOrderCounter rec = new InOrderCounter();
+        Flux.from(fed).subscribe(rec);
+        Flux.from(feeder).subscribe(fed);
+        neverPausingSource(emitted).subscribe(feeder);
+        awaitTrue(() -> rec.count.get() > 1_000, "traffic flows");
+
+        // the feeder is not closing: what it emits is new input for the closing group, so it gets no new demand
+        closing.disposeGracefully().block(Duration.ofSeconds(30));
+
+        assertTrue(rec.awaitTerminal());
+        assertInstanceOf(RejectedExecutionException.class, rec.error.get());
+        assertNull(rec.outOfOrder.get());
+        assertFalse(scheduler.isDisposed());
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /**
