@@ -179,7 +179,8 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
      * and the actor in between.
      */
     static final class Drain<T> extends ActorCell
-            implements CoreSubscriber<T>, Fuseable.QueueSubscription<T>, Scannable, Runnable {
+            implements CoreSubscriber<T>, Fuseable.QueueSubscription<T>, Scannable, Runnable,
+            io.reactoractor.internal.ClosingStage {
 
         private static final VarHandle DONE;
         private static final VarHandle DISCARD_GUARD;
@@ -295,7 +296,8 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
          *
          * @return whether new elements are rejected
          */
-        boolean isClosingStage() {
+        @Override
+        public boolean isClosingStage() {
             return group.isDisposed();
         }
 

@@ -95,8 +95,9 @@ final class InboundPort<I> implements CoreSubscriber<I>, Scannable {
     }
 
     /**
-     * Whether this port's upstream is a stage of this library that is closing gracefully too: an actor
-     * ({@code Flux.from(a).subscribe(b)}, {@code Flux.from(a).map(f).subscribe(b)}) or a fair {@code publishOn},
+     * Whether this port's upstream is a stage of this library that is closing gracefully too
+     * ({@link io.reactoractor.internal.ClosingStage}): an actor ({@code Flux.from(a).subscribe(b)},
+     * {@code Flux.from(a).map(f).subscribe(b)}), a fair {@code publishOn} or a ring consumer,
      * found by following the {@code Scannable} {@code PARENT} chain of the subscription up through one-parent
      * operators, as far as {@value #MAX_HOPS} hops. Such a stage refuses new input while it closes, so what it
      * emits is work it held when the closing began: a closing actor keeps granting it demand, and a chain of
@@ -111,11 +112,8 @@ final class InboundPort<I> implements CoreSubscriber<I>, Scannable {
     boolean drainsClosingStage() {
         Object stage = upstream.get();
         for (int hop = 0; hop <= MAX_HOPS && stage != null; hop++) {
-            if (stage instanceof OutboundPort<?> o) {
-                return o.isClosingStage();
-            }
-            if (stage instanceof FairPublishOn.Drain<?> d) {
-                return d.isClosingStage();
+            if (stage instanceof io.reactoractor.internal.ClosingStage c) {
+                return c.isClosingStage();
             }
             if (!(stage instanceof Scannable sc)) {
                 return false;

@@ -35,7 +35,7 @@ import reactor.util.context.Context;
  *
  * @param <O> outbound result type
  */
-final class OutboundPort<O> implements Subscription, Scannable {
+final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.internal.ClosingStage {
 
 
     private static final VarHandle SUBSCRIBER_SLOT;
@@ -94,7 +94,8 @@ final class OutboundPort<O> implements Subscription, Scannable {
      *
      * @return whether the actor refuses new input
      */
-    boolean isClosingStage() {
+    @Override
+    public boolean isClosingStage() {
         return loop.isClosing();
     }
 

@@ -717,7 +717,13 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
      * subscriptions are: {@code PARENT} is the consumer, the rest is the consumer's view, so a walk up from
      * the subscriber ({@code Scannable.from(s).parents()}) reaches the ring and its upstream.
      */
-    private final class ConsumerSubscription implements Subscription, Scannable {
+    private final class ConsumerSubscription implements Subscription, Scannable, io.reactoractor.internal.ClosingStage {
+
+        /** The ring refuses new events while its group or scheduler closes: what this consumer emits then was held. */
+        @Override
+        public boolean isClosingStage() {
+            return ring.group().isDisposed();
+        }
 
         @Override
         public Object scanUnsafe(Attr key) {

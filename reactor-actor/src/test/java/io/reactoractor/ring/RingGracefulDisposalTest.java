@@ -70,6 +70,49 @@ class RingGracefulDisposalTest {
     }
 
     @Test
+    void anActorFedByAConsumerDrainsTheEventsTheRingHeld() throws Exception {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(128).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, seq, eob) -> e);
+        ring.handleEventsWith(c);
+        ring.start();
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        io.reactoractor.actor.Actor<Integer, Integer> slow = io.reactoractor.actor.Actor.<Integer, Integer>builder(
+                scheduler).capacity(8).behaviour((m, ctx) -> {
+                    if (m == 0) {
+                        entered.countDown();
+                        try {
+                            gate.await(30, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    ctx.emit(m);
+                    return true;
+                }).build();
+        List<Integer> got = new CopyOnWriteArrayList<>();
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        CountDownLatch ended = new CountDownLatch(1);
+        Flux.from(slow).subscribe(got::add, e -> {
+            error.set(e);
+            ended.countDown();
+        }, ended::countDown);
+        Flux.from(c).subscribe(slow);
+        for (int i = 0; i < 100; i++) {
+            assertTrue(ring.tryPublish(i));
+        }
+        assertTrue(entered.await(10, TimeUnit.SECONDS));
+
+        CompletableFuture<Void> closed = scheduler.disposeGracefully().toFuture();
+        gate.countDown();
+
+        closed.orTimeout(30, TimeUnit.SECONDS).join();
+        assertTrue(ended.await(10, TimeUnit.SECONDS));
+        assertEquals(100, got.size(), "the events the ring held went on through the actor");
+        assertInstanceOf(RejectedExecutionException.class, error.get());
+    }
+
+    @Test
     void tryPublishAndPublishAreRefusedWhileClosingAndEarlierEventsAreHandled() throws Exception {
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
