@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
+import io.reactoractor.SchedulerHold;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +47,7 @@ class GracefulDisposalRefusesNewInputTest {
 
     @Test
     void tellIsRefusedAndSendRejectedWhileTheSchedulerCloses() throws InterruptedException {
-        CountDownLatch release = holdTheSchedulerOpen();
+        CountDownLatch release = SchedulerHold.holdOpen(scheduler);
         Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
         ActorTestSupport.ValueRecorder<Integer> rec = new ActorTestSupport.ValueRecorder<>();
         Flux.from(a).subscribe(rec);
@@ -299,18 +300,6 @@ class GracefulDisposalRefusesNewInputTest {
             sink.next(n);
             return n + 1;
         }).doOnNext(x -> emitted.incrementAndGet()).hide(); // hide: not fused, so the elements arrive as onNext
-    }
-
-    /** Keeps one carrier busy until the returned latch is released: the disposal cannot end before. */
-    private CountDownLatch holdTheSchedulerOpen() throws InterruptedException {
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        scheduler.schedule(() -> {
-            running.countDown();
-            awaitQuietly(release);
-        });
-        assertTrue(running.await(10, TimeUnit.SECONDS));
-        return release;
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

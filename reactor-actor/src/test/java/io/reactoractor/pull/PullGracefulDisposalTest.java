@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reactoractor.ActorScheduler;
+import io.reactoractor.SchedulerHold;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -74,17 +75,7 @@ class PullGracefulDisposalTest {
 
     @Test
     void aPullIsRejectedWhileClosingAndAnAckStillSettles() throws Exception {
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        scheduler.schedule(() -> { // keeps the disposal open until released
-            running.countDown();
-            try {
-                release.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertTrue(running.await(10, TimeUnit.SECONDS));
+        CountDownLatch release = SchedulerHold.holdOpen(scheduler); // keeps the disposal open until released
         consumer.append(S, PAYLOAD);
         consumer.append(S, PAYLOAD);
         PullResult first = consumer.pull(S, G, 1, Duration.ZERO).block(Duration.ofSeconds(10));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reactoractor.ActorScheduler;
+import io.reactoractor.SchedulerHold;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -114,17 +115,7 @@ class RingGracefulDisposalTest {
 
     @Test
     void tryPublishAndPublishAreRefusedWhileClosingAndEarlierEventsAreHandled() throws Exception {
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        scheduler.schedule(() -> { // keeps the disposal open until released
-            running.countDown();
-            try {
-                release.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertTrue(running.await(10, TimeUnit.SECONDS));
+        CountDownLatch release = SchedulerHold.holdOpen(scheduler); // keeps the disposal open until released
         RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8).build();
         RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, seq, eob) -> e);
         ring.handleEventsWith(c);
