@@ -142,7 +142,7 @@ final class AckLedger {
         if (f != null && attempt > 0 && f.state == InFlight.DELIVERED && f.attempts != attempt) {
             return; // stale: delivered again since, and that delivery is in flight
         }
-        if (f != null && f.state != InFlight.NEW && f.state != InFlight.DONE) {
+        if (f != null && f.state != InFlight.NEW && f.state != InFlight.DONE && f.state != InFlight.DEAD_LETTERING) {
             applyFailurePolicy(f, policy, now);
         } else if (f == null && remote != null && policy.kind() == FailurePolicy.Kind.SKIP) {
             // delivered by another process sharing the store (or settled here already): skipping is
@@ -231,16 +231,43 @@ final class AckLedger {
             default:
                 if (f.attempts >= policy.maxAttempts()) {
                     if (store != null) {
-                        store.append(FailurePolicy.deadLetterSubject(group), f.message.payload());
+                        store.append(FailurePolicy.deadLetterSubject(group), f.message.payload()); // throws: unsettled
+                        counters.deadLettered.increment();
+                        settle(f);
                     } else {
+                        // settled only once the store confirms the copy (deadLetterAnswered): settled now, a failed
+                        // copy was lost, the committed offset moving past it at the next ack
+                        if (f.state == InFlight.QUEUED) {
+                            redeliver.remove(f);
+                        }
+                        f.state = InFlight.DEAD_LETTERING;
+                        f.generation++; // its ack deadline, if any, is stale now
                         remote.deadLetter(f.message);
                     }
-                    counters.deadLettered.increment();
-                    settle(f);
                 } else {
                     requeue(f, now + PullConsumer.saturatedNanos(policy.backoff()));
                 }
                 break;
+        }
+    }
+
+    /**
+     * The store answered a dead-letter call ({@code InFlight.DEAD_LETTERING}): the message is settled if the
+     * copy was made, else it stays pending and is redelivered after the ack timeout (its next failure
+     * dead-letters it again). Ignored if it was settled meanwhile (an ack).
+     *
+     * @param error the call's failure, {@code null} if the copy was made
+     */
+    void deadLetterAnswered(long offset, Throwable error, long now) {
+        InFlight f = pending.get(offset);
+        if (f == null || f.state != InFlight.DEAD_LETTERING) {
+            return;
+        }
+        if (error == null) {
+            counters.deadLettered.increment();
+            settle(f);
+        } else {
+            requeue(f, now + ackTimeoutNanos);
         }
     }
 

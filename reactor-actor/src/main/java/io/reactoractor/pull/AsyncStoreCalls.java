@@ -727,6 +727,7 @@ final class AsyncStoreCalls {
                 LOG.warn("pull group " + actor.path() + ": dead-lettering " + message + " failed (it stays pending and"
                         + " is redelivered after the ack timeout): " + error);
             }
+            actor.ledger.deadLetterAnswered(message.offset(), error, now);
         }
 
         @Override

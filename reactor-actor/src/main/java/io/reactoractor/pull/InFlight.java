@@ -16,7 +16,15 @@ import java.util.Comparator;
  *   DELIVERED --ack timeout, asynchronous store--> CHECKING --still pending in the store--> QUEUED
  *                                                  CHECKING --settled there (another process) / ack--> DONE
  *                                                  CHECKING --nack--> as from DELIVERED
+ *   DELIVERED / QUEUED / CHECKING --nack, last attempt, asynchronous store--> DEAD_LETTERING (the store's
+ *                                  dead-letter call in flight; a nack meanwhile is ignored)
+ *                                  DEAD_LETTERING --the call succeeded--> DONE
+ *                                  DEAD_LETTERING --the call failed--> QUEUED, due after the ack timeout
+ *                                  DEAD_LETTERING --ack--> DONE
  * </pre>
+ * {@code DEAD_LETTERING}: the message stays pending (the committed offset cannot pass it) until the store
+ * confirms the copy; settling it at once, a failed copy lost the message (the next ack moved the store's
+ * committed offset past it, and a cursor-based store never delivered it again).
  * {@code CHECKING}: with an {@link AsyncMessageStore} shared by several processes, an acknowledgement may
  * have reached another one; the store is asked ({@link AsyncMessageStore#renewPending}) before the
  * message is delivered again.
@@ -30,6 +38,7 @@ final class InFlight {
     static final int QUEUED = 2;
     static final int DONE = 3;
     static final int CHECKING = 4;
+    static final int DEAD_LETTERING = 5;
 
     /** Redeliveries by due time, then offset (oldest message first). */
     static final Comparator<InFlight> BY_DUE = Comparator.<InFlight>comparingLong(f -> f.due)
