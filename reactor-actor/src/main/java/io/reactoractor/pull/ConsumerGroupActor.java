@@ -94,6 +94,8 @@ import reactor.util.Loggers;
  *              |                                         | command will keep the actor busy
  *   RETIRED    | tryPost / tryAttach (any)               | refused: the caller asks the consumer for the
  *              |                                         | pair's actor again (a new one once removed)
+ *   RETIRED    | post (any; the caller holds the actor)  | waits until back to 0 (offers) or the actor
+ *              |                                         | terminated (answered "retired")
  * </pre>
  * A post holds {@code entry} above zero from before its offer until after it, so the actor's CAS to
  * {@code RETIRED} (which needs zero) is ordered after every completed offer: the emptiness check that
@@ -247,13 +249,25 @@ final class ConsumerGroupActor extends ActorCell {
     }
 
     /**
-     * Hands a command to the actor; answers it with an error if the actor is terminated. Used where
-     * the caller holds the actor (a consumer's ack or release): a retired actor had nothing in flight
-     * and no consumer, so such a command has nothing left to act on and is answered "closed".
+     * Hands a command to the actor; answers it with an error if the actor retired. Used where the
+     * caller holds the actor (an attached consumer's pull, ack or release, a delivery's ack): a retired
+     * actor had nothing in flight and no consumer, so such a command has nothing left to act on and is
+     * answered "closed".
+     *
+     * <p>A refusal is final only once the actor is terminated: between the retirement CAS and its
+     * re-check of {@link #idle} (see the retirement table) posts are refused although the re-check may
+     * still find a consumer attached and put {@code entry} back to 0. An attached consumer's post that
+     * lands in that window (a {@code consume()} stream's first pull, subscribing as the pair's idle actor
+     * retires) waits the few instructions until the actor either goes on or terminates; it used to be
+     * answered "retired" and fail a live stream.
      */
     void post(ConsumerGroupCommand c) {
-        if (!tryPost(c)) {
-            c.fail(new IllegalStateException("pull group " + subject + "/" + group + " retired (idle)"));
+        while (!tryPost(c)) {
+            if (isTerminated()) {
+                c.fail(new IllegalStateException("pull group " + subject + "/" + group + " retired (idle)"));
+                return;
+            }
+            Thread.onSpinWait(); // RETIRED, re-checking idle(): back to 0, or terminated (a few instructions)
         }
     }
 

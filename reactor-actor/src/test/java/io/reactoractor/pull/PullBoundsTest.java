@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactoractor.micrometer.MicrometerActorMetrics;
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,9 +20,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 
 /**
@@ -215,6 +219,58 @@ class PullBoundsTest {
     }
 
     // ------------------------------------------------------------------ item 2: the cap
+
+    /**
+     * The pullfail probe's finding: a {@code consume()} stream subscribing as its pair's idle actor retired
+     * failed now and then (6 of 30,000) with "retired (idle)". The actor refuses posts between its
+     * retirement CAS and its re-check of idleness, which finds the stream attached and goes on; the stream's
+     * first pull, posted in that window, was answered with the refusal. Here the window is held open
+     * (entry set to RETIRED by hand, on a pair that never retires of itself): the pull must wait for the
+     * re-check and be served after it.
+     */
+    @Test
+    void aStreamsPullPostedWhileItsActorReChecksRetirementWaitsAndIsServed() throws Exception {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).idleTimeout(Duration.ZERO));
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        List<Long> seen = new CopyOnWriteArrayList<>();
+        AtomicReference<Subscription> subscription = new AtomicReference<>();
+        c.consume("s", "g").subscribe(new CoreSubscriber<Delivery>() {
+            @Override
+            public void onSubscribe(Subscription s) {
+                subscription.set(s); // attached; the first pull goes out at the first request
+            }
+
+            @Override
+            public void onNext(Delivery d) {
+                seen.add(d.message().offset());
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                errors.add(t);
+            }
+
+            @Override
+            public void onComplete() {
+            }
+        });
+        ConsumerGroupActor actor = ((ConsumerSubscription) subscription.get()).actor();
+        Field entry = ConsumerGroupActor.class.getDeclaredField("entry");
+        entry.setAccessible(true);
+        entry.setInt(actor, Integer.MIN_VALUE); // RETIRED: the retirement's re-check is still to come
+        Thread requester = new Thread(() -> subscription.get().request(1), "requester");
+        requester.start();
+        requester.join(200);
+        assertEquals(List.of(), errors, "a pull posted in the window is not refused");
+        assertTrue(requester.isAlive(), "the post waits for the re-check");
+        entry.setInt(actor, 0); // the re-check found the stream attached: the actor goes on
+        requester.join(WAIT.toMillis());
+        assertFalse(requester.isAlive());
+        c.append("s", b("m"));
+        await(() -> seen.size() == 1, "the stream's pull is served");
+        assertEquals(List.of(0L), seen);
+        assertEquals(List.of(), errors);
+    }
 
     @Test
     void pairsBeyondTheCapAreRefusedClearlyAndTheOthersKeepWorking() throws InterruptedException {
