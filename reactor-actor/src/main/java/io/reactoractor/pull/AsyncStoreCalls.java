@@ -82,20 +82,24 @@ import reactor.util.Loggers;
  *                 | fetch sets maybeMore again)                  |
  *   acknowledge   | a consumer's ack handled (at once, in the    | one call fewer outstanding; the acks it
  *                 | command's handling), or at the turn's end:   | carried are answered (committed offset)
- *                 | acks / ack-on-delivery / commit pending;     | or failed
- *                 | fewer than MAX_ACK_CALLS outstanding: one    |
- *                 | call with every offset gathered              |
+ *                 | acks / ack-on-delivery / commit pending;     | or failed; a failure keeps its offsets
+ *                 | fewer than MAX_ACK_CALLS outstanding; after  | and the commit for the next call and
+ *                 | a failure, its back-off passed or an ack     | sets the back-off (10 ms doubling to
+ *                 | waits for an answer: one call with every     | 1 s; the timer's turn sends them); a
+ *                 | offset gathered                              | success ends the back-off
  *   reclaim       | pulls wait, now &gt;= nextReclaimAt, not       | messages not already in this process
  *                 | reclaiming                                   | are queued for redelivery (due now)
  *   renew         | a pull is answered with redeliveries, or with| a failure is logged (another process
  *                 | messages that waited &gt;= ackTimeout/4 in the  | may take them over too: a duplicate)
  *                 | buffer (restarts their idle clock)           |
- *   dead letter   | a nack's policy dead-letters a message       | a failure is logged: the message stays
- *                 |                                              | pending in the store, reclaimed later
+ *   dead letter   | a nack's policy dead-letters a message (it   | the copy made: the message is settled;
+ *                 | stays pending here, DEAD_LETTERING)          | a failure is logged and the message is
+ *                 |                                              | redelivered after the ack timeout
  * </pre>
  * A pull never waits past its deadline for a call: the deadline timer answers it {@code TIMED_OUT}
  * whatever is outstanding, and a late fetch's messages stay in {@code fetched} for the next pull. The
- * actor does not retire while a call is outstanding or acks wait for one ({@link #idle}).
+ * actor does not retire while a call is outstanding or acks wait for one, nor while the store has not
+ * recorded what was acknowledged ({@link #idle}).
  */
 final class AsyncStoreCalls {
 
@@ -112,6 +116,10 @@ final class AsyncStoreCalls {
     static final int MAX_RECLAIM = 1024;
     /** Acknowledge calls outstanding at most (pipelined on the store's connection). */
     static final int MAX_ACK_CALLS = 4;
+    /** The back-off before acknowledgements a failed call carried are sent again: doubling from this... */
+    static final long ACK_RETRY_MIN_NANOS = 10_000_000L;
+    /** ...up to this. */
+    static final long ACK_RETRY_MAX_NANOS = 1_000_000_000L;
     /** Fetches outstanding at most when the store allows it ({@link AsyncMessageStore#pipelinedFetches()}). */
     static final int MAX_FETCH_CALLS = 4;
     /** A fetch issued this recently covers a new pull (see the class comment). */
@@ -171,6 +179,10 @@ final class AsyncStoreCalls {
     private boolean commitDirty;
     /** Acks answered when the next acknowledge call completes. */
     private List<Settle> ackWaiters = new ArrayList<>();
+    /** Acknowledge calls failed in a row (0: the last one succeeded); sets the back-off of the retry. */
+    private int ackFailures;
+    /** When the acknowledgements of a failed call are sent again (meaningful while {@code ackFailures > 0}). */
+    private long ackRetryAt;
     /** Store calls outstanding (the actor does not retire while one is). */
     private int outstanding;
 
@@ -359,7 +371,7 @@ final class AsyncStoreCalls {
     /** End of a turn: issues the calls the state asks for (see the table). */
     void issueCalls(long now, long committedOffset) {
         issueFetch(now);
-        issueAck(committedOffset);
+        issueAck(now, committedOffset);
         issueReclaim(now);
     }
 
@@ -368,8 +380,8 @@ final class AsyncStoreCalls {
      * {@value #MAX_ACK_CALLS} are outstanding, not at the end of the turn with the acks of every other
      * consumer handled in it (each consumer's ack is answered when its own call is; see the table).
      */
-    void ackHandled(long committedOffset) {
-        issueAck(committedOffset);
+    void ackHandled(long now, long committedOffset) {
+        issueAck(now, committedOffset);
     }
 
     private void issueFetch(long now) {
@@ -407,8 +419,11 @@ final class AsyncStoreCalls {
         return false;
     }
 
-    private void issueAck(long committedOffset) {
-        if (ackCalls < MAX_ACK_CALLS && (toAckCount > 0 || commitDirty)) {
+    private void issueAck(long now, long committedOffset) {
+        // after a failed call, what it carried waits for its back-off unless a consumer's ack waits for an
+        // answer (its call carries them too): a store that fails at once is not called in a loop of turns
+        if (ackCalls < MAX_ACK_CALLS && (toAckCount > 0 || commitDirty)
+                && (ackFailures == 0 || now - ackRetryAt >= 0 || !ackWaiters.isEmpty())) {
             ackCalls++;
             long[] offsets = Arrays.copyOf(toAck, toAckCount);
             toAckCount = 0;
@@ -418,7 +433,7 @@ final class AsyncStoreCalls {
             commitDirty = false;
             List<Settle> waiters = ackWaiters;
             ackWaiters = new ArrayList<>();
-            call(() -> remote.acknowledge(subject, group, offsets, committedOffset), new Acked(waiters));
+            call(() -> remote.acknowledge(subject, group, offsets, committedOffset), new Acked(offsets, waiters));
         }
     }
 
@@ -438,9 +453,21 @@ final class AsyncStoreCalls {
         return reclaiming ? Long.MAX_VALUE : nextReclaimAt;
     }
 
-    /** @return whether no call is outstanding and no ack waits for one (the actor may retire) */
+    /**
+     * @return when acknowledgements a failed call carried are due to be sent again, for the timer
+     *     ({@code Long.MAX_VALUE} if none wait for a back-off)
+     */
+    long nextAckRetryAt() {
+        return ackFailures > 0 && (toAckCount > 0 || commitDirty) ? ackRetryAt : Long.MAX_VALUE;
+    }
+
+    /**
+     * @return whether no call is outstanding and nothing waits to be told to the store (the actor may
+     *     retire): acknowledgements not recorded yet, also those of a failed call, keep it, as a
+     *     synchronous store's uncommitted progress does
+     */
     boolean idle() {
-        return outstanding == 0 && ackWaiters.isEmpty() && toAckCount == 0;
+        return outstanding == 0 && ackWaiters.isEmpty() && toAckCount == 0 && !commitDirty;
     }
 
     /** The actor terminated: the acks waiting for an acknowledge call are answered {@code closed}. */
@@ -596,11 +623,20 @@ final class AsyncStoreCalls {
         }
     }
 
-    /** An acknowledge call's answer: answers the acks it carried. */
+    /**
+     * An acknowledge call's answer: answers the acks it carried. A failure keeps what the call carried:
+     * its offsets and the committed offset are sent again with the next call, after a back-off (doubling
+     * from {@link #ACK_RETRY_MIN_NANOS} to {@link #ACK_RETRY_MAX_NANOS}) unless a consumer's ack goes out
+     * sooner; the messages are settled here, so without it they stayed pending in the store and were
+     * delivered again once the pair's actor retired (a cursor-based store reads from its older offset) or
+     * another process reclaimed them.
+     */
     private final class Acked extends StoreReply<Void> {
+        private final long[] offsets;
         private final List<Settle> waiters;
 
-        Acked(List<Settle> waiters) {
+        Acked(long[] offsets, List<Settle> waiters) {
+            this.offsets = offsets;
             this.waiters = waiters;
         }
 
@@ -608,13 +644,29 @@ final class AsyncStoreCalls {
         void apply(long now) {
             ackCalls--;
             if (error != null) {
-                // settled here, still pending in the store: reclaimed and redelivered later
+                for (long offset : offsets) {
+                    addToAck(offset);
+                    if (reclaiming) {
+                        ackedWhileReclaiming.add(offset); // an outstanding reclaim must not bring it back
+                    }
+                }
+                commitDirty = true;
+                if (ackFailures++ == 0) {
+                    LOG.warn("pull group " + actor.path() + ": the store did not record acknowledgements; they "
+                            + "are kept and sent again (logged once until a call succeeds)", error);
+                }
+                ackRetryAt = now + Math.min(ACK_RETRY_MAX_NANOS, ACK_RETRY_MIN_NANOS << Math.min(ackFailures - 1, 7));
                 MessageStoreException e = new MessageStoreException("pull group " + subject + "/" + group
-                        + ": acknowledgement not recorded", error);
+                        + ": acknowledgement not recorded yet (it is sent again with the group's next acknowledge "
+                        + "call)", error);
                 for (Settle s : waiters) {
                     s.fail(e);
                 }
             } else {
+                if (ackFailures > 0) {
+                    ackFailures = 0;
+                    LOG.info("pull group " + actor.path() + ": the store records acknowledgements again");
+                }
                 long committed = actor.ledger.committedOffset();
                 for (Settle s : waiters) {
                     s.done(committed);

@@ -633,7 +633,7 @@ final class ConsumerGroupActor extends ActorCell {
             ledger.commitIfAdvanced();
             if (remote != null) {
                 remote.answerWhenRecorded(a);
-                remote.ackHandled(ledger.committedOffset()); // its call goes out now if a slot is free
+                remote.ackHandled(now, ledger.committedOffset()); // its call goes out now if a slot is free
             } else {
                 a.done(ledger.committedOffset());
             }
@@ -938,6 +938,9 @@ final class ConsumerGroupActor extends ActorCell {
             }
         }
         deadline = Math.min(deadline, ledger.nextAckDeadline());
+        if (remote != null) {
+            deadline = Math.min(deadline, remote.nextAckRetryAt()); // acknowledgements a failed call carried
+        }
         if (deadline == Long.MAX_VALUE && idleTimeoutNanos > 0 && quiet()) {
             // quiet with progress the store has not recorded: a turn one idle timeout after the last failed
             // commit retries it (at the turn's end), then retires the group if it succeeded

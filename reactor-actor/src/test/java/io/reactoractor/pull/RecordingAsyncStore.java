@@ -70,12 +70,30 @@ final class RecordingAsyncStore implements AsyncMessageStore {
         return true;
     }
 
+    /** Whether acknowledge calls fail (their Mono errors), as a store that cannot be reached. */
+    volatile boolean acknowledgeFails;
+    /** Acknowledge calls made, failed or not. */
+    final java.util.concurrent.atomic.AtomicInteger acknowledgeCalls = new java.util.concurrent.atomic.AtomicInteger();
+    /** Offsets the store recorded as acknowledged (successful calls). */
+    final java.util.Set<Long> recordedAcks = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The highest committed offset the store recorded (-1: none). */
+    final java.util.concurrent.atomic.AtomicLong recordedCommit = new java.util.concurrent.atomic.AtomicLong(-1);
+
     @Override
     public Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed) {
+        acknowledgeCalls.incrementAndGet();
         if (throwInTheCall) {
             throw new IllegalStateException("test: the store threw in the call to acknowledge");
         }
-        return delegate.acknowledge(subject, group, offsets, committed);
+        if (acknowledgeFails) {
+            return Mono.error(new IllegalStateException("test: the store cannot be reached"));
+        }
+        return delegate.acknowledge(subject, group, offsets, committed).doOnSuccess(v -> {
+            for (long o : offsets) {
+                recordedAcks.add(o);
+            }
+            recordedCommit.accumulateAndGet(committed, Math::max);
+        });
     }
 
     @Override
