@@ -375,6 +375,10 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
                 deliveringThread = null;
                 d.nack(t);
                 ackHandled(handled, nHandled); // the messages before it were handled, whatever it threw
+                // the messages after it never reached the application: released uncounted, before the cancel's
+                // release, which counts an attempt for what this consumer still holds (as a lambda handler's
+                // failure, caught by Reactor, releases the rest below)
+                releaseUndelivered(result, attempts, i + 1);
                 cancel();
                 error(t);
                 delivering = false;
@@ -409,14 +413,7 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
         if (undeliveredFrom >= 0) {
             // only these: the messages delivered before may still be in the application's hands (a quiesced
             // consumer keeps them in flight; a cancel's own release covers them)
-            List<Message> rest = result.messages().subList(undeliveredFrom, result.messages().size());
-            long[] offsets = new long[rest.size()];
-            for (int i = 0; i < offsets.length; i++) {
-                offsets[i] = rest.get(i).offset();
-            }
-            int[] restAttempts = java.util.Arrays.copyOfRange(attempts, undeliveredFrom, result.messages().size());
-            // redelivered now, not after the ack timeout
-            actor.post(new ConsumerGroupCommand.Release(consumerId, offsets, restAttempts));
+            releaseUndelivered(result, attempts, undeliveredFrom);
         }
         pullInFlight = false;
         delivering = false;
@@ -443,6 +440,22 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
         if (e != null && !delivering && subscribed) {
             error(e);
         }
+    }
+
+    /**
+     * Releases the messages of an answer from index {@code from} on, which were never handed to
+     * {@code onNext}: redelivered now, not after the ack timeout, and without counting an attempt.
+     */
+    private void releaseUndelivered(PullResult result, int[] attempts, int from) {
+        int n = result.messages().size();
+        if (from >= n) {
+            return;
+        }
+        long[] offsets = new long[n - from];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = result.messages().get(from + i).offset();
+        }
+        actor.post(new ConsumerGroupCommand.Release(consumerId, offsets, java.util.Arrays.copyOfRange(attempts, from, n)));
     }
 
     /** One ack command for the whole batch handled by {@code onNext}, not one per message. */

@@ -97,6 +97,63 @@ class PullDeliveryCountingTest {
         assertThat(c.store().endOffset("dlq.g")).isZero();
     }
 
+    /**
+     * The pullfail probe's finding: a raw {@code Subscriber} whose {@code onNext} throws mid-batch had the rest
+     * of the batch, never handed to it, counted as delivered (attempt 2 at its first sight, and with
+     * {@code retryThenDeadLetter(2)} dead-lettered at its first failure). A Reactor lambda handler's failure
+     * (caught by Reactor) left the rest uncounted already; a throwing {@code onNext} now does the same.
+     */
+    @Test
+    void messagesAfterAnOnNextThatThrewMidBatchKeepTheirAttempts() throws Exception {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofSeconds(60))
+                .failurePolicy(FailurePolicy.retryThenDeadLetter(2, Duration.ZERO)));
+        for (int i = 0; i < 3; i++) {
+            c.append("s", b("m" + i));
+        }
+        List<String> first = new CopyOnWriteArrayList<>();
+        c.consume("s", "g", ConsumerOptions.builder().batchSize(3).build()).subscribe(new org.reactivestreams.Subscriber<Delivery>() {
+            @Override
+            public void onSubscribe(Subscription s) {
+                s.request(3);
+            }
+
+            @Override
+            public void onNext(Delivery d) {
+                first.add(d.message().offset() + "@" + d.attempt());
+                if (d.message().offset() == 1) {
+                    throw new IllegalStateException("the handler failed"); // breaks rule 2.13; supported all the same
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+            }
+
+            @Override
+            public void onComplete() {
+            }
+        });
+        // (Reactor's StrictSubscriber around a raw Subscriber keeps the error to itself once onNext threw)
+        await(() -> first.size() == 2 && c.stats("s", "g").committedOffset() == 1, "offset 0 handled, offset 1 failed");
+        assertThat(first).containsExactly("0@1", "1@1");
+
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Disposable second = c.consume("s", "g", ConsumerOptions.builder().ackMode(AckMode.EXPLICIT).build())
+                .subscribe(d -> {
+                    seen.add(d.message().offset() + "@" + d.attempt());
+                    if (d.message().offset() == 2 && d.attempt() == 1) {
+                        d.nack(new IllegalStateException("fails once")); // its first failure: one attempt left
+                    } else {
+                        d.ack();
+                    }
+                });
+        await(() -> c.stats("s", "g").committedOffset() == 3, "all settled");
+        second.dispose();
+        // offset 1 failed once (attempt 2 now); offset 2 never reached the first subscriber: attempt 1
+        assertThat(seen).containsExactlyInAnyOrder("1@2", "2@1", "2@2");
+        assertThat(c.stats("s", "g").deadLettered()).isZero();
+    }
+
     @Test
     void aDiscardedPullAnswerDoesNotUseUpAnAttempt() throws Exception {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofSeconds(60))
