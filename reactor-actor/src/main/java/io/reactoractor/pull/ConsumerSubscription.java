@@ -47,8 +47,8 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
     /** Set once, by CAS, by the one terminal signal delivered downstream. */
     private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
     /**
-     * A {@code request(n <= 0)}, or the consumer's disposal: its error waits until no answer is being
-     * delivered (rule 1.3: never
+     * A {@code request(n <= 0)}, the consumer's disposal or a failed pull ({@link #fail}): the first of
+     * them is the stream's error, and waits until no answer is being delivered (rule 1.3: never
      * {@code onError} while the actor's thread is in {@code onNext}). The requester writes this and
      * {@code cancelled}, then reads {@link #delivering}; {@link #answer} writes {@code delivering = true},
      * reads {@code cancelled} before each {@code onNext}, and at its end writes {@code delivering = false}
@@ -281,15 +281,15 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
             "reactor.core.publisher.FluxTimeout$TimeoutMainSubscriber#doError",
             "reactor.core.publisher.SerializedSubscriber#cancel");
 
-    /**
-     * The pull consumer was disposed: the stream errors with {@code error}, also when no pull is in
-     * flight (a waiting or answered pull errors by itself), after an answer in progress (rule 1.3).
-     */
     /** @return the group's actor this stream pulls from */
     ConsumerGroupActor actor() {
         return actor;
     }
 
+    /**
+     * The pull consumer was disposed: the stream errors with {@code error}, also when no pull is in
+     * flight (a waiting or answered pull errors by itself), after an answer in progress (rule 1.3).
+     */
     void consumerDisposed(Throwable error) {
         pendingError.compareAndSet(null, error);
         cancelled = true; // no further pull or onNext; the group's actor is gone, so no release is posted
@@ -470,12 +470,22 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
         current = null;
         pullInFlight = false;
         if (!cancelled) {
+            Runnable hook = afterFailSawNoCancelForTest;
+            if (hook != null) {
+                hook.run();
+            }
             cancel(); // as a cancel: this consumer's unacknowledged messages are redelivered now
-            error(error);
-        } else {
-            deliverPendingErrorIfIdle();
+            // through pendingError, as a disposal's error goes: when the two race (the actor's drain fails the
+            // stream's pull as dispose() ends the stream), one of them is delivered and the other is known as the
+            // same ending; delivered directly, the loser went to Hooks.onErrorDropped, which logs at ERROR after
+            // a normal shutdown. Also after an answer in progress on another thread (rule 1.3), not beside it.
+            pendingError.compareAndSet(null, error);
         }
+        deliverPendingErrorIfIdle();
     }
+
+    /** Test seam: runs in {@link #fail} after it saw the stream not cancelled (to interleave a disposal there). */
+    static volatile Runnable afterFailSawNoCancelForTest;
 
     private void error(Throwable t) {
         if (!done.compareAndSet(false, true)) {
