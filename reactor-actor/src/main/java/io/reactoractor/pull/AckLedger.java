@@ -103,8 +103,12 @@ final class AckLedger {
         return store != null && settledOffset() > committedOffset;
     }
 
-    /** Every message before it is settled (acknowledged, or dead-lettered): what a commit records. */
-    private long settledOffset() {
+    /**
+     * Every message before it is settled (acknowledged, or dead-lettered): what a commit records, and what
+     * {@link GroupStats#committedOffset()} reports (the group's progress, also while the store refuses or
+     * fails its commit, which is retried).
+     */
+    long settledOffset() {
         return pending.isEmpty() ? nextOffset : Math.min(pending.firstKey(), nextOffset);
     }
 

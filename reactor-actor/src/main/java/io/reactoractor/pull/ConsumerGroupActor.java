@@ -450,7 +450,9 @@ final class ConsumerGroupActor extends ActorCell {
 
     GroupStats stats() {
         long end = endOffset();
-        long committed = ledger.committedOffset();
+        // the group's progress: what it settled, also while the store refuses or fails the commit (retried; the
+        // messages are not delivered again meanwhile), so that lag counts only messages not yet acknowledged
+        long committed = Math.max(ledger.committedOffset(), ledger.settledOffset());
         int inFlight = ledger.inFlight();
         long n = counters.pulls.sum();
         // offsets with gaps (Redis entry IDs) do not count messages: the lag is then what this process

@@ -7,7 +7,9 @@ package io.reactoractor.pull;
  * @param group                 the consumer group
  * @param schedulingGroup       the scheduler group whose CPU share the group's actor uses
  * @param endOffset             the subject's end offset (next append's offset)
- * @param committedOffset       every message before it was acknowledged by the group
+ * @param committedOffset       every message before it was acknowledged by the group (settled: also while
+ *                              the store refuses or fails to record it, which the consumer retries; the
+ *                              store's own figure is {@link MessageStore#committedOffset})
  * @param lag                   {@code endOffset - committedOffset}: messages not yet acknowledged; with an
  *                              {@link AsyncMessageStore} whose offsets have gaps, the messages this process
  *                              holds (fetched, not yet acknowledged): the group's lag is the store's

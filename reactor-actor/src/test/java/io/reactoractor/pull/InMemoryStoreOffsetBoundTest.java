@@ -239,7 +239,8 @@ class InMemoryStoreOffsetBoundTest {
 
     /**
      * Through the pull consumer: an acknowledgement whose commit is refused fails with the store's error, the
-     * group's progress is kept, and its next acknowledgement after room was made commits all of it.
+     * group's progress is kept (and reported in its {@link GroupStats}), and its next acknowledgement after room
+     * was made commits all of it.
      */
     @Test
     @Timeout(30)
@@ -258,6 +259,11 @@ class InMemoryStoreOffsetBoundTest {
                     () -> consumer.ack("s", "g", List.of(0L, 1L)).block(Duration.ofSeconds(10)));
             assertTrue(InMemoryStoreSubjectBoundTest.hasCause(error, OffsetLimitExceededException.class), error.toString());
             assertEquals(-1, store.committedOffset("s", "g"));
+            // the figures tell the group's progress, not the store's refusal: nothing acknowledged counts as lag
+            GroupStats stats = consumer.stats("s", "g");
+            assertEquals(2, stats.acknowledged());
+            assertEquals(2, stats.committedOffset(), stats.toString());
+            assertEquals(1, stats.lag(), stats.toString());
             clock.addAndGet(HOUR); // "other" expires
             PullResult next = consumer.pullOnce("s", "g", 2).block(Duration.ofSeconds(10));
             assertEquals(1, next.messages().size()); // the acknowledged ones are not delivered again
@@ -332,6 +338,11 @@ class InMemoryStoreOffsetBoundTest {
             PullResult r = consumer.pull("s", "g", 2, Duration.ofSeconds(5), true).block(Duration.ofSeconds(10));
             assertEquals(2, r.messages().size());
             assertEquals(-1, store.committedOffset("s", "g"));
+            // the figures tell the group's progress, not the store's refusal: nothing acknowledged counts as lag
+            GroupStats stats = consumer.stats("s", "g");
+            assertEquals(2, stats.acknowledged());
+            assertEquals(2, stats.committedOffset(), stats.toString());
+            assertEquals(1, stats.lag(), stats.toString());
             clock.addAndGet(HOUR); // "other" expires
             PullResult next = consumer.pull("s", "g", 2, Duration.ofSeconds(5), true).block(Duration.ofSeconds(10));
             assertEquals(1, next.messages().size()); // the first two are not delivered again
