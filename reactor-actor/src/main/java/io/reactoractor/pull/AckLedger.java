@@ -140,14 +140,18 @@ final class AckLedger {
      * message's current count) while a newer delivery is in flight: that holder's outcome decides.
      *
      * @param attempt the failed delivery's attempt number, {@code 0} if unknown (a nack by offset)
+     * @param answer  the nack's caller, answered by the store's reply when the message is being dead-lettered
+     *                with an asynchronous store
+     * @return whether {@code answer} was taken over (answered when the store confirms or fails the copy);
+     *         otherwise the caller answers it now
      */
-    void nack(long offset, FailurePolicy policy, int attempt, long now) {
+    boolean nack(long offset, FailurePolicy policy, int attempt, long now, ConsumerGroupCommand.Settle answer) {
         InFlight f = pending.get(offset);
         if (f != null && attempt > 0 && f.state == InFlight.DELIVERED && f.attempts != attempt) {
-            return; // stale: delivered again since, and that delivery is in flight
+            return false; // stale: delivered again since, and that delivery is in flight
         }
         if (f != null && f.state != InFlight.NEW && f.state != InFlight.DONE && f.state != InFlight.DEAD_LETTERING) {
-            applyFailurePolicy(f, policy, now);
+            return applyFailurePolicy(f, policy, now, answer);
         } else if (f == null && remote != null && policy.kind() == FailurePolicy.Kind.SKIP) {
             // delivered by another process sharing the store (or settled here already): skipping is
             // acknowledging it in the store; a retry is that process's ack timeout, and a dead letter
@@ -155,6 +159,7 @@ final class AckLedger {
             counters.skipped.increment();
             remote.acked(offset);
         }
+        return false;
     }
 
     /** A consumer went away: what it holds unacknowledged is redelivered now. */
@@ -219,7 +224,7 @@ final class AckLedger {
         }
     }
 
-    private void applyFailurePolicy(InFlight f, FailurePolicy policy, long now) {
+    private boolean applyFailurePolicy(InFlight f, FailurePolicy policy, long now, ConsumerGroupCommand.Settle answer) {
         switch (policy.kind()) {
             case SKIP:
                 counters.skipped.increment();
@@ -246,13 +251,15 @@ final class AckLedger {
                         }
                         f.state = InFlight.DEAD_LETTERING;
                         f.generation++; // its ack deadline, if any, is stale now
-                        remote.deadLetter(f.message);
+                        remote.deadLetter(f.message, answer);
+                        return true;
                     }
                 } else {
                     requeue(f, now + PullConsumer.saturatedNanos(policy.backoff()));
                 }
                 break;
         }
+        return false;
     }
 
     /**

@@ -292,9 +292,9 @@ final class AsyncStoreCalls {
         commitDirty = true;
     }
 
-    /** Moves {@code message} to the dead-letter subject. */
-    void deadLetter(Message message) {
-        call(() -> remote.deadLetter(subject, group, message), new DeadLettered(message));
+    /** Moves {@code message} to the dead-letter subject; {@code answer} (the nack) is answered with the store's reply. */
+    void deadLetter(Message message, ConsumerGroupCommand.Settle answer) {
+        call(() -> remote.deadLetter(subject, group, message), new DeadLettered(message, answer));
     }
 
     /** Asks the store which of these messages (their ack timeout passed) are still pending; see {@link InFlight}. */
@@ -768,9 +768,12 @@ final class AsyncStoreCalls {
     /** A dead-letter call's answer: a failure leaves the message pending in the store. */
     private final class DeadLettered extends StoreReply<Void> {
         private final Message message;
+        /** The nack that dead-lettered the message: answered now, as the synchronous path answers it in its turn. */
+        private final ConsumerGroupCommand.Settle answer;
 
-        DeadLettered(Message message) {
+        DeadLettered(Message message, ConsumerGroupCommand.Settle answer) {
             this.message = message;
+            this.answer = answer;
         }
 
         @Override
@@ -780,6 +783,18 @@ final class AsyncStoreCalls {
                         + " is redelivered after the ack timeout): " + error);
             }
             actor.ledger.deadLetterAnswered(message.offset(), error, now);
+            if (error != null) {
+                answer.fail(new MessageStoreException("pull group " + subject + "/" + group + ": dead-lettering offset "
+                        + message.offset() + " failed (it stays pending and is redelivered after the ack timeout)", error));
+            } else {
+                actor.ledger.commitIfAdvanced();
+                answer.done(actor.ledger.committedOffset());
+            }
+        }
+
+        @Override
+        void fail(Throwable closed) {
+            answer.fail(closed);
         }
 
         @Override

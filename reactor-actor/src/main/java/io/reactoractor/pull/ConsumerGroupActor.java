@@ -642,9 +642,10 @@ final class ConsumerGroupActor extends ActorCell {
         } else if (c instanceof AsyncStoreCalls.StoreReply<?> r) {
             r.applied(now);
         } else if (c instanceof Nack n) {
-            ledger.nack(n.offset, n.policy, n.attempt, now);
-            ledger.commitIfAdvanced();
-            n.done(ledger.committedOffset());
+            if (!ledger.nack(n.offset, n.policy, n.attempt, now, n)) {
+                ledger.commitIfAdvanced();
+                n.done(ledger.committedOffset());
+            } // else dead-lettering with an asynchronous store: answered by the store's reply (DeadLettered)
         } else if (c instanceof Release r) {
             if (r.offsets == null) {
                 ledger.release(r.consumerId, now);

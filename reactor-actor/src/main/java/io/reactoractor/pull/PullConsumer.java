@@ -430,7 +430,9 @@ public final class PullConsumer implements Disposable {
      * @param subject the subject
      * @param group   the consumer group
      * @param offset  the failed message's offset
-     * @return the group's committed offset afterwards
+     * @return the group's committed offset afterwards; when the policy dead-letters the message, once the copy
+     *         is made: the store's error if it failed (the message then stays pending and is redelivered after
+     *         the ack timeout), a {@link MessageStoreException} with an {@link AsyncMessageStore}
      */
     public Mono<Long> nack(String subject, String group, long offset) {
         Names.subject(subject);
