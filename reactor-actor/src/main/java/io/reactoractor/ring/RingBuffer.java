@@ -59,7 +59,8 @@ import reactor.util.context.Context;
  * {@code s} unless every gating consumer's sequence is at least {@code s - size}: it never overwrites
  * a slot some consumer has yet to handle. Every live consumer gates (the slowest one bounds the
  * producer); a consumer whose subscriber cancelled leaves the gating set (its sequence becomes
- * {@link Long#MAX_VALUE}) and its dependents stop waiting for it.
+ * {@link Long#MAX_VALUE}) and its dependents wait for its dependencies instead: the declared order holds
+ * transitively ({@code a -> b -> c} once {@code b} left: {@code c} handles an event only after {@code a}).
  *
  * <h2>Producers</h2>
  * <ul>
@@ -153,19 +154,24 @@ import reactor.util.context.Context;
  * {@code tryPublishEvent} answer {@code false}, {@link #publish} fails with
  * {@code RejectedExecutionException} (so does a publish waiting for space, when the consumers next
  * advance), and the upstream is granted no new demand (events within the demand it holds are taken). The
- * consumers handle every event published before, then the end of the disposal signals
- * {@code onError(RejectedExecutionException)} to their subscribers; so the disposal waits for the events
- * the ring held when it began, never for producers that keep publishing.
+ * consumers handle the events published before, within their subscribers' outstanding demand (a
+ * consumer whose subscriber requests nothing more is idle work, as a Reactor {@code publishOn} waiting
+ * for demand is), then the end of the disposal signals {@code onError(RejectedExecutionException)} to
+ * their subscribers and the events they did not get go to the discard hook; so the disposal waits for the
+ * events the ring held when it began as far as demand lets them go, never for producers that keep
+ * publishing.
  *
  * <h2>Discarded events</h2>
  * Reactor's discard hook ({@code doOnDiscard} downstream of a published consumer) sees every event the
  * ring took and will never hand to its last consumer: an element that overflows the upstream's demand or
  * arrives after the ring closed or cancelled its upstream, and, when the last live consumer terminates
- * (its subscriber cancelled, a failure stopped the ring), the accepted events that consumer had not
- * handled, as Reactor's buffering operators discard their queue on cancel. The hook is the one in the
- * ring's {@link #currentContext()}: its first published consumer's subscriber's (Reactor's multicast
- * operators expose their first subscriber's context the same way), for the events left behind the last
- * consumer's own. A ring completed normally discards nothing: every consumer handled every event. Rings
+ * (its subscriber cancelled, a failure or a disposal stopped the ring), the accepted events some consumer
+ * will never handle: those above the lowest position of the consumers that ended with the ring (or of the
+ * last one, when its subscriber cancelled), whichever consumer happens to terminate last, as Reactor's
+ * buffering operators discard their queue on cancel. Each goes to the hook of the consumer furthest
+ * behind: its subscriber's context, or the ring's {@link #currentContext()} (its first published
+ * consumer's subscriber's, as Reactor's multicast operators expose their first subscriber's context) for a
+ * consumer without one. A ring completed normally discards nothing: every consumer handled every event. Rings
  * built with an {@link Builder#eventFactory event factory} discard nothing: their events are reused
  * containers the ring owns, not elements.
  *
@@ -710,7 +716,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * Publishes {@code event}, waiting for space without holding a thread. The returned {@link Mono}
      * is lazy (nothing happens until it is subscribed); it emits the event's sequence once published,
      * and fails with {@link IllegalStateException} if the ring is or becomes closed first, with
-     * {@code RejectedExecutionException} if its scheduler or group closes gracefully first (class doc). Cancelling
+     * {@code RejectedExecutionException} if its scheduler or group closes (gracefully, or is disposed, which
+     * stops the ring) before it is published (class doc). Cancelling
      * it while waiting withdraws the event. In single-producer mode, subscribing to it is the
      * producer's call (it must not overlap another publishing call), and it fails with
      * {@link IllegalStateException} if the ring was subscribed to an upstream.
@@ -796,6 +803,10 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             s.cancel(); // rule 2.5: one upstream at a time
             return;
         }
+        if (upstreamDone && upstreamCancelled.compareAndSet(false, true)) {
+            s.cancel(); // the ring closed while this subscribed: cancelUpstream() may have read no upstream yet
+            return;
+        }
         if (started) {
             producerDrain();
         }
@@ -834,11 +845,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
 
     /** The upstream sent more than it was granted: cancel it and close the ring with an error (never a silent drop). */
     private void overflow(T t) {
-        upstreamDone = true;
-        Subscription s = upstream.get();
-        if (s != null) {
-            s.cancel();
-        }
+        cancelUpstream();
         Operators.onDiscard(t, currentContext());
         closeWithError(new IllegalStateException("ring " + name
                 + ": upstream sent an event beyond the demand it was granted (rule 1.1)"));
@@ -1465,6 +1472,11 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         }
     }
 
+    /** A consumer leaves the gating set: its dependents wait for its dependencies instead (RingConsumer#bypass). */
+    synchronized void bypass(RingConsumer<T, ?> leaving) {
+        leaving.bypass();
+    }
+
     /** A consumer left the gating set (cancelled): its dependents may now be roots. */
     synchronized void consumerRemoved() {
         recomputeRoots();
@@ -1477,7 +1489,10 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * @param handled the highest event the consumer handled ({@code -1} for none)
      * @param context its subscriber's context, or the ring's when it had none
      */
-    void consumerTerminated(long handled, Context context) {
+    void consumerTerminated(long handled, Context context, boolean leaves) {
+        if (!leaves) {
+            endedAt(handled, context);
+        }
         if (liveConsumers.decrementAndGet() == 0) {
             // nobody is left to read: stop the producer side (a cancelled last consumer must not keep
             // the upstream running, as with Actor and Flux.publish().refCount()); closed first, so whoever
@@ -1487,8 +1502,18 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             unbindMetrics(); // before whenTerminated() signals: its subscribers find the meters gone
             if (!preallocated) {
                 // before whenTerminated() signals too: whoever waits for the end finds every unhandled
-                // event already handed to the discard hook
-                discardUnhandled(handled, context);
+                // event already handed to the discard hook. From the lowest position of the consumers that
+                // ended with the ring, not only this one's: which consumer terminates last is a race, and
+                // an event a consumer that ended behind never got is lost to it all the same
+                long from = handled;
+                Context to = context;
+                synchronized (this) {
+                    if (lowestEnded < from) {
+                        from = lowestEnded;
+                        to = lowestEndedContext;
+                    }
+                }
+                discardUnhandled(from, to);
                 // nobody reads the slots any more: let the events go
                 Arrays.fill(slots, null);
             }
@@ -1503,6 +1528,22 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             }
         }
     }
+
+    /**
+     * A consumer ended with the ring (closed or stopped, not cancelled) at {@code handled}: it keeps gating the
+     * producer there, so the events above it stay in their slots for {@link #discardUnhandled}.
+     */
+    private synchronized void endedAt(long handled, Context context) {
+        if (handled < lowestEnded) {
+            lowestEnded = handled;
+            lowestEndedContext = context;
+        }
+    }
+
+    /** The lowest position a consumer that ended with the ring had reached (guarded by this ring's lock). */
+    private long lowestEnded = Long.MAX_VALUE;
+    /** Its subscriber's context (or the ring's): where the events above it are discarded. */
+    private Context lowestEndedContext;
 
     /**
      * The ring is closed and its last consumer terminated: hands the accepted events above
@@ -1545,13 +1586,28 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         }
     }
 
+    /**
+     * Stops the upstream: at most once, and not one that ended by itself (rule 2.4: its subscription counts
+     * as cancelled), as Reactor's operators cancel; {@code complete()}, {@code error(..)}, a failure and the
+     * last consumer's termination each come here, and the ring used to cancel a live upstream twice and one
+     * that had completed once, running a {@code doOnCancel} after a normal completion. Against a racing
+     * {@link #onSubscribe}: this writes {@code upstreamDone} then reads {@code upstream}, it writes
+     * {@code upstream} then reads {@code upstreamDone} (all volatile), so one of them sees the other and
+     * cancels; {@link #upstreamCancelled} lets only one do it.
+     */
     private void cancelUpstream() {
         upstreamDone = true;
+        if (upstreamTerminated) {
+            return;
+        }
         Subscription s = upstream.get();
-        if (s != null) {
+        if (s != null && upstreamCancelled.compareAndSet(false, true)) {
             s.cancel();
         }
     }
+
+    /** The upstream was cancelled (at most once: {@link #cancelUpstream}). */
+    private final java.util.concurrent.atomic.AtomicBoolean upstreamCancelled = new java.util.concurrent.atomic.AtomicBoolean();
 
     private void closeWithError(Throwable t) {
         if (!closeCause.compareAndSet(null, t)) {
@@ -1596,7 +1652,17 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         producerDrain(); // fail the waiting publishes
     }
 
-    private static IllegalStateException closedError() {
+    /**
+     * The error of a publish that finds the ring closed: {@code IllegalStateException}, or a
+     * {@code RejectedExecutionException} when the ring closed because its scheduler or group was disposed (the
+     * consumers' termination stopped it), as a disposed Reactor scheduler rejects work; a publish that waited
+     * for space while the scheduler closed gracefully is rejected whichever it sees first.
+     */
+    private RuntimeException closedError() {
+        Throwable f = failure.get();
+        if (f instanceof java.util.concurrent.RejectedExecutionException) {
+            return new java.util.concurrent.RejectedExecutionException("ring " + name + " is closed: " + f.getMessage(), f);
+        }
         return new IllegalStateException("ring is closed");
     }
 
@@ -1765,7 +1831,10 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         }
 
         /**
-         * @param name the ring's name, used in the consumers' actor paths (default {@code ring-<n>})
+         * @param name the ring's name, used in the consumers' actor paths and as the {@code ring} tag of its
+         *             meters (default {@code ring-<n>}, unique); keep it unique among a metered scheduler's live
+         *             rings: a second live ring under a name in use is not metered (a warning is logged), for
+         *             its whole life
          * @return this builder
          * @throws NullPointerException     if {@code name} is {@code null}
          * @throws IllegalArgumentException if {@code name} is blank, longer than 128 characters or holds a

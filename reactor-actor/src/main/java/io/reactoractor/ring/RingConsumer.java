@@ -27,7 +27,8 @@ import reactor.util.context.Context;
  *
  * <h2>Turns and batches</h2>
  * A consumer's barrier is the lowest sequence of its live dependencies (or, without any, the highest
- * contiguously published sequence). In a turn it handles every event up to the barrier, in batches:
+ * contiguously published sequence); a dependency that leaves (its subscriber cancelled) is replaced by
+ * its own dependencies ({@link #bypass()}), so the declared order holds transitively. In a turn it handles every event up to the barrier, in batches:
  * a batch is cut at the barrier read at its start, by the downstream demand of a published consumer,
  * and by an adaptive size that keeps one batch well under the scheduler's quota; between batches the
  * turn's quota and preemption checks apply, so a busy consumer shares its carrier fairly. After each
@@ -102,11 +103,14 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
     private final boolean publishedConsumer;
     private final RingErrorPolicy policy;
 
-    // ---- graph (built before start under the ring's lock, read-only afterwards)
+    // ---- graph (the lists built before start under the ring's lock, read-only afterwards; the arrays
+    // made from them at start, replaced whole under the ring's lock when a consumer leaves: see bypass())
     private final List<RingConsumer<T, ?>> dependencyList = new ArrayList<>();
     private final List<RingConsumer<T, ?>> dependentList = new ArrayList<>();
-    private RingConsumer<T, ?>[] dependencies;
-    private RingConsumer<T, ?>[] dependents;
+    /** What this consumer waits for: its live dependencies, a departed one's own in its place. */
+    private volatile RingConsumer<T, ?>[] dependencies;
+    /** Whom this consumer's advances wake: its dependents, and those of departed ones it now gates. */
+    private volatile RingConsumer<T, ?>[] dependents;
     private volatile ConsumerCell cell;
 
     /**
@@ -352,12 +356,51 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
 
     /** @return whether some dependency still gates this consumer (not removed) */
     boolean hasLiveDependency() {
-        for (RingConsumer<T, ?> d : dependencyList) {
+        RingConsumer<T, ?>[] ds = dependencies; // null before start: the declared graph
+        for (RingConsumer<T, ?> d : ds != null ? java.util.Arrays.asList(ds) : dependencyList) {
             if (d.sequence() != Long.MAX_VALUE) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * This consumer leaves the gating set (under the ring's lock, before its sequence becomes
+     * {@link Long#MAX_VALUE}): each dependent waits for this consumer's dependencies instead, so the
+     * declared order holds transitively ({@code a -> b -> c} without {@code b}: {@code c} still handles an
+     * event only after {@code a}), as a Disruptor's barriers and a Reactor chain keep it; waiting for
+     * nothing in its place, a dependent ran ahead of {@code a} up to the producer's cursor. Each dependency
+     * wakes those dependents from now on (its array is replaced before theirs: a dependent gating on it is
+     * woken by its next advance), and the dependents are woken by {@link #remove()} to read their new
+     * barrier.
+     */
+    @SuppressWarnings("unchecked")
+    void bypass() {
+        RingConsumer<T, ?>[] mine = dependencies;
+        for (RingConsumer<T, ?> d : mine) {
+            List<RingConsumer<T, ?>> wakes = new ArrayList<>(List.of(d.dependents));
+            for (RingConsumer<T, ?> y : dependents) {
+                if (!wakes.contains(y)) {
+                    wakes.add(y);
+                }
+            }
+            d.dependents = wakes.toArray(new RingConsumer[0]);
+        }
+        for (RingConsumer<T, ?> y : dependents) {
+            List<RingConsumer<T, ?>> waits = new ArrayList<>();
+            for (RingConsumer<T, ?> d : y.dependencies) {
+                if (d != this && !waits.contains(d)) {
+                    waits.add(d);
+                }
+            }
+            for (RingConsumer<T, ?> d : mine) {
+                if (!waits.contains(d)) {
+                    waits.add(d);
+                }
+            }
+            y.dependencies = waits.toArray(new RingConsumer[0]);
+        }
     }
 
     @SuppressWarnings("unchecked")
@@ -404,10 +447,20 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
     private long barrier(long s, long limit) {
         RingConsumer<T, ?>[] ds = dependencies;
         long min = Long.MAX_VALUE;
-        for (RingConsumer<T, ?> d : ds) {
-            long ds2 = d.sequence(); // acquire: the dependency handled everything up to it
-            if (ds2 < min) {
-                min = ds2;
+        for (int i = 0; i < ds.length; i++) {
+            long q = ds[i].sequence(); // acquire: the dependency handled everything up to it
+            if (q == Long.MAX_VALUE) {
+                // it left: bypass() replaced our array (a volatile write) before its sequence became MAX (a
+                // volatile write), so having seen MAX we see the new array, with what it waited for in its place;
+                // reading on in the old one, we would have waited for nothing there
+                RingConsumer<T, ?>[] now = dependencies;
+                if (now != ds) {
+                    ds = now;
+                    min = Long.MAX_VALUE;
+                    i = -1;
+                }
+            } else if (q < min) {
+                min = q;
             }
         }
         if (min == Long.MAX_VALUE) {
@@ -426,14 +479,14 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             // terminated before leaving the gating set: if this is the last live consumer, the ring closes
             // while the events above this one's sequence are still in their slots, for the discard hook
             if (cancelled) {
-                terminate(null, false);
+                terminate(null, false, true);
                 remove();
                 return;
             }
             Throwable br = badRequest.get();
             if (br != null) {
                 try {
-                    terminate(br, true);
+                    terminate(br, true, true);
                 } finally {
                     remove(); // also when a JVM-fatal error from the subscriber's onError escapes
                 }
@@ -441,14 +494,14 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             }
             Throwable f = ring.failure();
             if (f != null) {
-                terminate(f, true);
+                terminate(f, true, false);
                 return;
             }
             long s = sequence;
             long fin = ring.finalCount();
             if (fin >= 0 && s + 1 >= fin) {
                 Throwable e = ring.closingError();
-                terminate(e, true);
+                terminate(e, true, false);
                 return;
             }
             Subscriber<? super R> d = downstream;
@@ -500,6 +553,12 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
                     // subscriber's context), as Reactor's operators pass their user code's errors (a
                     // throwing hook: its error)
                     Throwable t = Internals.onOperatorError(error, event, subscriberContext()); // a fatal one as is
+                    if (t == null) {
+                        // a hook that answers null (Reactor's map() then goes silent): the handler's own error,
+                        // so the policy still decides; taken as "no error", the event stayed unhandled and the
+                        // next batch called the handler on it again, without end and without a back-off
+                        t = error;
+                    }
                     if (Internals.isFatalOrBubbling(t)) {
                         // never an endless retry: the ring fails with it (whatever the policy), the
                         // bookkeeping below stays consistent, then the carrier gets it and reports it (a
@@ -536,12 +595,13 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
                         next++;
                         break;
                     }
-                    if (cancelled) {
-                        // cancelled from its onNext (take(n), next()): no further handler call or signal,
-                        // as Reactor's drains stop at the next element (rule 1.8)
-                        next++;
-                        break;
-                    }
+                }
+                if (cancelled) {
+                    // cancelled from its onNext (take(n), next()) or from another thread, also while the handler
+                    // emits nothing: no further handler call or signal, as Reactor's drains check at every
+                    // element (rule 1.8)
+                    next++;
+                    break;
                 }
             }
         } finally {
@@ -633,8 +693,13 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         }
     }
 
-    /** Leaves the gating set: dependents and the producer stop waiting for this consumer. */
+    /**
+     * Leaves the gating set: the producer stops waiting for this consumer, its dependents wait for its
+     * dependencies instead ({@link #bypass()}, done first: a dependent must never see this consumer gone
+     * before it waits for what this one waited for).
+     */
     private void remove() {
+        ring.bypass(this);
         SEQUENCE.setVolatile(this, Long.MAX_VALUE);
         ring.consumerRemoved();
         for (RingConsumer<T, ?> dep : dependents) {
@@ -649,7 +714,11 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
      * already set) or by a concurrent {@link #subscribe} that set it and then saw {@link #done}; both
      * sides write their field (volatile) before reading the other's, so one of them sees it.
      */
-    private void terminate(Throwable error, boolean signal) {
+    /**
+     * @param leaves whether the consumer then leaves the gating set ({@link #remove()}: its subscriber cancelled
+     *               or broke rule 3.9) rather than ending with the ring (closed or stopped)
+     */
+    private void terminate(Throwable error, boolean signal, boolean leaves) {
         if (done) {
             return;
         }
@@ -680,7 +749,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             c.dropBackoff(); // terminated during a back-off (scheduler disposed): disarm the timer
             c.terminate();
         }
-        ring.consumerTerminated(handled, discardTo);
+        ring.consumerTerminated(handled, discardTo, leaves);
         if (subscriberFailed != null) {
             // as a throwing onNext (runBatch): dropped, and a JVM-fatal one goes on to the carrier, which
             // reports it
@@ -707,7 +776,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
     void cellTerminated() {
         if (!done) {
             ring.fail(cell.rejected(), false);
-            terminate(ring.failure(), true);
+            terminate(ring.failure(), true, false);
         }
     }
 
