@@ -128,7 +128,14 @@ public final class ActorGroup implements Scheduler, Scannable {
         this.lanes = new ActorWorker[engine.config().threads()];
     }
 
-    /** @return the group's name */
+    /**
+     * The group's name. This method is also {@link Scannable#name()}: through {@code Scannable} the group
+     * answers this plain name; {@code scan(Attr.NAME)} and {@link #toString()} give the Reactor-style
+     * {@code actor(<threads>,"<scheduler>").group("<name>",<weight>)}.
+     *
+     * @return the group's name
+     */
+    @Override
     public String name() {
         return group.name();
     }
@@ -250,6 +257,7 @@ public final class ActorGroup implements Scheduler, Scannable {
     @Override
     public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
         Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(unit, "unit"); // bad input first, as the scheduler and its workers check it
         if (disposed) {
             throw engine.reject();
         }
@@ -262,6 +270,7 @@ public final class ActorGroup implements Scheduler, Scannable {
     @Override
     public Disposable schedulePeriodically(Runnable task, long initialDelay, long period, TimeUnit unit) {
         Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(unit, "unit"); // bad input first, as the scheduler and its workers check it
         if (disposed) {
             throw engine.reject();
         }

@@ -167,7 +167,14 @@ public final class ActorScheduler implements Scheduler, Scannable {
         return new Builder();
     }
 
-    /** @return the scheduler's name (threads are named after it) */
+    /**
+     * The name given to the builder. This method is also {@link Scannable#name()}: through {@code Scannable}
+     * the scheduler answers this plain name, where Reactor's schedulers answer their {@code NAME} attribute;
+     * {@code scan(Attr.NAME)} and {@link #toString()} give the Reactor-style {@code actor(<threads>,"<name>")}.
+     *
+     * @return the scheduler's name (threads are named after it)
+     */
+    @Override
     public String name() {
         return engine.config().name();
     }

@@ -625,6 +625,17 @@ class ActorSchedulerContractTest {
     // Scannable, now(), stats
     // ------------------------------------------------------------------------------------------
 
+    /** Bad input first, also on a disposed group, as on its scheduler, its workers and Reactor's schedulers. */
+    @Test
+    void aNullUnitIsANullPointerExceptionAlsoOnADisposedGroup() {
+        ActorScheduler s = newScheduler(2);
+        ActorGroup g = s.group("null-unit", 1);
+        g.dispose();
+        assertThrows(NullPointerException.class, () -> g.schedule(() -> { }, 1, null));
+        assertThrows(NullPointerException.class, () -> g.schedulePeriodically(() -> { }, 1, 1, null));
+        assertThrows(RejectedExecutionException.class, () -> g.schedule(() -> { }, 1, TimeUnit.MILLISECONDS));
+    }
+
     @Test
     void scannableAttributes() {
         ActorScheduler s = newScheduler(2);
@@ -643,8 +654,12 @@ class ActorSchedulerContractTest {
                 () -> "worker's PARENT is the scheduler or its default group, was " + parent);
         assertEquals(1, worker.scan(Scannable.Attr.CAPACITY), "worker CAPACITY: one task at a time");
 
+        // name() is also Scannable#name(): the plain name (documented), where Reactor's answer their NAME
+        assertEquals(s.name(), scannable.name());
+
         ActorGroup g = s.group("scanned", 2);
         assertEquals("actor(2,\"" + s.name() + "\").group(\"scanned\",2)", Scannable.from(g).scan(Scannable.Attr.NAME));
+        assertEquals("scanned", Scannable.from(g).name());
         assertEquals(2, Scannable.from(g).scan(Scannable.Attr.CAPACITY), "group CAPACITY");
         Scannable groupWorkerParent = Scannable.from(g.createWorker()).scan(Scannable.Attr.PARENT);
         assertTrue(groupWorkerParent == g || groupWorkerParent == s,
