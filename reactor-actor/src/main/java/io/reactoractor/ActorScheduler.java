@@ -109,6 +109,13 @@ public final class ActorScheduler implements Scheduler, Scannable {
     private final ReferenceQueue<ActorGroup> collected = new ReferenceQueue<>();
     private final long groupIdleTimeoutNanos;
     private final int maxGroups;
+    /** The idle-group retirement sweep ({@code null} without a group idle timeout). */
+    private final RetirementSweep sweep;
+    /**
+     * Whether {@link #sweep} is armed: only while a group other than the default one is registered, so an
+     * idle scheduler's timer thread does not wake once a second for nothing. Guarded by {@link #groupLock}.
+     */
+    private boolean sweepArmed;
     private final ActorGroup defaultGroup;
 
     private ActorScheduler(SchedulerEngine engine, Ordering ordering, ActorMetrics metrics,
@@ -118,10 +125,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
         this.ordering = ordering;
         this.groupIdleTimeoutNanos = groupIdleTimeoutNanos;
         this.maxGroups = maxGroups;
-        this.defaultGroup = group(DEFAULT_GROUP, 1);
-        if (groupIdleTimeoutNanos > 0) {
-            new RetirementSweep().arm();
-        }
+        this.sweep = groupIdleTimeoutNanos > 0 ? new RetirementSweep() : null;
+        this.defaultGroup = group(DEFAULT_GROUP, 1); // never retires: the sweep is armed by the first other group
         // the engine's termination terminates the actors of registered groups; retired groups the
         // application still holds are disposed here, so their idle lanes end as well
         engine.onTerminated().subscribe(null, e -> disposeRetiredGroups(), this::disposeRetiredGroups);
@@ -270,6 +275,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
         SchedulingGroup sg = engine.group(name, weight);
         g = new ActorGroup(this, engine, sg);
         groups.put(name, g);
+        armSweepLocked();
         if (engine.isStopping()) {
             // created on a terminated scheduler (or as it terminated: the termination writes the state,
             // then reads the registered groups): disposed at once, as a worker of a disposed scheduler is
@@ -360,6 +366,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
         forgetRetiredLocked(g);
         g.reattachLocked();
         groups.put(g.name(), g);
+        armSweepLocked();
         return engine.isStopping();
     }
 
@@ -385,6 +392,21 @@ public final class ActorScheduler implements Scheduler, Scannable {
         }
     }
 
+    /** A group other than the default one was registered: the retirement sweep runs (under {@link #groupLock}). */
+    private void armSweepLocked() {
+        if (sweep != null && !sweepArmed && groups.size() > 1 && !engine.isDisposed()) {
+            sweepArmed = true;
+            sweep.arm(); // the timer's lock is a leaf: never held while a timer entry fires
+        }
+    }
+
+    /** @return whether the retirement sweep is armed (for tests) */
+    boolean retirementSweepArmed() {
+        synchronized (groupLock) {
+            return sweepArmed;
+        }
+    }
+
     /** Groups one firing of the retirement sweep looks at, at most (the timer thread runs it). */
     static final int SWEEP_BATCH = 1_024;
 
@@ -395,7 +417,8 @@ public final class ActorScheduler implements Scheduler, Scannable {
      * task of the scheduler) and {@link #groupLock} are held for a bounded time (a fraction of a millisecond)
      * whatever the number of groups; with more groups a cycle over all of them takes several periods.
      * A group retires once two looks at it, at least the timeout apart, found it idle and found that no
-     * turn ran in between: within the timeout plus two cycles of its last activity.
+     * turn ran in between: within the timeout plus two cycles of its last activity. It runs only while a
+     * group other than the default one is registered ({@link #sweepArmed}).
      */
     private final class RetirementSweep extends TimerEntry {
         private final long periodNanos = Math.max(1_000_000L, Math.min(1_000_000_000L, groupIdleTimeoutNanos / 2));
@@ -408,6 +431,7 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
         @Override
         protected void fire() {
+            boolean again = true; // a failed sweep (an allocation failure) leaves the next one armed
             try {
                 synchronized (groupLock) {
                     expungeCollectedLocked();
@@ -421,10 +445,17 @@ public final class ActorScheduler implements Scheduler, Scannable {
                             g.sweepLocked(now, groupIdleTimeoutNanos);
                         }
                     }
+                    if (groups.size() <= 1) {
+                        // only the default group, which never retires: disarmed until another is registered
+                        // (armSweepLocked, under this lock: it sees this write, or this sweep saw its group)
+                        again = false;
+                        sweepArmed = false;
+                        cursor = null;
+                    }
                 }
             } finally {
-                if (!engine.isDisposed()) {
-                    arm(); // a failed sweep (an allocation failure) leaves the next one armed
+                if (again && !engine.isDisposed()) {
+                    arm();
                 }
             }
         }
