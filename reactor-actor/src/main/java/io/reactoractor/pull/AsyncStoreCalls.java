@@ -778,12 +778,10 @@ final class AsyncStoreCalls {
 
         @Override
         void apply(long now) {
+            actor.ledger.deadLetterAnswered(message.offset(), error, now);
             if (error != null) {
                 LOG.warn("pull group " + actor.path() + ": dead-lettering " + message + " failed (it stays pending and"
                         + " is redelivered after the ack timeout): " + error);
-            }
-            actor.ledger.deadLetterAnswered(message.offset(), error, now);
-            if (error != null) {
                 answer.fail(new MessageStoreException("pull group " + subject + "/" + group + ": dead-lettering offset "
                         + message.offset() + " failed (it stays pending and is redelivered after the ack timeout)", error));
             } else {

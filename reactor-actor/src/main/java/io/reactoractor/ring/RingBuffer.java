@@ -609,10 +609,10 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             all = consumerList.toArray(new RingConsumer[0]);
             consumers = all;
             liveConsumers.set(all.length);
-            recomputeRoots();
             for (RingConsumer<T, ?> c : all) {
                 c.createCell(group, group.name() + "/" + name + "/" + c.name());
             }
+            recomputeRoots(); // after the cells: it reads the dependency arrays they were made with
             started = true;
         }
         for (RingConsumer<T, ?> c : all) {

@@ -356,8 +356,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
 
     /** @return whether some dependency still gates this consumer (not removed) */
     boolean hasLiveDependency() {
-        RingConsumer<T, ?>[] ds = dependencies; // null before start: the declared graph
-        for (RingConsumer<T, ?> d : ds != null ? java.util.Arrays.asList(ds) : dependencyList) {
+        for (RingConsumer<T, ?> d : dependencies) {
             if (d.sequence() != Long.MAX_VALUE) {
                 return true;
             }
