@@ -8,7 +8,6 @@ import io.reactoractor.ActorScheduler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -72,59 +71,18 @@ class AsyncDeadLetterFailureTest {
     }
 
     /** The in-memory store, whose dead-letter subject refuses appends while {@link #deadLettersFail} is set. */
-    private final class DeadLettersMayFail implements MessageStore {
+    private final class DeadLettersMayFail extends ForwardingMessageStore {
+
+        DeadLettersMayFail() {
+            super(memory);
+        }
 
         @Override
         public long append(String subject, byte[] payload) {
             if (subject.startsWith("dlq.") && deadLettersFail.get()) {
                 throw new IllegalStateException("injected: the dead-letter subject cannot be written");
             }
-            return memory.append(subject, payload);
-        }
-
-        @Override
-        public String epoch() {
-            return memory.epoch();
-        }
-
-        @Override
-        public void ensureSubject(String subject) {
-            memory.ensureSubject(subject);
-        }
-
-        @Override
-        public Set<String> subjects() {
-            return memory.subjects();
-        }
-
-        @Override
-        public List<Message> read(String subject, long fromOffset, int maxMessages) {
-            return memory.read(subject, fromOffset, maxMessages);
-        }
-
-        @Override
-        public long startOffset(String subject) {
-            return memory.startOffset(subject);
-        }
-
-        @Override
-        public long endOffset(String subject) {
-            return memory.endOffset(subject);
-        }
-
-        @Override
-        public long committedOffset(String subject, String group) {
-            return memory.committedOffset(subject, group);
-        }
-
-        @Override
-        public void commit(String subject, String group, long offset) {
-            memory.commit(subject, group, offset);
-        }
-
-        @Override
-        public reactor.core.Disposable addAppendListener(AppendListener listener) {
-            return memory.addAppendListener(listener);
+            return inner.append(subject, payload);
         }
     }
 }

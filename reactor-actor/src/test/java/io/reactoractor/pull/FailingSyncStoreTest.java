@@ -7,12 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.reactoractor.ActorScheduler;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.Disposable;
 
 /**
  * A synchronous {@link MessageStore} that throws: the waiting pulls get a {@link MessageStoreException}
@@ -29,8 +27,7 @@ class FailingSyncStoreTest {
     }
 
     /** Delegates to an in-memory store; reads and commits throw while {@code failing} is set. */
-    static final class FlakyStore implements MessageStore {
-        final MessageStore inner = InMemoryMessageStore.create();
+    static final class FlakyStore extends ForwardingMessageStore {
         final AtomicBoolean failing = new AtomicBoolean();
         final AtomicInteger reads = new AtomicInteger();
         /** Whether the failure is an {@code Error} (a store's assertion, a missing class) rather than an exception. */
@@ -46,21 +43,6 @@ class FailingSyncStoreTest {
         }
 
         @Override
-        public long append(String subject, byte[] payload) {
-            return inner.append(subject, payload);
-        }
-
-        @Override
-        public void ensureSubject(String subject) {
-            inner.ensureSubject(subject);
-        }
-
-        @Override
-        public Set<String> subjects() {
-            return inner.subjects();
-        }
-
-        @Override
         public List<Message> read(String subject, long fromOffset, int maxMessages) {
             reads.incrementAndGet();
             if (failing.get()) {
@@ -70,31 +52,11 @@ class FailingSyncStoreTest {
         }
 
         @Override
-        public long startOffset(String subject) {
-            return inner.startOffset(subject);
-        }
-
-        @Override
-        public long endOffset(String subject) {
-            return inner.endOffset(subject);
-        }
-
-        @Override
-        public long committedOffset(String subject, String group) {
-            return inner.committedOffset(subject, group);
-        }
-
-        @Override
         public void commit(String subject, String group, long offset) {
             if (failing.get() || failingCommits.get()) {
                 fail();
             }
             inner.commit(subject, group, offset);
-        }
-
-        @Override
-        public Disposable addAppendListener(AppendListener listener) {
-            return inner.addAppendListener(listener);
         }
     }
 
