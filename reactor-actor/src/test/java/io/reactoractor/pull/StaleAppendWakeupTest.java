@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.reactoractor.ActorScheduler;
@@ -23,15 +22,14 @@ import reactor.core.publisher.Mono;
 class StaleAppendWakeupTest {
 
     /** An in-memory store whose append notifications the test can hold back and release. */
-    static final class DelayedNotificationStore implements MessageStore {
-        final InMemoryMessageStore delegate = InMemoryMessageStore.create();
+    static final class DelayedNotificationStore extends ForwardingMessageStore {
         final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
         final List<Runnable> held = new ArrayList<>();
         volatile boolean hold;
 
         @Override
         public long append(String subject, byte[] payload) {
-            long offset = delegate.append(subject, payload); // end offset visible now
+            long offset = inner.append(subject, payload); // end offset visible now
             Runnable notify = () -> listeners.forEach(l -> l.appended(subject, offset + 1));
             if (hold) {
                 held.add(notify); // as if the appending thread were descheduled here
@@ -46,13 +44,6 @@ class StaleAppendWakeupTest {
             held.clear();
         }
 
-        @Override public void ensureSubject(String subject) { delegate.ensureSubject(subject); }
-        @Override public Set<String> subjects() { return delegate.subjects(); }
-        @Override public List<Message> read(String s, long from, int max) { return delegate.read(s, from, max); }
-        @Override public long startOffset(String subject) { return delegate.startOffset(subject); }
-        @Override public long endOffset(String subject) { return delegate.endOffset(subject); }
-        @Override public long committedOffset(String s, String g) { return delegate.committedOffset(s, g); }
-        @Override public void commit(String s, String g, long offset) { delegate.commit(s, g, offset); }
         @Override public Disposable addAppendListener(AppendListener l) {
             listeners.add(l);
             return () -> listeners.remove(l);
