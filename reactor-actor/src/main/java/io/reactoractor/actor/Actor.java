@@ -33,7 +33,10 @@ import reactor.util.context.ContextView;
  * upstreams plus the messages waiting never exceeds the capacity, and a compliant upstream can never
  * overflow it. An upstream that sends more than it was asked for fails the actor with an overflow
  * error (never a silent drop). {@link #tell} takes one credit or returns {@code false} (counted as
- * {@code reactor.actor.mailbox.full}); {@link #send} waits for a credit without blocking a thread. A sole
+ * {@code reactor.actor.mailbox.full}); {@link #send} waits for a credit without blocking a thread. While a
+ * send waits, no {@code tell} or new {@code send} takes a credit ahead of it (a {@code tell} is refused, a
+ * {@code send} waits behind it), so one thread's {@code send}s and {@code tell}s reach the mailbox in the
+ * order it made them, also when a {@code send} had to wait. A sole
  * upstream on the actor's own {@code Subscriber} side holds every credit it was granted, so with it a
  * {@code tell} is refused and a {@code send} waits, the mailbox empty, until its messages give credits
  * back; an upstream subscribed through {@link #newSubscriber()} holds at most a quarter of the
@@ -62,7 +65,9 @@ import reactor.util.context.ContextView;
  *       subscribed to it afterwards is cancelled unread, as by any terminated {@code Processor}.</li>
  *   <li>Upstream error, or a behaviour error under {@link ErrorPolicy#stop()}: {@code onError}
  *       downstream on the actor's next turn, without draining the mailbox: other upstreams cancelled,
- *       messages still in the mailbox discarded. The first failure wins; later ones are dropped.</li>
+ *       messages still in the mailbox discarded. The first failure wins; later ones (another upstream's
+ *       error, a second bad request) go to {@code Hooks.onErrorDropped}, as Reactor's multi-source operators
+ *       drop theirs.</li>
  *   <li>Downstream cancellation: the actor stops and cancels its upstreams, also while suspended (a
  *       retry's back-off, {@link #suspend()} or a behaviour's {@link ActorContext#resumeAfter} is cut
  *       short).</li>
@@ -87,6 +92,10 @@ import reactor.util.context.ContextView;
  *       subscriber arriving later gets {@code onSubscribe} then that error.</li>
  *   <li>A subscriber that throws from {@code onSubscribe} (rule 2.13): its subscription counts as
  *       cancelled (the actor stops as above) and it gets the error; {@code subscribe} returns.</li>
+ *   <li>A subscriber whose {@code onNext} throws (rule 2.13): its subscription counts as cancelled (the actor
+ *       stops as for a cancel, signalling nothing more) and the error goes to {@code Schedulers.onHandleError},
+ *       as with Reactor's {@code publishOn}. It is not the behaviour's error: the {@link ErrorPolicy} does not
+ *       see it (a retry would deliver the same result again to a broken subscriber).</li>
  * </ul>
  * Terminal signals are delivered on the actor's turn; a user-suspended actor delivers them when
  * resumed (but for {@code dispose()}).
@@ -254,7 +263,7 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      * @param message the message, not {@code null}
      * @return {@code true} if the actor took the message; {@code false} if no mailbox credit is free
      *         (counted as {@code mailbox.full}: the mailbox is full, or its free places are granted to
-     *         upstreams as demand, see the class doc), completion was requested, the actor's scheduler or
+     *         upstreams as demand, or a {@link #send} waits for one and comes first, see the class doc), completion was requested, the actor's scheduler or
      *         group is closing gracefully or disposed (counted as a rejected task), or the actor
      *         terminated, and the message was not taken
      */
@@ -267,7 +276,7 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
             loop.engine.countRejected(); // a new task for a closing scheduler, as Reactor's rejects its tasks
             return false;
         }
-        if (!credits.tryAcquire()) {
+        if (!credits.tryAcquireForNewMessage()) {
             loop.engine.countMailboxFull();
             return false;
         }

@@ -69,7 +69,11 @@ public interface ActorContext<O> {
      * ({@link Actor#complete()}) runs the tasks already due first, as it processes the messages already in
      * the mailbox; a timer not yet due when the actor terminates never fires: termination cancels it at once
      * (the task is then unreachable from the scheduler, and a graceful shutdown does not wait for it), as
-     * does one armed through this context after the actor terminated (returned disposed).
+     * does one armed through this context after the actor terminated (returned disposed). A task that throws
+     * is a task's failure, as on Reactor's workers: its error goes to {@code Schedulers.onHandleError} (and
+     * counts as a failed task), the actor goes on, and the {@link ErrorPolicy} (the behaviour's) does not see
+     * it; a task that must stop the actor on failure catches its error and calls {@link Actor#dispose()} or
+     * fails its own way.
      *
      * @param delay the delay; zero or less runs the task as soon as the actor can, and a delay beyond about
      *              146 years counts as that long

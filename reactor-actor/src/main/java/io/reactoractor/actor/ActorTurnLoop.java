@@ -262,7 +262,11 @@ final class ActorTurnLoop<I, O> {
      * error the turn had already delivered (then {@code Attr.ERROR} and a late subscriber saw another).
      */
     void fail(Throwable t) {
-        PENDING_ERROR.compareAndSet(this, null, t);
+        if (!PENDING_ERROR.compareAndSet(this, null, t) && pendingError != t) {
+            // the first failure wins (the class doc of Actor); a later one is not lost without trace: it goes
+            // to Hooks.onErrorDropped, as Reactor's operators with several sources drop their later errors
+            Operators.onErrorDropped(t, out.discardContext());
+        }
         endRetryBackoff();
         wake();
     }

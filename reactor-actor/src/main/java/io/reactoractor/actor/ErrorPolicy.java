@@ -22,6 +22,11 @@ import java.util.Objects;
  * A behaviour that must not repeat them emits after the part that can fail. The error the policy sees is
  * what {@code Hooks.onOperatorError} returns; a hook that throws gives its own error, and the policy
  * still decides (never an endless retry of the message).
+ *
+ * <p>Two errors are not the behaviour's and bypass the policy: a downstream {@code onNext} that throws inside
+ * {@link ActorContext#emit} (rule 2.13: the subscription counts as cancelled, see {@link Actor}), and a task
+ * run by {@link ActorContext#schedule}, whose error is reported through {@code Schedulers.onHandleError} while
+ * the actor goes on, as a task on one of Reactor's workers.
  */
 public final class ErrorPolicy {
 

@@ -115,6 +115,20 @@ final class InboundCredits<I> {
     }
 
     /**
+     * A credit for a new message ({@link Actor#tell}, a {@link Actor#send} that does not wait): none while a
+     * send waits, which gets the returned credits first ({@link Actor}'s promise), also the one a turn adds to
+     * {@code freeCredits} just before its {@link #distribute()} hands it on. A thread that made a send wait and
+     * then tells is thereby refused until that send's message is in the mailbox, so its messages keep its order:
+     * {@code waitingSends} is written under the monitor after the accepted sends' messages were enqueued
+     * ({@link #admitLocked}), so a volatile read of a smaller count comes after those enqueues.
+     *
+     * @return whether a free credit was taken (any thread)
+     */
+    boolean tryAcquireForNewMessage() {
+        return waitingSends == 0 && tryAcquire();
+    }
+
+    /**
      * Takes up to {@code want} free credits by CAS. Always by CAS, also under the monitor:
      * {@link #tryAcquire()} takes credits without it, so a read-then-subtract could hand out credits
      * a {@code tell()} took in between, leaving {@code freeCredits} negative and the demand plus the
@@ -161,7 +175,7 @@ final class InboundCredits<I> {
                 sink.error(loop.engine.reject()); // a graceful disposal began: no new input (see Actor)
                 return;
             }
-            if (tryAcquire()) {
+            if (tryAcquireForNewMessage()) {
                 if (!p.claim()) {
                     returnCredits(1); // cancelled meanwhile: the message is not sent
                     return;
@@ -252,40 +266,57 @@ final class InboundCredits<I> {
     private long admitWaitingSends(long n) {
         List<PendingSend<I>> accepted = null;
         long rest = n;
+        int unused = 0;
         synchronized (this) {
             if (loop.done) {
                 return rest; // close() failed the waiting sends
             }
             while (rest > 0 && !pendingSends.isEmpty()) {
-                if (accepted == null) {
-                    accepted = new ArrayList<>();
-                }
-                accepted.add(pendingSends.pollFirst());
+                PendingSend<I> p = pendingSends.pollFirst();
                 rest--;
+                if (admitLocked(p)) {
+                    if (accepted == null) {
+                        accepted = new ArrayList<>();
+                    }
+                    accepted.add(p);
+                } else {
+                    unused++;
+                }
             }
-            if (accepted != null) {
-                updateClaimants();
-            }
+            updateClaimants();
         }
-        deliver(accepted);
+        complete(accepted, unused);
         return rest;
     }
 
-    /** Enqueues the messages of sends that were given a credit, and completes them (outside the monitor). */
-    private void deliver(List<PendingSend<I>> accepted) {
+    /**
+     * Monitor held: a waiting send given a credit enqueues its message, unless it was cancelled after it was
+     * taken from the queue (then its message is not sent, and the credit is given back by the caller). Under
+     * the monitor, so the message is in the mailbox before {@code waitingSends} drops and before the sender's
+     * own {@link #distribute()} (after it queued the send) can return: a {@code tell} the sender makes next
+     * comes after it (see {@link #tryAcquireForNewMessage()}). Enqueueing is lock-free and signalling the actor
+     * never waits for this monitor (a drain of a terminated actor that {@code signal()} runs on this thread
+     * re-enters it).
+     *
+     * @return whether the send was claimed and its message enqueued
+     */
+    private boolean admitLocked(PendingSend<I> p) {
+        if (!p.claim()) {
+            return false;
+        }
+        loop.enqueue(p.message); // taken either way: a termination meanwhile hands it to the discard hook
+        return true;
+    }
+
+    /** Completes the sends whose messages were enqueued, and gives back the credits of cancelled ones (outside the monitor). */
+    private void complete(List<PendingSend<I>> accepted, int unused) {
         if (accepted != null) {
-            int unused = 0;
             for (PendingSend<I> p : accepted) {
-                if (p.claim()) {
-                    loop.enqueue(p.message);
-                    p.sink.success();
-                } else {
-                    unused++; // cancelled after it was taken from the queue: its message is not sent
-                }
+                p.sink.success();
             }
-            if (unused > 0) {
-                returnCredits(unused);
-            }
+        }
+        if (unused > 0) {
+            returnCredits(unused);
         }
     }
 
@@ -312,19 +343,27 @@ final class InboundCredits<I> {
             rejectWaitingSends();
         }
         List<PendingSend<I>> accepted = null;
+        int unused = 0;
         List<InboundPort<I>> granted = null;
         List<Long> grants = null;
         synchronized (this) {
             if (loop.done) {
                 return;
             }
+            boolean admitted = false;
             while (!closing && !pendingSends.isEmpty() && tryAcquire()) {
-                if (accepted == null) {
-                    accepted = new ArrayList<>();
+                PendingSend<I> p = pendingSends.pollFirst();
+                admitted = true;
+                if (admitLocked(p)) {
+                    if (accepted == null) {
+                        accepted = new ArrayList<>();
+                    }
+                    accepted.add(p);
+                } else {
+                    unused++;
                 }
-                accepted.add(pendingSends.pollFirst());
             }
-            if (accepted != null) {
+            if (admitted) {
                 updateClaimants();
             }
             if (openPorts > 0 && !ports.isEmpty() && mailbox.credits() > 0) {
@@ -356,7 +395,7 @@ final class InboundCredits<I> {
                 }
             }
         }
-        deliver(accepted);
+        complete(accepted, unused);
         if (granted != null) {
             for (int i = 0; i < granted.size(); i++) {
                 granted.get(i).request(grants.get(i));

@@ -208,7 +208,7 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
         Subscriber<? super O> d = downstream;
         if (d != null && outBuffered == 0 && hasDemand()) {
             emitted++;
-            d.onNext(result);
+            signalNext(d, result);
         } else {
             if (outBuffer == null) {
                 outBuffer = new ArrayDeque<>();
@@ -224,7 +224,29 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
             O v = outBuffer.pollFirst();
             outBuffered = outBuffer.size();
             emitted++;
+            signalNext(d, v);
+        }
+    }
+
+    /**
+     * One {@code onNext} to the downstream. A subscriber whose {@code onNext} throws broke rule 2.13: its
+     * subscription counts as cancelled (the actor stops as for a {@link #cancel()}: no further signal, the
+     * upstreams cancelled, the mailbox and the out buffer to the discard hook) and the error is reported
+     * through {@code Schedulers.handleError}, as Reactor's {@code publishOn} and this library's fair one do.
+     * It is the subscriber's failure, not the behaviour's: it never reaches the {@link ErrorPolicy} (which
+     * retried the message into the broken subscriber, or went on signalling it), and a behaviour that emits
+     * more in the same call has those results discarded. A JVM-fatal or bubbling error is thrown on, after
+     * the cancel, as the turn treats such an error of the behaviour.
+     */
+    private void signalNext(Subscriber<? super O> d, O v) {
+        try {
             d.onNext(v);
+        } catch (Throwable t) {
+            loop.cancel();
+            if (Internals.isFatalOrBubbling(t)) {
+                throw t;
+            }
+            loop.engine.taskFailed(loop.cell, t);
         }
     }
 
