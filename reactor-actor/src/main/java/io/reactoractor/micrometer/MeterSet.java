@@ -181,21 +181,29 @@ final class MeterSet {
 
     private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(MeterSet.class);
 
-    /** Whether a failing {@code record} was logged already: once per JVM, the rest are dropped silently. */
-    private static final java.util.concurrent.atomic.AtomicBoolean RECORD_FAILURE_LOGGED =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    /**
+     * The timers whose failing {@code record} was logged already (weak: a removed timer is forgotten): once per
+     * timer, so that a registry that starts failing later, or another owner's timer, is logged too, while a
+     * timer that fails at every turn is not logged at every turn. Consulted only when a record fails.
+     */
+    private static final java.util.Map<Timer, Boolean> RECORD_FAILURE_LOGGED =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     /**
      * Records {@code nanos} on {@code timer}; a registry whose timer throws loses the sample, never the
-     * caller's work (a carrier about to run a turn, a pull group's actor handling a pull). Logged once.
+     * caller's work (a carrier about to run a turn, a pull group's actor handling a pull). Logged once per timer.
      */
     static void record(Timer timer, long nanos) {
         try {
             timer.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
         } catch (Throwable e) {
-            if (RECORD_FAILURE_LOGGED.compareAndSet(false, true)) {
-                LOG.warn("recording on timer " + timer.getId() + " failed; the sample is dropped (further failures"
-                        + " of meter registries are not logged)", e);
+            try {
+                if (RECORD_FAILURE_LOGGED.putIfAbsent(timer, Boolean.TRUE) == null) {
+                    LOG.warn("recording on timer " + timer.getId() + " failed; the sample is dropped (further failures"
+                            + " of this timer are not logged)", e);
+                }
+            } catch (Throwable again) {
+                // a timer whose hashCode or getId fails too, or no memory left to log: the sample is dropped
             }
         }
     }

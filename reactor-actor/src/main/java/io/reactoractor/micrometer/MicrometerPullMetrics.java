@@ -1,7 +1,9 @@
 package io.reactoractor.micrometer;
 
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -24,7 +26,9 @@ final class MicrometerPullMetrics implements PullMetrics {
 
     private final MeterRegistry registry;
     private final String scheduler;
-    private final Map<String, MeterSet> byPair = new ConcurrentHashMap<>();
+    /** Guarded by {@code this} with {@link #closed}: a bind racing {@link #close()} must not leave meters behind. */
+    private final Map<String, MeterSet> byPair = new HashMap<>();
+    private boolean closed;
 
     MicrometerPullMetrics(MeterRegistry registry, String scheduler) {
         this.registry = registry;
@@ -32,7 +36,10 @@ final class MicrometerPullMetrics implements PullMetrics {
     }
 
     @Override
-    public GroupRecorder bindGroup(String subject, String group, Supplier<GroupStats> stats) {
+    public synchronized GroupRecorder bindGroup(String subject, String group, Supplier<GroupStats> stats) {
+        if (closed) {
+            return GroupRecorder.NONE; // a pair created as its consumer or scheduler went away: nothing would remove them
+        }
         // a predecessor's meters would be handed back by the registry (same name and tags) still
         // reading the predecessor's stats: drop them before registering (the consumer unbinds a
         // retiring pair before its successor binds, so this only guards a misuse)
@@ -68,8 +75,24 @@ final class MicrometerPullMetrics implements PullMetrics {
 
     @Override
     public void unbindGroup(String subject, String group) {
-        MeterSet meters = byPair.remove(key(subject, group));
+        MeterSet meters;
+        synchronized (this) {
+            meters = byPair.remove(key(subject, group));
+        }
         if (meters != null) {
+            meters.removeAll();
+        }
+    }
+
+    @Override
+    public void close() {
+        List<MeterSet> all;
+        synchronized (this) {
+            closed = true;
+            all = new ArrayList<>(byPair.values());
+            byPair.clear();
+        }
+        for (MeterSet meters : all) {
             meters.removeAll();
         }
     }

@@ -30,8 +30,12 @@ final class MicrometerRingBinding implements RingMetrics {
     @Override
     public Registration bindRing(RingBuffer<?> ring) {
         String key = MicrometerRingMetrics.tags(ring).toString();
-        if (owners.putIfAbsent(key, ring) != null) {
-            return Registration.NONE; // a live namesake owns these ids (see the class comment)
+        RingBuffer<?> owner = owners.putIfAbsent(key, ring);
+        if (owner != null) {
+            // a live namesake owns these ids (see the class comment)
+            LOG.warn("ring " + ring.name() + " " + key + " is not metered: a live ring of the same name and tags"
+                    + " owns its meters (" + owner + ")");
+            return Registration.NONE;
         }
         MeterSet meters;
         try {
@@ -45,6 +49,8 @@ final class MicrometerRingBinding implements RingMetrics {
             owners.remove(key, ring);
         };
     }
+
+    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(MicrometerRingBinding.class);
 
     @Override
     public String toString() {

@@ -12,11 +12,13 @@ import java.util.concurrent.RejectedExecutionException;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
+import io.reactoractor.internal.Internals;
 import io.reactoractor.internal.metrics.MetricsBinding;
 import io.reactoractor.internal.metrics.PullMetrics;
 import reactor.core.CoreSubscriber;
 import reactor.core.Scannable;
 import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -137,6 +139,8 @@ public final class PullConsumer implements Disposable {
     private final Map<String, Integer> actorsPerGroup = new java.util.HashMap<>();
     private final java.util.concurrent.atomic.LongAdder retired = new java.util.concurrent.atomic.LongAdder();
     private final Disposable appendListener;
+    /** The pairs' meters' removal at the scheduler's termination (see the constructor); left by {@link #dispose()}. */
+    private final Disposable metricsCloser;
     private volatile boolean disposed;
     /** Set once by {@link #quiesce()}: long polls are answered at once, consumer streams complete. */
     private volatile boolean quiescing;
@@ -171,6 +175,10 @@ public final class PullConsumer implements Disposable {
                     + "unregisters the listener");
         }
         this.appendListener = registration;
+        // the pairs' meters go inside dispose() (this consumer's or the scheduler's), not when their actors end a
+        // running turn: a consumer or scheduler rebuilt right after finds the ids free
+        this.metricsCloser = metrics == PullMetrics.NONE ? Disposables.disposed()
+                : Internals.engine(scheduler.defaultGroup()).onMetricsClose(metrics::close);
     }
 
     /**
@@ -763,6 +771,8 @@ public final class PullConsumer implements Disposable {
             a.terminate();
             leave(a, false);
         }
+        settings.metrics.close(); // no actor is created any more (above): every pair's meters go now
+        metricsCloser.dispose();
         // consumers with no pull in flight would otherwise learn of it only at their next request
         IllegalStateException gone = disposedError();
         for (ConsumerSubscription c : liveConsumers) {

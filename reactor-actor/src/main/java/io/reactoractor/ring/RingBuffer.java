@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
+import io.reactoractor.internal.Internals;
 import io.reactoractor.internal.metrics.MetricsBinding;
 import io.reactoractor.internal.metrics.RingMetrics;
 import org.reactivestreams.Subscriber;
@@ -398,6 +399,13 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     private final AtomicReference<RingMetrics.Registration> metrics = new AtomicReference<>();
     private static final RingMetrics.Registration METRICS_DONE = () -> {
     };
+    /**
+     * The registration of {@link #unbindMetrics()} with the scheduler's termination, left once the meters are
+     * removed. {@link #bindMetrics()} writes it, then reads {@link #metrics}; {@link #unbindMetrics()} swaps
+     * {@link #metrics}, then reads it (all volatile), so at least one of them sees the other and disposes it
+     * (idempotent): the scheduler holds no closer of a terminated ring.
+     */
+    private volatile reactor.core.Disposable metricsCloser;
 
     private RingBuffer(Builder<T> b) {
         this.group = b.group;
@@ -643,6 +651,14 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         }
         if (!metrics.compareAndSet(null, r)) {
             r.unbind(); // terminated meanwhile
+            return;
+        }
+        // the scheduler's termination removes them too, inside its dispose(), not when this ring's consumers end
+        // their running turns: a namesake on a scheduler rebuilt under the same name right after finds them gone
+        reactor.core.Disposable closer = Internals.engine(group).onMetricsClose(this::unbindMetrics);
+        metricsCloser = closer;
+        if (metrics.get() == METRICS_DONE) {
+            closer.dispose(); // unbound meanwhile: see metricsCloser
         }
     }
 
@@ -650,6 +666,10 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         RingMetrics.Registration r = metrics.getAndSet(METRICS_DONE);
         if (r != null && r != METRICS_DONE) {
             r.unbind();
+        }
+        reactor.core.Disposable closer = metricsCloser;
+        if (closer != null) {
+            closer.dispose();
         }
     }
 

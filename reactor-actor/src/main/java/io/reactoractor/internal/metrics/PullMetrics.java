@@ -44,4 +44,12 @@ public interface PullMetrics {
      */
     default void unbindGroup(String subject, String group) {
     }
+
+    /**
+     * Removes the meters of every group, now: the consumer was disposed, or its scheduler terminated (inside
+     * their {@code dispose()}, while a pair's actor may still be in a turn). Later {@link #bindGroup} calls
+     * register nothing and later {@link #unbindGroup} calls find nothing (idempotent).
+     */
+    default void close() {
+    }
 }

@@ -402,13 +402,60 @@ public final class SchedulerEngine {
     private final Object metricsLock = new Object();
     private boolean metricsClosed;
 
-    /** Removes the scheduler's meters (at termination); groups created afterwards bind none. */
+    /**
+     * What removes the meters of a component built on this scheduler (a ring buffer, a pull consumer), run by
+     * {@link #closeMetrics}: those meters go when the scheduler terminates, inside {@code dispose()}, not when the
+     * component's actor ends its running turn, so a namesake built on a new scheduler of the same name right
+     * after {@code dispose()} finds their ids free. Guarded by {@link #metricsLock}; each closer leaves when its
+     * component removed its meters itself, so the set holds only live components.
+     */
+    private final java.util.Set<Runnable> metricsClosers = new java.util.LinkedHashSet<>();
+
+    /**
+     * Registers {@code closer}, which removes a component's meters, to run when the scheduler terminates (its
+     * {@code dispose()}, or the end of a graceful disposal); runs it at once if it terminated already.
+     * {@code closer} must be idempotent and must not throw (the metrics SPI's contract; a closer that throws
+     * anyway is counted as an internal error).
+     *
+     * @param closer removes the component's meters
+     * @return removes the registration (the component removed its meters itself)
+     */
+    public reactor.core.Disposable onMetricsClose(Runnable closer) {
+        synchronized (metricsLock) {
+            if (!metricsClosed) {
+                metricsClosers.add(closer);
+                return () -> {
+                    synchronized (metricsLock) {
+                        metricsClosers.remove(closer);
+                    }
+                };
+            }
+        }
+        runCloser(closer);
+        return reactor.core.Disposables.disposed();
+    }
+
+    private void runCloser(Runnable closer) {
+        try {
+            closer.run();
+        } catch (Throwable e) {
+            internalError("removing a component's meters", e);
+        }
+    }
+
+    /** Removes the scheduler's meters and its components' (at termination); groups created afterwards bind none. */
     private void closeMetrics() {
+        Runnable[] closers;
         synchronized (metricsLock) {
             if (metricsClosed) {
                 return;
             }
             metricsClosed = true;
+            closers = metricsClosers.toArray(new Runnable[0]);
+            metricsClosers.clear();
+        }
+        for (Runnable closer : closers) {
+            runCloser(closer);
         }
         config.metrics().close();
     }
