@@ -599,8 +599,7 @@ final class ConsumerGroupActor extends ActorCell {
                 waiting.dropCancelled();
                 int longPolls = waiting.longPolls();
                 if (longPolls >= maxWaitingPulls) {
-                    p.fail(new IllegalStateException("pull group " + subject + "/" + group + " has "
-                            + longPolls + " waiting long polls, the maximum (maxWaitingPulls)"));
+                    p.fail(new WaitingPullsLimitExceededException(subject, group, longPolls, maxWaitingPulls));
                     return;
                 }
             }

@@ -1085,7 +1085,8 @@ public final class PullConsumer implements Disposable {
 
         /**
          * @param maxWaitingPulls most long polls one group holds at once (≥ 1, default 100,000); beyond
-         *                        it a long poll fails with {@link IllegalStateException} (a pull-once, which
+         *                        it a long poll fails with {@link WaitingPullsLimitExceededException} (an
+         *                        {@link IllegalStateException}; a pull-once, which
          *                        does not wait, is never refused for it)
          * @return this
          */

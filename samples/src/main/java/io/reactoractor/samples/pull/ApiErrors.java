@@ -9,6 +9,7 @@ import io.reactoractor.pull.MessageStoreException;
 import io.reactoractor.pull.OffsetLimitExceededException;
 import io.reactoractor.pull.StaleDeliveryException;
 import io.reactoractor.pull.SubjectLimitExceededException;
+import io.reactoractor.pull.WaitingPullsLimitExceededException;
 import io.reactoractor.pull.redis.RedisGroupLimitExceededException;
 import reactor.core.publisher.Mono;
 import reactor.netty.channel.AbortedException;
@@ -81,6 +82,20 @@ public class ApiErrors {
         HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
         return json(status).header(HttpHeaders.RETRY_AFTER, "60")
                 .body(new ErrorBody(status.value(), status.getReasonPhrase(), null, e.getMessage(), "reactor.actor.pull.max-groups"));
+    }
+
+    /**
+     * A long poll of a group that holds {@code reactor.actor.pull.max-waiting-pulls} waiting polls: refused, nothing
+     * delivered. Waiting polls end when messages come or at their timeout, so the client may retry soon.
+     *
+     * @param e the exception
+     * @return 503 with {@code Retry-After} and the limit's name
+     */
+    @ExceptionHandler(WaitingPullsLimitExceededException.class)
+    ResponseEntity<ErrorBody> tooManyWaitingPulls(WaitingPullsLimitExceededException e) {
+        HttpStatus status = HttpStatus.SERVICE_UNAVAILABLE;
+        return json(status).header(HttpHeaders.RETRY_AFTER, "1").body(new ErrorBody(status.value(),
+                status.getReasonPhrase(), null, e.getMessage(), "reactor.actor.pull.max-waiting-pulls"));
     }
 
     /**
@@ -180,8 +195,7 @@ public class ApiErrors {
 
     /**
      * The pull consumer is disposed (shutting down: {@link RejectedExecutionException} at the call,
-     * {@link IllegalStateException} for a waiting poll) or a group already holds the maximum of waiting
-     * polls ({@link IllegalStateException}).
+     * {@link IllegalStateException} for a waiting poll).
      *
      * @param e the exception
      * @return 503

@@ -12,6 +12,7 @@ import io.reactoractor.samples.pull.HttpViews.Appended;
 import io.reactoractor.samples.pull.HttpViews.MessageView;
 import io.reactoractor.samples.pull.HttpViews.Pulled;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -20,6 +21,8 @@ import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
@@ -114,6 +117,18 @@ public class PullController {
         boolean autoAck = RequestParams.autoAck(ack);
         return RequestParams.validatedByLibrary(() -> consumer.pull(subject, group, maxMessages, timeout, autoAck))
                 .map(Pulled::of);
+    }
+
+    /**
+     * {@code HEAD} of the long poll: refused ({@code 405}, {@code Allow: GET}). Served through the {@code GET}
+     * (WebFlux's default for a {@code HEAD}) it pulled messages and threw the answer away: held until their ack
+     * timeout with {@code ack=explicit}, lost with {@code ack=auto}, for every {@code curl -I} or link checker.
+     *
+     * @return 405
+     */
+    @RequestMapping(method = RequestMethod.HEAD, path = "/subjects/{subject}/groups/{group}/messages")
+    public ResponseEntity<Void> headOfPull() {
+        return ResponseEntity.status(HttpStatus.METHOD_NOT_ALLOWED).allow(HttpMethod.GET).build();
     }
 
     /**

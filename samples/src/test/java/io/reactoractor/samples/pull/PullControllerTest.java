@@ -78,6 +78,20 @@ class PullControllerTest extends PullServerTestSupport {
 
     // ------------------------------------------------------------------ GET .../messages (long poll)
 
+    /** Before: WebFlux served the HEAD through the GET, which pulled the messages and threw the answer away. */
+    @Test
+    void aHeadOfTheLongPollIs405AndTakesNoMessage() {
+        String subject = unique("head");
+        append(subject, MediaType.TEXT_PLAIN, "m0");
+        append(subject, MediaType.TEXT_PLAIN, "m1");
+        client.method(org.springframework.http.HttpMethod.HEAD)
+                .uri("/subjects/{s}/groups/g/messages?timeoutMs=0&ack=auto", subject).exchange()
+                .expectStatus().isEqualTo(HttpStatus.METHOD_NOT_ALLOWED)
+                .expectHeader().valueEquals("Allow", "GET");
+        assertEquals(0, consumer.stats(subject, "g").delivered());
+        pull(subject, "g", "timeoutMs=0").jsonPath("$.messages.length()").isEqualTo(2);
+    }
+
     @Test
     void pullReturnsMessagesInOrderWithOffsetPayloadAndTimestamp() {
         String subject = unique("pull");
