@@ -125,6 +125,15 @@ public class ReactorActorAutoConfiguration {
                 ObjectProvider<AsyncMessageStore> asyncStore, ReactorActorProperties properties,
                 ReactorActorShutdown shutdown) {
             ReactorActorProperties.Pull pull = properties.pull();
+            if (pull.maxGroups() >= scheduler.maxGroups()) {
+                // each consumer group's pairs run in a scheduler group cg.<group>, next to the default group: with
+                // fewer scheduler groups than pairs a client met the scheduler's cap first, a 503 that named
+                // neither setting, and pull.max-groups was never reached
+                throw new IllegalArgumentException("reactor.actor.pull.max-groups must be below the scheduler's"
+                        + " maxGroups (reactor.actor.max-groups, " + scheduler.maxGroups() + ") but was "
+                        + pull.maxGroups() + ": each consumer group runs in a scheduler group of its own, next to the"
+                        + " default group");
+            }
             PullConsumer.Builder builder = PullConsumer.builder(scheduler);
             // an application's asynchronous (remote) store wins; else its MessageStore or the in-memory one.
             // getIfAvailable, not getIfUnique: two candidates without a @Primary fail with Spring's

@@ -143,7 +143,7 @@ public record ReactorActorProperties(
      * @param maxBytesPerPull    Most payload bytes in one answer (its first message is always included).
      * @param idleTimeout        A (subject, group) with no waiting poll, nothing in flight, no consumer and
      *                           no call for this long is removed; its committed offset is kept. 0: never.
-     * @param maxGroups          Most (subject, group) pairs live at once.
+     * @param maxGroups          Most (subject, group) pairs live at once; below the scheduler's max-groups.
      * @param maxSubjects        Most subjects the in-memory store holds; past it, subjects that never held
      *                           a message are removed, and a new one is refused if none can be.
      * @param maxCommittedOffsets Most committed offsets ((subject, group) pairs) the in-memory store holds;

@@ -240,6 +240,26 @@ class ReactorActorAutoConfigurationTest {
                 "reactor.actor.pull.max-bytes-per-pull=0B");
     }
 
+    /**
+     * Each consumer group runs in a scheduler group {@code cg.<group>}: with no more scheduler groups than pairs, a
+     * client met the scheduler's cap (a 503 naming neither setting) before {@code pull.max-groups} was reached.
+     */
+    @Test
+    void aPullGroupCapTheSchedulersGroupCapCannotHoldFailsAtStartUpNamingBoth() {
+        runner.withPropertyValues("reactor.actor.pull.enabled=true", "reactor.actor.max-groups=3",
+                "reactor.actor.pull.max-groups=3").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageStartingWith("reactor.actor.pull.max-groups must be below the scheduler's"
+                                    + " maxGroups (reactor.actor.max-groups, 3) but was 3");
+                });
+        runner.withPropertyValues("reactor.actor.pull.enabled=true", "reactor.actor.max-groups=4",
+                "reactor.actor.pull.max-groups=3").run(context -> assertThat(context).hasNotFailed());
+        runner.withPropertyValues("reactor.actor.pull.enabled=false", "reactor.actor.max-groups=3",
+                "reactor.actor.pull.max-groups=3").run(context -> assertThat(context).hasNotFailed());
+    }
+
     private void assertStartUpFails(String message, String property) {
         runner.withPropertyValues(property).run(context -> {
             assertThat(context).hasFailed();
