@@ -120,7 +120,7 @@ final class InboundCredits<I> {
      * {@code freeCredits} just before its {@link #distribute()} hands it on. A thread that made a send wait and
      * then tells is thereby refused until that send's message is in the mailbox, so its messages keep its order:
      * {@code waitingSends} is written under the monitor after the accepted sends' messages were enqueued
-     * ({@link #admitLocked}), so a volatile read of a smaller count comes after those enqueues.
+     * ({@link #admitOldestLocked}), so a volatile read of a smaller count comes after those enqueues.
      *
      * @return whether a free credit was taken (any thread)
      */
@@ -264,59 +264,63 @@ final class InboundCredits<I> {
      * @return the credits left over
      */
     private long admitWaitingSends(long n) {
-        List<PendingSend<I>> accepted = null;
+        Admissions<I> admitted = null;
         long rest = n;
-        int unused = 0;
         synchronized (this) {
             if (loop.done) {
                 return rest; // close() failed the waiting sends
             }
             while (rest > 0 && !pendingSends.isEmpty()) {
-                PendingSend<I> p = pendingSends.pollFirst();
+                admitted = admitOldestLocked(admitted);
                 rest--;
-                if (admitLocked(p)) {
-                    if (accepted == null) {
-                        accepted = new ArrayList<>();
-                    }
-                    accepted.add(p);
-                } else {
-                    unused++;
-                }
             }
-            updateClaimants();
+            if (admitted != null) {
+                updateClaimants();
+            }
         }
-        complete(accepted, unused);
+        complete(admitted);
         return rest;
     }
 
     /**
-     * Monitor held: a waiting send given a credit enqueues its message, unless it was cancelled after it was
-     * taken from the queue (then its message is not sent, and the credit is given back by the caller). Under
-     * the monitor, so the message is in the mailbox before {@code waitingSends} drops and before the sender's
-     * own {@link #distribute()} (after it queued the send) can return: a {@code tell} the sender makes next
-     * comes after it (see {@link #tryAcquireForNewMessage()}). Enqueueing is lock-free and signalling the actor
-     * never waits for this monitor (a drain of a terminated actor that {@code signal()} runs on this thread
-     * re-enters it).
+     * Monitor held: the oldest waiting send, given a credit, enqueues its message, unless it was cancelled after
+     * it was queued (then its message is not sent, and {@link #complete} gives the credit back). Under the
+     * monitor, so the message is in the mailbox before {@code waitingSends} drops and before the sender's own
+     * {@link #distribute()} (after it queued the send) can return: a {@code tell} the sender makes next comes
+     * after it (see {@link #tryAcquireForNewMessage()}). Enqueueing is lock-free and signalling the actor never
+     * waits for this monitor (a drain of a terminated actor that {@code signal()} runs on this thread re-enters
+     * it).
      *
-     * @return whether the send was claimed and its message enqueued
+     * @param admitted this call's admissions so far, {@code null} for none (most calls admit nobody)
+     * @return the admissions with this one
      */
-    private boolean admitLocked(PendingSend<I> p) {
-        if (!p.claim()) {
-            return false;
+    private Admissions<I> admitOldestLocked(Admissions<I> admitted) {
+        Admissions<I> a = admitted != null ? admitted : new Admissions<>();
+        PendingSend<I> p = pendingSends.pollFirst();
+        if (p.claim()) {
+            loop.enqueue(p.message); // taken either way: a termination meanwhile hands it to the discard hook
+            a.accepted.add(p);
+        } else {
+            a.unused++;
         }
-        loop.enqueue(p.message); // taken either way: a termination meanwhile hands it to the discard hook
-        return true;
+        return a;
     }
 
-    /** Completes the sends whose messages were enqueued, and gives back the credits of cancelled ones (outside the monitor). */
-    private void complete(List<PendingSend<I>> accepted, int unused) {
-        if (accepted != null) {
-            for (PendingSend<I> p : accepted) {
-                p.sink.success();
-            }
+    /** The sends one call admitted: completed, and the credits of cancelled ones given back, outside the monitor. */
+    private static final class Admissions<I> {
+        final List<PendingSend<I>> accepted = new ArrayList<>();
+        int unused;
+    }
+
+    private void complete(Admissions<I> admitted) {
+        if (admitted == null) {
+            return;
         }
-        if (unused > 0) {
-            returnCredits(unused);
+        for (PendingSend<I> p : admitted.accepted) {
+            p.sink.success();
+        }
+        if (admitted.unused > 0) {
+            returnCredits(admitted.unused);
         }
     }
 
@@ -342,28 +346,17 @@ final class InboundCredits<I> {
             // (InboundPort.drainsClosingStage: what it emits is work it held), the others keep what they hold
             rejectWaitingSends();
         }
-        List<PendingSend<I>> accepted = null;
-        int unused = 0;
+        Admissions<I> admitted = null;
         List<InboundPort<I>> granted = null;
         List<Long> grants = null;
         synchronized (this) {
             if (loop.done) {
                 return;
             }
-            boolean admitted = false;
             while (!closing && !pendingSends.isEmpty() && tryAcquire()) {
-                PendingSend<I> p = pendingSends.pollFirst();
-                admitted = true;
-                if (admitLocked(p)) {
-                    if (accepted == null) {
-                        accepted = new ArrayList<>();
-                    }
-                    accepted.add(p);
-                } else {
-                    unused++;
-                }
+                admitted = admitOldestLocked(admitted);
             }
-            if (admitted) {
+            if (admitted != null) {
                 updateClaimants();
             }
             if (openPorts > 0 && !ports.isEmpty() && mailbox.credits() > 0) {
@@ -395,7 +388,7 @@ final class InboundCredits<I> {
                 }
             }
         }
-        complete(accepted, unused);
+        complete(admitted);
         if (granted != null) {
             for (int i = 0; i < granted.size(); i++) {
                 granted.get(i).request(grants.get(i));

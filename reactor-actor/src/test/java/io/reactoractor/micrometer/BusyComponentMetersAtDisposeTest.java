@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,14 +13,12 @@ import java.util.stream.Collectors;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactoractor.ActorMetrics;
 import io.reactoractor.ActorScheduler;
-import io.reactoractor.pull.InMemoryMessageStore;
+import io.reactoractor.pull.ForwardingMessageStore;
 import io.reactoractor.pull.Message;
-import io.reactoractor.pull.MessageStore;
 import io.reactoractor.pull.PullConsumer;
 import io.reactoractor.ring.RingBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import reactor.core.Disposable;
 
 /**
  * "Its meters are removed before this returns" ({@code ActorScheduler.dispose()}, also {@code PullConsumer.dispose()}),
@@ -156,8 +153,7 @@ class BusyComponentMetersAtDisposeTest {
     }
 
     /** An in-memory store whose next read, once armed, waits for the test (a slow real log). */
-    static final class SlowStore implements MessageStore {
-        final InMemoryMessageStore inner = InMemoryMessageStore.create();
+    static final class SlowStore extends ForwardingMessageStore {
         final AtomicBoolean blockNext = new AtomicBoolean();
         final CountDownLatch inRead = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
@@ -173,46 +169,6 @@ class BusyComponentMetersAtDisposeTest {
                 }
             }
             return inner.read(subject, fromOffset, maxMessages);
-        }
-
-        @Override
-        public long append(String subject, byte[] payload) {
-            return inner.append(subject, payload);
-        }
-
-        @Override
-        public void ensureSubject(String subject) {
-            inner.ensureSubject(subject);
-        }
-
-        @Override
-        public Set<String> subjects() {
-            return inner.subjects();
-        }
-
-        @Override
-        public long startOffset(String subject) {
-            return inner.startOffset(subject);
-        }
-
-        @Override
-        public long endOffset(String subject) {
-            return inner.endOffset(subject);
-        }
-
-        @Override
-        public long committedOffset(String subject, String group) {
-            return inner.committedOffset(subject, group);
-        }
-
-        @Override
-        public void commit(String subject, String group, long offset) {
-            inner.commit(subject, group, offset);
-        }
-
-        @Override
-        public Disposable addAppendListener(AppendListener listener) {
-            return inner.addAppendListener(listener);
         }
     }
 }

@@ -6,17 +6,17 @@ import reactor.core.Disposable;
 
 /**
  * A {@link MessageStore} that forwards every call to {@link #inner}: the tests' faulty stores override only the
- * calls they make fail or change.
+ * calls they make fail or change. Public for the tests of other packages (the metrics' slow store).
  */
-abstract class ForwardingMessageStore implements MessageStore {
+public abstract class ForwardingMessageStore implements MessageStore {
 
-    final MessageStore inner;
+    protected final MessageStore inner;
 
-    ForwardingMessageStore(MessageStore inner) {
+    protected ForwardingMessageStore(MessageStore inner) {
         this.inner = inner;
     }
 
-    ForwardingMessageStore() {
+    protected ForwardingMessageStore() {
         this(InMemoryMessageStore.create());
     }
 
