@@ -179,7 +179,8 @@ public final class SchedulerEngine {
         this.pool = new CarrierPool(this, config.threads(), config.maxCompensating());
         this.timer = new TimerQueue(this);
         this.hogMonitor = new HogMonitor(this, config.hogThresholdNanos());
-        config.metrics().bindScheduler(this);
+        SchedulerEngine self = this;
+        metricsCall("registering the scheduler's meters", () -> config.metrics().bindScheduler(self));
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -386,7 +387,7 @@ public final class SchedulerEngine {
             synchronized (metricsLock) {
                 if (!metricsClosed) {
                     // a group created once the scheduler terminated gets no meters: nothing would remove them
-                    config.metrics().bindGroup(this, created);
+                    metricsCall("registering a group's meters", () -> config.metrics().bindGroup(this, created));
                 }
             }
             return created;
@@ -457,7 +458,20 @@ public final class SchedulerEngine {
         for (Runnable closer : closers) {
             runCloser(closer);
         }
-        config.metrics().close();
+        metricsCall("removing the scheduler's meters", () -> config.metrics().close());
+    }
+
+    /**
+     * A call into the metrics binding. The SPI's contract is that they never throw (the library's Micrometer binding
+     * logs a failing registry itself); one that throws anyway is counted as an internal error, so a binding cannot
+     * fail a {@code dispose()}, a group's creation or removal, or the scheduler's construction.
+     */
+    private void metricsCall(String what, Runnable call) {
+        try {
+            call.run();
+        } catch (Throwable e) {
+            internalError(what, e);
+        }
     }
 
     /**
@@ -468,7 +482,7 @@ public final class SchedulerEngine {
      */
     public void removeGroup(SchedulingGroup group) {
         if (groups.remove(group.name(), group)) {
-            config.metrics().unbindGroup(group); // never throws (the SPI's contract, see SchedulerMetrics)
+            metricsCall("removing a group's meters", () -> config.metrics().unbindGroup(group));
         }
     }
 
@@ -485,7 +499,7 @@ public final class SchedulerEngine {
         }
         synchronized (metricsLock) {
             if (!metricsClosed) {
-                config.metrics().bindGroup(this, group);
+                metricsCall("registering a group's meters", () -> config.metrics().bindGroup(this, group));
             }
         }
         return true;
