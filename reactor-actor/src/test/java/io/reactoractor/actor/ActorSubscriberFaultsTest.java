@@ -239,7 +239,11 @@ class ActorSubscriberFaultsTest {
         assertThat(last.get()).isEqualTo(2 * pairs);
     }
 
-    /** While a send waits for a credit, a tell is refused (the send comes first) and a new send queues behind it. */
+    /**
+     * Waiting sends are served in their order, before later tells. Here no credit is free while they wait, so the
+     * tell would be refused also without the rule that refuses a tell while a send waits (that rule, with a credit
+     * just freed, is what {@link #oneThreadsSendThenTellKeepTheirOrderAlsoWhenTheSendWaits} catches).
+     */
     @Test
     void waitingSendsAreServedInTheirOrderAndATellWhileOneWaitsIsRefused() {
         List<Integer> seen = new ArrayList<>();

@@ -179,8 +179,7 @@ public final class SchedulerEngine {
         this.pool = new CarrierPool(this, config.threads(), config.maxCompensating());
         this.timer = new TimerQueue(this);
         this.hogMonitor = new HogMonitor(this, config.hogThresholdNanos());
-        SchedulerEngine self = this;
-        metricsCall("registering the scheduler's meters", () -> config.metrics().bindScheduler(self));
+        metricsCall("registering the scheduler's meters", () -> config.metrics().bindScheduler(this));
     }
 
     // ------------------------------------------------------------------ lifecycle
