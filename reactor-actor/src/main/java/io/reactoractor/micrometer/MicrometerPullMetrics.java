@@ -1,8 +1,6 @@
 package io.reactoractor.micrometer;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
@@ -26,7 +24,12 @@ final class MicrometerPullMetrics implements PullMetrics {
 
     private final MeterRegistry registry;
     private final String scheduler;
-    /** Guarded by {@code this} with {@link #closed}: a bind racing {@link #close()} must not leave meters behind. */
+    /**
+     * Guarded by {@code this} with {@link #closed}: a bind racing {@link #close()} must not leave meters behind.
+     * Meters are registered and removed under the lock too, so whichever of a pair's retirement
+     * ({@link #unbindGroup}) and the consumer's or scheduler's end ({@link #close()}) comes second returns only once
+     * the first has removed them: both promise their callers the meters are gone.
+     */
     private final Map<String, MeterSet> byPair = new HashMap<>();
     private boolean closed;
 
@@ -74,27 +77,21 @@ final class MicrometerPullMetrics implements PullMetrics {
     }
 
     @Override
-    public void unbindGroup(String subject, String group) {
-        MeterSet meters;
-        synchronized (this) {
-            meters = byPair.remove(key(subject, group));
-        }
+    public synchronized void unbindGroup(String subject, String group) {
+        // removed under the lock: a close() racing this returns only once these meters are gone too
+        MeterSet meters = byPair.remove(key(subject, group));
         if (meters != null) {
             meters.removeAll();
         }
     }
 
     @Override
-    public void close() {
-        List<MeterSet> all;
-        synchronized (this) {
-            closed = true;
-            all = new ArrayList<>(byPair.values());
-            byPair.clear();
-        }
-        for (MeterSet meters : all) {
+    public synchronized void close() {
+        closed = true;
+        for (MeterSet meters : byPair.values()) {
             meters.removeAll();
         }
+        byPair.clear();
     }
 
     /** Reads a figure from the pair's current stats (the supplier is what Micrometer holds, weakly). */

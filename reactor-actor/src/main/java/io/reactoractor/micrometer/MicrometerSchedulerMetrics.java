@@ -29,7 +29,8 @@ final class MicrometerSchedulerMetrics implements SchedulerMetrics {
     private volatile MeterSet schedulerMeters;
     /**
      * Per-group meters, kept here rather than on the group so the engine carries no metrics state;
-     * an entry leaves with its group ({@link #unbindGroup}).
+     * an entry leaves with its group ({@link #unbindGroup}). Its meters are removed under {@code this}'s lock, by
+     * {@link #unbindGroup} and {@link #close()} alike, so whichever comes second returns once they are gone.
      */
     private final Map<SchedulingGroup, GroupMeters> groups = new ConcurrentHashMap<>();
 
@@ -105,7 +106,8 @@ final class MicrometerSchedulerMetrics implements SchedulerMetrics {
     }
 
     @Override
-    public void unbindGroup(SchedulingGroup g) {
+    public synchronized void unbindGroup(SchedulingGroup g) {
+        // removed under the lock: a close() racing a group's disposal returns only once these meters are gone too
         GroupMeters own = groups.remove(g);
         if (own != null) {
             own.meters().removeAll();
@@ -147,7 +149,7 @@ final class MicrometerSchedulerMetrics implements SchedulerMetrics {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         MeterSet own = schedulerMeters;
         if (own != null) {
             own.removeAll();

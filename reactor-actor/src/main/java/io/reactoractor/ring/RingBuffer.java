@@ -406,6 +406,14 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * (idempotent): the scheduler holds no closer of a terminated ring.
      */
     private volatile reactor.core.Disposable metricsCloser;
+    /**
+     * Held by {@link #unbindMetrics()} while it swaps {@link #metrics} and removes the meters, so that a second
+     * caller (the scheduler's {@code dispose()} running its closer while the last consumer's termination removes
+     * them on a carrier, or the other way round) returns only once they are gone: each caller promises its own
+     * caller that the meters are removed. Only the binding's removal runs under it (no lock of ours is taken
+     * inside); the wait is as long as the registry's removal of a handful of meters.
+     */
+    private final Object metricsRemoval = new Object();
 
     private RingBuffer(Builder<T> b) {
         this.group = b.group;
@@ -663,9 +671,11 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     }
 
     private void unbindMetrics() {
-        RingMetrics.Registration r = metrics.getAndSet(METRICS_DONE);
-        if (r != null && r != METRICS_DONE) {
-            r.unbind();
+        synchronized (metricsRemoval) { // a caller finding them being removed waits: see metricsRemoval
+            RingMetrics.Registration r = metrics.getAndSet(METRICS_DONE);
+            if (r != null && r != METRICS_DONE) {
+                r.unbind();
+            }
         }
         reactor.core.Disposable closer = metricsCloser;
         if (closer != null) {

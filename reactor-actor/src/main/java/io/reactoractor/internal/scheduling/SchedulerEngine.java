@@ -443,21 +443,32 @@ public final class SchedulerEngine {
         }
     }
 
+    /**
+     * Held for the whole of {@link #closeMetrics}: it has two callers, {@code dispose()} (through
+     * {@link #onTerminatedState}) and the last thread to exit, which race once the state is {@code TERMINATED}; the
+     * second must return only once the first has removed every meter, because {@code dispose()} promises its caller
+     * they are gone. Taken by nothing else; inside it {@link #metricsLock} and the components' and binding's own
+     * locks are taken (never the other way round).
+     */
+    private final Object metricsClosing = new Object();
+
     /** Removes the scheduler's meters and its components' (at termination); groups created afterwards bind none. */
     private void closeMetrics() {
-        Runnable[] closers;
-        synchronized (metricsLock) {
-            if (metricsClosed) {
-                return;
+        synchronized (metricsClosing) { // a second caller waits until the first is done: see metricsClosing
+            Runnable[] closers;
+            synchronized (metricsLock) {
+                if (metricsClosed) {
+                    return;
+                }
+                metricsClosed = true;
+                closers = metricsClosers.toArray(new Runnable[0]);
+                metricsClosers.clear();
             }
-            metricsClosed = true;
-            closers = metricsClosers.toArray(new Runnable[0]);
-            metricsClosers.clear();
+            for (Runnable closer : closers) {
+                runCloser(closer);
+            }
+            metricsCall("removing the scheduler's meters", () -> config.metrics().close());
         }
-        for (Runnable closer : closers) {
-            runCloser(closer);
-        }
-        metricsCall("removing the scheduler's meters", () -> config.metrics().close());
     }
 
     /**
