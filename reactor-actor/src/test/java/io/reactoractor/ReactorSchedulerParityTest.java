@@ -136,13 +136,17 @@ class ReactorSchedulerParityTest {
     void carriersLogUncaughtTaskErrorsThroughReactorsSchedulersLogger() {
         TestLogger log = new TestLogger(false);
         Loggers.useCustomLoggers(name -> log);
-        ActorScheduler s = newScheduler();
-        s.schedule(() -> {
-            throw new IllegalStateException("boom-for-the-log");
-        });
-        await(LONG, () -> log.getErrContent().contains("boom-for-the-log"),
-                () -> "logged as Reactor's thread factories do: " + log.getErrContent());
-        assertTrue(log.getErrContent().contains("failed with an uncaught exception"), log.getErrContent());
+        try {
+            ActorScheduler s = newScheduler();
+            s.schedule(() -> {
+                throw new IllegalStateException("boom-for-the-log");
+            });
+            await(LONG, () -> log.getErrContent().contains("boom-for-the-log"),
+                    () -> "logged as Reactor's thread factories do: " + log.getErrContent());
+            assertTrue(log.getErrContent().contains("failed with an uncaught exception"), log.getErrContent());
+        } finally {
+            Loggers.resetLoggerFactory(); // loggers created by later tests of this JVM log as before
+        }
     }
 
     // ------------------------------------------------------------------ zero delays

@@ -98,14 +98,14 @@ final class MeterSet {
                 return m; // denied by a filter (or the registry is closed): nothing registered, nothing to remove
             }
             if (!containsSame(created, m)) {
-                LOG.warn("meter " + name + " " + tags + " is already registered by another owner (same name"
+                log().warn("meter " + name + " " + tags + " is already registered by another owner (same name"
                         + " and tags); this one is left out");
                 return null;
             }
             meters.add(m);
             return m;
         } catch (Throwable e) { // an Error too (a filter's AssertionError, a missing class): never the caller's failure
-            LOG.warn("registering meter " + name + " " + tags + " failed; it is left out", e);
+            log().warn("registering meter " + name + " " + tags + " failed; it is left out", e);
             try {
                 if (!created.isEmpty()) {
                     for (Meter left : created) { // with any percentile gauges a timer's registration made
@@ -120,7 +120,7 @@ final class MeterSet {
                     }
                 }
             } catch (Throwable again) {
-                LOG.warn("removing the half-registered meter " + name + " " + tags + " failed", again);
+                log().warn("removing the half-registered meter " + name + " " + tags + " failed", again);
             }
             return null;
         } finally {
@@ -173,13 +173,19 @@ final class MeterSet {
             try {
                 registry.remove(m);
             } catch (Throwable e) {
-                LOG.warn("removing meter " + m.getId() + " failed", e);
+                log().warn("removing meter " + m.getId() + " failed", e);
             }
         }
         meters.clear();
     }
 
-    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(MeterSet.class);
+    /**
+     * Looked up at each warning (all rare: a refused or failing meter), not kept in a static field, so that a logger
+     * factory installed later ({@code Loggers.useCustomLoggers}, as tests capturing the warnings do) applies.
+     */
+    private static reactor.util.Logger log() {
+        return reactor.util.Loggers.getLogger(MeterSet.class);
+    }
 
     /**
      * The timers whose failing {@code record} was logged already (weak: a removed timer is forgotten): once per
@@ -199,7 +205,7 @@ final class MeterSet {
         } catch (Throwable e) {
             try {
                 if (RECORD_FAILURE_LOGGED.putIfAbsent(timer, Boolean.TRUE) == null) {
-                    LOG.warn("recording on timer " + timer.getId() + " failed; the sample is dropped (further failures"
+                    log().warn("recording on timer " + timer.getId() + " failed; the sample is dropped (further failures"
                             + " of this timer are not logged)", e);
                 }
             } catch (Throwable again) {

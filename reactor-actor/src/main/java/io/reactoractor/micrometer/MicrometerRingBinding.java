@@ -32,9 +32,10 @@ final class MicrometerRingBinding implements RingMetrics {
         String key = MicrometerRingMetrics.tags(ring).toString();
         RingBuffer<?> owner = owners.putIfAbsent(key, ring);
         if (owner != null) {
-            // a live namesake owns these ids (see the class comment)
-            LOG.warn("ring " + ring.name() + " " + key + " is not metered: a live ring of the same name and tags"
-                    + " owns its meters (" + owner + ")");
+            // a live namesake owns these ids (see the class comment); the logger looked up now (rare), so a
+            // factory installed later (Loggers.useCustomLoggers) applies
+            reactor.util.Loggers.getLogger(MicrometerRingBinding.class).warn("ring " + ring.name() + " " + key
+                    + " is not metered: a live ring of the same name and tags owns its meters (" + owner + ")");
             return Registration.NONE;
         }
         MeterSet meters;
@@ -49,8 +50,6 @@ final class MicrometerRingBinding implements RingMetrics {
             owners.remove(key, ring);
         };
     }
-
-    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(MicrometerRingBinding.class);
 
     @Override
     public String toString() {
