@@ -715,7 +715,7 @@ final class ActorTurnLoop<I, O> {
             } else if (!done) {
                 // disposed (Actor.dispose: its CancellationException is pending), or the scheduler was
                 // disposed under a live actor (then the rejection): tell downstream instead of hanging
-                PENDING_ERROR.compareAndSet(ActorTurnLoop.this, null, engine.reject());
+                PENDING_ERROR.compareAndSet(ActorTurnLoop.this, null, engine.rejectSignal(out.discardContext()));
                 ActorTurnLoop.this.terminate(pendingError, true);
             }
             discardMailbox();

@@ -172,7 +172,7 @@ final class InboundCredits<I> {
                 return;
             }
             if (loop.isClosing()) {
-                sink.error(loop.engine.reject()); // a graceful disposal began: no new input (see Actor)
+                sink.error(loop.engine.rejectSignal(sink.contextView())); // a graceful disposal began: no new input (see Actor)
                 return;
             }
             if (tryAcquireForNewMessage()) {
@@ -413,7 +413,7 @@ final class InboundCredits<I> {
         }
         for (PendingSend<I> p : toFail) {
             if (p.claim()) { // else cancelled meanwhile: its subscriber is gone
-                p.sink.error(loop.engine.reject());
+                p.sink.error(loop.engine.rejectSignal(p.sink.contextView()));
             }
         }
     }

@@ -282,7 +282,7 @@ final class ConsumerGroupActor extends ActorCell {
             // rejected, as Reactor's schedulers reject new tasks then; a consumer pulling again and again would
             // otherwise hold the shutdown open for as long as data keeps coming. Acks, nacks and releases settle
             // work already handed out, so they still run. (Terminated: the drain answers the post, as before.)
-            p.fail(engine().reject());
+            p.fail(engine().rejectSignal(reactor.util.context.Context.empty())); // a fresh one: see rejectSignal
             return true;
         }
         if (!enter()) {
@@ -987,8 +987,13 @@ final class ConsumerGroupActor extends ActorCell {
     @Override
     protected void drainTerminated() {
         engine().cancelTimer(tick);
-        IllegalStateException closed = new IllegalStateException("pull consumer closed: group " + subject
-                + "/" + group + " no longer serves pulls");
+        // the consumer disposed (or the actor retired): "closed"; the scheduler or the pair's scheduling group
+        // terminated under a live consumer: a rejection, as Reactor's operators signal on a disposed scheduler
+        // (PullConsumer's class doc), never the consumer's "closed" while isDisposed() says it is not
+        Throwable closed = schedulingGroupHandle.isDisposed() && !settings.consumerDisposed()
+                ? engine().rejectSignal(reactor.util.context.Context.empty())
+                : new IllegalStateException("pull consumer closed: group " + subject + "/" + group
+                        + " no longer serves pulls");
         // quiescing, a caller's long poll is answered as at its timeout whether or not the actor's turn came
         // first: the disposal that follows a quiescence must not turn the answers it promised into errors. Not
         // a consumer stream's pull: that answer would make the stream pull again, from a terminated actor; the

@@ -30,12 +30,16 @@ final class ConsumerGroupSettings {
      * consumer ends the streams attached to it, also those with no pull in flight (see {@link PullConsumer}).
      */
     final java.util.function.BiConsumer<ConsumerGroupActor, Throwable> terminated;
+    /** Whether the consumer was {@linkplain PullConsumer#dispose() disposed} (a volatile read). */
+    private final java.util.function.BooleanSupplier consumerDisposed;
 
     ConsumerGroupSettings(MessageStore syncStore, AsyncMessageStore asyncStore, long ackTimeoutNanos,
             int maxWaitingPulls, long maxBytesPerPull, long idleTimeoutNanos, PullMetrics metrics,
             Consumer<ConsumerGroupActor> retired, java.util.function.BooleanSupplier quiescing,
-            java.util.function.BiConsumer<ConsumerGroupActor, Throwable> terminated) {
+            java.util.function.BiConsumer<ConsumerGroupActor, Throwable> terminated,
+            java.util.function.BooleanSupplier consumerDisposed) {
         this.terminated = terminated;
+        this.consumerDisposed = consumerDisposed;
         this.syncStore = syncStore;
         this.asyncStore = asyncStore;
         this.ackTimeoutNanos = ackTimeoutNanos;
@@ -50,6 +54,11 @@ final class ConsumerGroupSettings {
     /** @return whether long polls are answered at once ({@link PullConsumer#quiesce()}; a volatile read) */
     boolean quiescing() {
         return quiescing.getAsBoolean();
+    }
+
+    /** @return whether the consumer was disposed (a volatile read) */
+    boolean consumerDisposed() {
+        return consumerDisposed.getAsBoolean();
     }
 
     /** @return the store's current epoch (asked each time: a store may start a new one) */

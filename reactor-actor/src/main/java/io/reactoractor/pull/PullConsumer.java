@@ -96,7 +96,12 @@ import reactor.core.scheduler.Schedulers;
  * refused the same way ({@code RejectedExecutionException}; a {@link #consume} stream then ends with it, its
  * unacknowledged messages released), as the closing scheduler refuses new tasks, so consumers that keep
  * pulling cannot hold the shutdown open; appends, acknowledgements, nacks and the pulls already waiting go
- * on. For a shutdown that answers the waiting long polls at once instead, {@link #quiesce()} first.
+ * on. For a shutdown that answers the waiting long polls at once instead, {@link #quiesce()} first. When the
+ * scheduler (or {@code cg.<group>}) terminates under this consumer (its {@code dispose()}, or the end of a
+ * graceful one while a long poll still waits), what was under way at that moment ends with
+ * {@code RejectedExecutionException} too (the pulls waiting, the {@link #consume} streams, acknowledgements
+ * waiting for the store), as Reactor's operators signal on a disposed scheduler: the consumer itself is not
+ * disposed ({@link #isDisposed()} stays {@code false}) and the pair's next call builds a new actor, or is refused.
  *
  * <pre>{@code
  * PullConsumer consumer = PullConsumer.builder(scheduler).build();      // embedded store
@@ -167,7 +172,8 @@ public final class PullConsumer implements Disposable {
                 ? binding.pullMetrics(scheduler.name())
                 : PullMetrics.NONE;
         this.settings = new ConsumerGroupSettings(store, asyncStore, ackTimeoutNanos, maxWaitingPulls,
-                maxBytesPerPull, idleTimeoutNanos, metrics, this::retired, () -> quiescing, this::actorTerminated);
+                maxBytesPerPull, idleTimeoutNanos, metrics, this::retired, () -> quiescing, this::actorTerminated,
+                () -> disposed);
         Disposable registration = asyncStore.addAppendListener(this::appended);
         if (registration == null) {
             // a bad store, told here and by name rather than by a NullPointerException in dispose()
@@ -504,7 +510,8 @@ public final class PullConsumer implements Disposable {
      * @param options ack mode, failure policy, batch size, poll timeout
      * @return an infinite {@link Flux} of deliveries; it errors with {@link IllegalStateException} if the
      *     consumer is disposed while it is live ({@link java.util.concurrent.RejectedExecutionException} if it
-     *     was disposed before the subscription, or its scheduler closes gracefully: see the class doc), and
+     *     was disposed before the subscription, or its scheduler closes gracefully or is disposed: see the
+     *     class doc), and
      *     with a
      *     {@link MessageStoreException} when an {@link AsyncMessageStore} fails a pull (e.g. Redis unreachable
      *     for longer than a command timeout); then its unacknowledged messages are redelivered, and a new

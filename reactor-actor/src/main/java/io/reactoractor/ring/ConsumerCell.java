@@ -123,8 +123,8 @@ final class ConsumerCell extends ActorCell {
     }
 
     /** @return an error for work refused because the scheduler is shutting down */
-    RuntimeException rejected() {
-        return engine().reject();
+    RuntimeException rejected(reactor.util.context.ContextView context) {
+        return engine().rejectSignal(context);
     }
 
     @Override

@@ -768,7 +768,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
                 }
             }
             if (!isClosed() && refusesNewEvents()) {
-                sink.error(rejection());
+                sink.error(rejection(sink.contextView()));
                 return;
             }
             if (waiters.get() == 0 && !isClosed() && tryReserve(1)) {
@@ -1705,9 +1705,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         return group.isDisposed();
     }
 
-    /** @return the scheduler's rejection (counted), for a publish refused while closing */
-    private RuntimeException rejection() {
-        return io.reactoractor.internal.Internals.engine(group).reject();
+    /** @return the scheduler's rejection (counted) to signal to a publish refused while closing */
+    private RuntimeException rejection(reactor.util.context.ContextView context) {
+        return io.reactoractor.internal.Internals.engine(group).rejectSignal(context);
     }
 
     /**
@@ -1739,7 +1739,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
                 if (refusesNewEvents()) {
                     pending.poll();
                     waiters.decrementAndGet();
-                    p.sink.error(rejection());
+                    p.sink.error(rejection(p.sink.contextView()));
                     continue;
                 }
                 if (!started || !tryReserve(1)) {

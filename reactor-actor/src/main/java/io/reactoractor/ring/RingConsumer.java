@@ -670,7 +670,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         if (!c.suspendFor(nanos)) {
             // the scheduler no longer takes timers: it is terminating, and its termination of every
             // cell delivers the failure (waking the others would queue them on carriers that are gone)
-            ring.fail(c.rejected(), false);
+            ring.fail(c.rejected(hasSubscribed() ? subscriberContext() : ring.currentContext()), false);
             return;
         }
         if (cancelled || badRequest.get() != null || ring.failure() != null) {
@@ -774,7 +774,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
      */
     void cellTerminated() {
         if (!done) {
-            ring.fail(cell.rejected(), false);
+            ring.fail(cell.rejected(hasSubscribed() ? subscriberContext() : ring.currentContext()), false);
             terminate(ring.failure(), true, false);
         }
     }

@@ -676,6 +676,22 @@ public final class SchedulerEngine {
         return Exceptions.failWithRejected();
     }
 
+    /**
+     * Counts a rejected task and returns the error to <em>signal</em> to a subscriber ({@code onError}, a
+     * {@code Mono}'s error), where {@link #reject()} gives the one to throw from a {@code schedule} call. As Reactor's
+     * operators report a rejected task ({@code publishOn} on a disposed scheduler): through
+     * {@link reactor.core.publisher.Operators#onRejectedExecution}, so the {@code reactor.onRejectedExecution.local}
+     * hook of {@code context} or else {@code Hooks.onOperatorError} applies, and a fresh exception, never Reactor's
+     * shared one that {@link #reject()} returns (a subscriber adding a suppressed exception to it would change every
+     * later rejection in the JVM).
+     *
+     * @param context the subscriber's context ({@code Context.empty()} if there is none)
+     * @return the error to signal
+     */
+    public RuntimeException rejectSignal(reactor.util.context.ContextView context) {
+        return reactor.core.publisher.Operators.onRejectedExecution(reject(), reactor.util.context.Context.of(context));
+    }
+
     /** Counts a rejected task whose caller is told otherwise than by an exception ({@code Actor.tell}'s {@code false}). */
     public void countRejected() {
         rejectedTasks.increment();
