@@ -73,7 +73,8 @@ public interface ActorContext<O> {
      * is a task's failure, as on Reactor's workers: its error goes to {@code Schedulers.onHandleError} (and
      * counts as a failed task), the actor goes on, and the {@link ErrorPolicy} (the behaviour's) does not see
      * it; a task that must stop the actor on failure catches its error and calls {@link Actor#dispose()} or
-     * fails its own way.
+     * fails its own way. The task passes through {@code Schedulers.onSchedule} here, on the calling thread, as a
+     * task given to a Reactor {@code Worker} does (and it runs inside the hook's decoration of the turn too).
      *
      * @param delay the delay; zero or less runs the task as soon as the actor can, and a delay beyond about
      *              146 years counts as that long

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.reactoractor.internal.scheduling.TimerEntry;
 import reactor.core.Disposable;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The behaviour's timers ({@link ActorContext#resumeAfter}, {@link ActorContext#schedule}) on the
@@ -60,13 +61,17 @@ final class ActorTimers {
         Objects.requireNonNull(delay, "delay");
         Objects.requireNonNull(task, "task");
         long due = dueAt(delay);
+        // decorated now, on the scheduling thread, as Reactor's Worker.schedule decorates its task: the hook sees
+        // every task (a per-task span, state captured where the task was scheduled); a hook that throws fails
+        // this call, one that returns null fails the task when it runs (Schedulers.onHandleError), as there
+        Runnable hooked = Schedulers.onSchedule(task);
         if (loop.isClosing() && !loop.isTerminated()) {
             // a new task for a closing scheduler or group, rejected as Reactor's schedulers reject theirs during a
             // graceful shutdown (a task that re-armed itself would otherwise hold the shutdown open for good);
             // a terminated actor's timer is returned disposed instead, as documented
             throw loop.engine.reject();
         }
-        ControlTimer t = new ControlTimer(loop, task);
+        ControlTimer t = new ControlTimer(loop, hooked);
         loop.trackTimer(t); // before it is armed: whatever settles it untracks it after
         if (!loop.engine.scheduleTimer(t, due)) {
             t.disposed = true;
