@@ -589,7 +589,12 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 return;
             }
             this.turn = turn;
-            try {
+            // with Reactor's automatic context propagation, the subscriber's thread locals around the whole drain,
+            // as around an actor's behaviour: the code above this operator that the drain runs (a replenishing
+            // request, a fused source's poll) sees them, as above Reactor's publishOn, whose drain runs inside the
+            // schedule hook that captured them where it was scheduled; downstream code saw them already
+            try (io.reactoractor.internal.ContextThreadLocals.Scope ignored =
+                         io.reactoractor.internal.ContextThreadLocals.open(actual.currentContext())) {
                 drain(turn); // inside Schedulers.onScheduleHook: the carrier decorates each turn (Turn)
             } finally {
                 this.turn = null;

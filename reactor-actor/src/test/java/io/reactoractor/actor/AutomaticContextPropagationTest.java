@@ -102,6 +102,30 @@ class AutomaticContextPropagationTest {
         assertThat(seenOnce()).isEqualTo(reactor);
     }
 
+    /**
+     * The code above the fair {@code publishOn} that its drain runs (replenishing requests: the {@code doOnNext} of a
+     * {@code range}; a fused source's poll: a stream's {@code peek}) saw the thread locals only for the first
+     * {@code prefetch} elements (8 of 100; 1 of 100 for the fused source), those requested from the subscribing
+     * thread; above Reactor's {@code publishOn} it sees them for all (found by a black-box probe).
+     */
+    @Test
+    void theCodeAboveTheFairPublishOnSeesThemAsAboveReactorsPublishOn() {
+        Hooks.enableAutomaticContextPropagation();
+        for (Scheduler on : List.of(peer, scheduler)) {
+            boolean fair = on == scheduler;
+            Flux<Integer> range = Flux.range(0, 100).doOnNext(v -> see("above"));
+            Flux<Integer> stream = Flux.fromStream(() -> java.util.stream.IntStream.range(0, 100).boxed()
+                    .peek(v -> see("fused source")));
+            for (Flux<Integer> source : List.of(range, stream)) {
+                (fair ? source.transform(ActorOperators.publishOn(scheduler, 8)) : source.publishOn(peer, 8))
+                        .contextWrite(Context.of(KEY, "ctx")).blockLast(Duration.ofSeconds(10));
+            }
+            assertThat(seen).as(fair ? "the fair publishOn" : "Reactor's publishOn").hasSize(200)
+                    .allSatisfy(x -> assertThat(x).endsWith("=ctx"));
+            seen.clear();
+        }
+    }
+
     @Test
     void aBehaviourFedByAnUpstreamSeesThemToo() throws Exception {
         Hooks.enableAutomaticContextPropagation();
