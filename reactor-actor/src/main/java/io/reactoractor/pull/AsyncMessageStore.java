@@ -47,8 +47,10 @@ import reactor.core.publisher.Mono;
  * <p>Arguments: the stores of this library ({@link #of(MessageStore)}, the Redis store) and the default
  * methods here check them in the call itself, before any Mono is returned, as Reactor's factories do: a
  * {@code null} subject, group, payload, offsets array, message or duration throws
- * {@link NullPointerException} naming it; a count below 1, a negative cursor or offset throws
- * {@link IllegalArgumentException} naming it. Other implementations should do the same.
+ * {@link NullPointerException} naming it; a count below 1, a negative cursor or a negative offset among the
+ * offsets of {@link #acknowledge}, {@link #renew} or {@link #renewPending} throws {@link IllegalArgumentException}
+ * naming it ({@code fetch}'s {@code fromOffset} and {@code acknowledge}'s {@code committed} take {@code -1} for
+ * "none"). Other implementations should do the same.
  */
 public interface AsyncMessageStore {
 
@@ -113,8 +115,8 @@ public interface AsyncMessageStore {
      * @param subject     the subject
      * @param group       the consumer group
      * @param fromOffset  the caller's cursor: the offset after the last message it was handed, or
-     *                    {@code -1} if it was handed none yet; a store that keeps the group's cursor
-     *                    itself (shared by processes) ignores it
+     *                    {@code -1} (any negative value) if it was handed none yet; a store that keeps the
+     *                    group's cursor itself (shared by processes) ignores it
      * @param maxMessages at most this many (≥ 1)
      * @return the messages in offset order, possibly none
      */
@@ -127,7 +129,7 @@ public interface AsyncMessageStore {
      * @param group     the consumer group
      * @param offsets   the messages acknowledged (possibly none)
      * @param committed the caller's committed offset (every message before it it has settled), or
-     *                  {@code -1}; a store that tracks each message ignores it
+     *                  {@code -1} (any negative value: none); a store that tracks each message ignores it
      * @return completes once the store recorded it
      */
     Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed);
@@ -159,7 +161,7 @@ public interface AsyncMessageStore {
     default Mono<Void> renew(String subject, String group, long[] offsets) {
         Objects.requireNonNull(subject, "subject");
         Objects.requireNonNull(group, "group");
-        Objects.requireNonNull(offsets, "offsets");
+        Names.offsets(offsets);
         return Mono.empty();
     }
 

@@ -1,6 +1,6 @@
 package io.reactoractor.pull;
 
-/** Validation of subject and group names (one rule for the API and the HTTP app). */
+/** Validation of subject and group names (one rule for the API and the HTTP app), and of offsets given to a store. */
 final class Names {
 
     /** Longest subject name. */
@@ -9,6 +9,24 @@ final class Names {
     static final int MAX_GROUP = 120;
 
     private Names() {
+    }
+
+    /**
+     * The offsets of a store call ({@link AsyncMessageStore}'s "Arguments"), checked in the call.
+     *
+     * @param offsets the offsets
+     * @return {@code offsets}
+     * @throws NullPointerException     if {@code offsets} is {@code null}
+     * @throws IllegalArgumentException naming the first negative one
+     */
+    static long[] offsets(long[] offsets) {
+        java.util.Objects.requireNonNull(offsets, "offsets");
+        for (int i = 0; i < offsets.length; i++) {
+            if (offsets[i] < 0) {
+                throw new IllegalArgumentException("offsets[" + i + "] must be >= 0 but was " + offsets[i]);
+            }
+        }
+        return offsets;
     }
 
     static String subject(String subject) {

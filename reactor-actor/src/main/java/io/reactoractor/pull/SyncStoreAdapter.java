@@ -61,7 +61,7 @@ final class SyncStoreAdapter implements AsyncMessageStore {
     @Override
     public Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed) {
         requireNames(subject, group);
-        Objects.requireNonNull(offsets, "offsets");
+        Names.offsets(offsets);
         return Mono.fromRunnable(() -> {
             if (committed >= 0) {
                 store.commit(subject, group, committed);

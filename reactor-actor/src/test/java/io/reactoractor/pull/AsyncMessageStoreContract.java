@@ -127,6 +127,11 @@ public abstract class AsyncMessageStoreContract {
         assertThrowsNaming(NullPointerException.class, "offsets", () -> store.acknowledge(s, g, null, -1));
         assertThrowsNaming(NullPointerException.class, "offsets", () -> store.renew(s, g, null));
         assertThrowsNaming(NullPointerException.class, "subject", () -> store.renewPending(null, g, new long[0]));
+        // a negative offset among a call's offsets (the adapter over a MessageStore and the default renew accepted
+        // them, where the Redis store threw)
+        assertThrowsNaming(IllegalArgumentException.class, "offset", () -> store.acknowledge(s, g, new long[] {0, -3}, -1));
+        assertThrowsNaming(IllegalArgumentException.class, "offset", () -> store.renew(s, g, new long[] {-3}));
+        assertThrowsNaming(IllegalArgumentException.class, "offset", () -> store.renewPending(s, g, new long[] {-3}));
         assertThrowsNaming(NullPointerException.class, "minIdle", () -> store.reclaim(s, g, 0, null, 1));
         assertThrowsNaming(IllegalArgumentException.class, "cursor",
                 () -> store.reclaim(s, g, -1, Duration.ZERO, 1));
