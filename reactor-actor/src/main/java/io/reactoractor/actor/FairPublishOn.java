@@ -594,7 +594,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             // request, a fused source's poll) sees them, as above Reactor's publishOn, whose drain runs inside the
             // schedule hook that captured them where it was scheduled; downstream code saw them already
             try (io.reactoractor.internal.ContextThreadLocals.Scope ignored =
-                         io.reactoractor.internal.ContextThreadLocals.open(actual.currentContext())) {
+                         io.reactoractor.internal.ContextThreadLocals.open(actual)) {
                 drain(turn); // inside Schedulers.onScheduleHook: the carrier decorates each turn (Turn)
             } finally {
                 this.turn = null;

@@ -61,6 +61,20 @@ public final class ContextThreadLocals {
         }
     }
 
+    /**
+     * {@link #open(ContextView)} with {@code subscriber}'s context, asked for only when the mode is on (a chain of
+     * operators answers {@code currentContext()} by asking down the chain: nothing to pay per turn when it is off).
+     *
+     * @param subscriber the subscriber whose context holds the values
+     * @return the scope to close once the user code returned
+     */
+    public static Scope open(reactor.core.CoreSubscriber<?> subscriber) {
+        if (!Hooks.isAutomaticContextPropagationEnabled() || unavailable) {
+            return NONE;
+        }
+        return open(subscriber.currentContext());
+    }
+
     /** The only place the optional library's types appear. */
     private static final class Snapshots {
 
