@@ -38,7 +38,7 @@ class MeterRemovalRaceTest {
     /** The thread running the test method (with a separate-thread timeout, not the one that built this instance). */
     private volatile Thread testThread;
     /** Counted down when another thread is inside its first removal of a meter named {@code holdPrefix*}. */
-    private final CountDownLatch otherThreadRemoving = new CountDownLatch(1);
+    private volatile CountDownLatch otherThreadRemoving = new CountDownLatch(1);
     private final AtomicBoolean held = new AtomicBoolean();
     private volatile String holdPrefix = "none";
 
@@ -78,36 +78,45 @@ class MeterRemovalRaceTest {
      * {@code dispose()} and the scheduler's last exiting thread both remove the meters once the state is terminated;
      * the last thread used to be able to start first, and {@code dispose()} then returned while it was removing them.
      * Here {@code dispose()} is held inside its own call (an idle actor's terminal signal, delivered on the caller)
-     * until the last thread is removing.
+     * until the last thread is removing. On a busy machine the actor may still be ending its turn when
+     * {@code dispose()} comes (its signal then goes out on the carrier): such a round proves nothing, so it is run
+     * again, and the test asserts that the scenario happened.
      */
     @Test
     void theLastThreadExitingWhileDisposeIsUnderWayLeavesNoMetersWhenDisposeReturns() throws Exception {
         holdTheFirstRemovalOnAnotherThread("reactor.actor.");
-        ActorScheduler s = ActorScheduler.builder().name("exit-race").threads(2).metrics(binding).build();
-        AtomicReference<Thread> signalledOn = new AtomicReference<>();
-        Actor<Integer, Integer> actor = Actor.<Integer, Integer>builder(s).behaviour((m, ctx) -> true).build();
-        actor.subscribe(new BaseSubscriber<>() {
-            @Override
-            protected void hookOnError(Throwable e) {
-                signalledOn.set(Thread.currentThread());
-                if (Thread.currentThread() == testThread) {
-                    try {
-                        otherThreadRemoving.await(10, TimeUnit.SECONDS); // the threads exit meanwhile
-                    } catch (InterruptedException ie) {
-                        Thread.currentThread().interrupt();
+        boolean happened = false;
+        for (int round = 0; round < 20 && !happened; round++) {
+            otherThreadRemoving = new CountDownLatch(1);
+            held.set(false);
+            CountDownLatch removing = otherThreadRemoving;
+            ActorScheduler s = ActorScheduler.builder().name("exit-race-" + round).threads(2).metrics(binding).build();
+            AtomicReference<Thread> signalledOn = new AtomicReference<>();
+            Actor<Integer, Integer> actor = Actor.<Integer, Integer>builder(s).behaviour((m, ctx) -> true).build();
+            actor.subscribe(new BaseSubscriber<>() {
+                @Override
+                protected void hookOnError(Throwable e) {
+                    signalledOn.set(Thread.currentThread());
+                    if (Thread.currentThread() == testThread) {
+                        try {
+                            removing.await(10, TimeUnit.SECONDS); // the threads exit meanwhile
+                        } catch (InterruptedException ie) {
+                            Thread.currentThread().interrupt();
+                        }
                     }
                 }
+            });
+            assertThat(actor.tell(1)).isTrue();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (actor.processedMessages() < 1 && System.nanoTime() < deadline) {
+                Thread.sleep(1); // the carriers are running
             }
-        });
-        assertThat(actor.tell(1)).isTrue();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (actor.processedMessages() < 1 && System.nanoTime() < deadline) {
-            Thread.sleep(1); // the carriers are running
+            Thread.sleep(10); // the turn ends (usually)
+            s.dispose();
+            assertThat(meters("")).as("when dispose() returned (round " + round + ")").isEmpty();
+            happened = signalledOn.get() == testThread && removing.getCount() == 0;
         }
-        s.dispose();
-        assertThat(signalledOn.get()).as("the idle actor's terminal signal ran inside dispose()").isSameAs(testThread);
-        assertThat(otherThreadRemoving.getCount()).as("the last exiting thread removed meters meanwhile").isZero();
-        assertThat(meters("")).as("when dispose() returned").isEmpty();
+        assertThat(happened).as("a round where the last exiting thread removed meters inside dispose()").isTrue();
     }
 
     @Test
