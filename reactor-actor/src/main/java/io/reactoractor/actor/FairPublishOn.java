@@ -322,7 +322,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                     s.cancel();
                     actual.onSubscribe(this);
                     if (!cancelled) {
-                        actual.onError(Operators.onRejectedExecution(engine().reject(), actual.currentContext()));
+                        actual.onError(engine().rejectSignal(actual.currentContext()));
                     }
                     return;
                 }
@@ -454,7 +454,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
         private void rejectArrival() {
             arrivalRejected = true;
             s.cancel();
-            error = Operators.onRejectedExecution(engine().reject(), actual.currentContext());
+            error = engine().rejectSignal(actual.currentContext());
             DONE.setVolatile(this, true);
         }
 
@@ -698,7 +698,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 if (outputFused) {
                     clear(); // guarded; unfused, finish() clears the source
                 }
-                finish(Operators.onRejectedExecution(engine().reject(), actual.currentContext()), true);
+                finish(engine().rejectSignal(actual.currentContext()), true);
                 return true;
             }
             return false;
@@ -936,7 +936,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                     clear(); // as Reactor's publishOn on a rejection: the queue (guarded), then the error
                 }
                 if (!cancelled) {
-                    actual.onError(Operators.onRejectedExecution(engine().reject(), actual.currentContext()));
+                    actual.onError(engine().rejectSignal(actual.currentContext()));
                 }
                 return;
             }

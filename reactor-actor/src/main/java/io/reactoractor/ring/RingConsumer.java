@@ -142,6 +142,11 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         return c != null ? c : Context.empty();
     }
 
+    /** @return the subscriber's context once one subscribed, else the ring's (where a failure or a discard is reported) */
+    private Context signalContext() {
+        return hasSubscribed() ? subscriberContext() : ring.currentContext();
+    }
+
     /** @return whether a subscriber subscribed (its context is then {@link #subscriberContext()}) */
     boolean hasSubscribed() {
         return context != null;
@@ -670,7 +675,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         if (!c.suspendFor(nanos)) {
             // the scheduler no longer takes timers: it is terminating, and its termination of every
             // cell delivers the failure (waking the others would queue them on carriers that are gone)
-            ring.fail(c.rejected(hasSubscribed() ? subscriberContext() : ring.currentContext()), false);
+            ring.fail(c.rejected(signalContext()), false);
             return;
         }
         if (cancelled || badRequest.get() != null || ring.failure() != null) {
@@ -721,7 +726,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         if (done) {
             return;
         }
-        Context discardTo = hasSubscribed() ? subscriberContext() : ring.currentContext();
+        Context discardTo = signalContext();
         terminal = signal ? (error != null ? error : COMPLETED) : null;
         done = true;
         Throwable subscriberFailed = null;
@@ -774,7 +779,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
      */
     void cellTerminated() {
         if (!done) {
-            ring.fail(cell.rejected(hasSubscribed() ? subscriberContext() : ring.currentContext()), false);
+            ring.fail(cell.rejected(signalContext()), false);
             terminate(ring.failure(), true, false);
         }
     }
