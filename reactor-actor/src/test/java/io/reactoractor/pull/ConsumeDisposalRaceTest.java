@@ -35,40 +35,50 @@ class ConsumeDisposalRaceTest {
         scheduler.dispose();
     }
 
+    /**
+     * On a busy machine the actor may be inside a turn when {@code dispose()} comes; its drain then runs after the
+     * disposal's walk of the streams, and the race is not reproduced (one error all the same). Such a round proves
+     * nothing, so it runs again, and the test asserts that the race was reproduced in one round.
+     */
     @Test
     void aDisposalRacingTheActorsFailureOfTheStreamsPullEndsItOnceAndDropsNothing() throws InterruptedException {
         Hooks.onErrorDropped(dropped::add);
-        PullConsumer consumer = PullConsumer.builder(scheduler).build();
-        List<Throwable> errors = new CopyOnWriteArrayList<>();
-        AtomicReference<ConsumerSubscription> subscription = new AtomicReference<>();
-        consumer.consume("s", "g").subscribe(new BaseSubscriber<Delivery>() {
-            @Override
-            protected void hookOnSubscribe(Subscription s) {
-                subscription.set((ConsumerSubscription) s);
-                request(1); // no message: the pull waits in the group's actor
-            }
+        boolean reproduced = false;
+        for (int round = 0; round < 20 && !reproduced; round++) {
+            PullConsumer consumer = PullConsumer.builder(scheduler).build();
+            List<Throwable> errors = new CopyOnWriteArrayList<>();
+            AtomicReference<ConsumerSubscription> subscription = new AtomicReference<>();
+            consumer.consume("s", "g").subscribe(new BaseSubscriber<Delivery>() {
+                @Override
+                protected void hookOnSubscribe(Subscription s) {
+                    subscription.set((ConsumerSubscription) s);
+                    request(1); // no message: the pull waits in the group's actor
+                }
 
-            @Override
-            protected void hookOnError(Throwable t) {
-                errors.add(t);
-            }
-        });
-        PullConsumerTest.await(() -> consumer.stats("s", "g").waitingPulls() == 1, "the stream's pull waits");
+                @Override
+                protected void hookOnError(Throwable t) {
+                    errors.add(t);
+                }
+            });
+            PullConsumerTest.await(() -> consumer.stats("s", "g").waitingPulls() == 1, "the stream's pull waits");
 
-        AtomicBoolean once = new AtomicBoolean();
-        ConsumerSubscription.afterFailSawNoCancelForTest = () -> {
-            if (once.compareAndSet(false, true)) {
-                // the disposal's walk of the live streams reaches this one now
-                subscription.get().consumerDisposed(new IllegalStateException("test: pull consumer disposed"));
-            }
-        };
-        consumer.dispose(); // terminates the actor: its drain fails the waiting pull
-        PullConsumerTest.await(() -> !errors.isEmpty(), "the stream ends");
-        Thread.sleep(50); // a second signal, if any, would come now
+            AtomicBoolean once = new AtomicBoolean();
+            ConsumerSubscription.afterFailSawNoCancelForTest = () -> {
+                if (once.compareAndSet(false, true)) {
+                    // the disposal's walk of the live streams reaches this one now
+                    subscription.get().consumerDisposed(new IllegalStateException("test: pull consumer disposed"));
+                }
+            };
+            consumer.dispose(); // terminates the actor: its drain fails the waiting pull
+            PullConsumerTest.await(() -> !errors.isEmpty(), "the stream ends");
+            Thread.sleep(50); // a second signal, if any, would come now
+            ConsumerSubscription.afterFailSawNoCancelForTest = null;
 
-        assertTrue(once.get(), "the seam ran: the race was reproduced");
-        assertEquals(1, errors.size(), "one terminal signal: " + errors);
-        assertInstanceOf(IllegalStateException.class, errors.get(0));
-        assertEquals(List.of(), dropped, "nothing dropped after the stream ended");
+            assertEquals(1, errors.size(), "one terminal signal: " + errors);
+            assertInstanceOf(IllegalStateException.class, errors.get(0));
+            assertEquals(List.of(), dropped, "nothing dropped after the stream ended");
+            reproduced = once.get();
+        }
+        assertTrue(reproduced, "the seam ran: the race was reproduced");
     }
 }
