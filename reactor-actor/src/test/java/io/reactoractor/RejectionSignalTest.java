@@ -13,12 +13,20 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import io.reactoractor.actor.Actor;
+import io.reactoractor.pull.AsyncMessageStore;
+import io.reactoractor.pull.InMemoryMessageStore;
+import io.reactoractor.pull.Message;
+import io.reactoractor.pull.MessageStore;
 import io.reactoractor.pull.PullConsumer;
+import io.reactoractor.pull.PullResult;
 import io.reactoractor.ring.RingBuffer;
 import io.reactoractor.ring.RingConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
+import reactor.core.Disposable;
 import reactor.core.Exceptions;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
@@ -88,8 +96,44 @@ class RejectionSignalTest {
             subscribe(Flux.from(c), decorate, got, ended);
             return s::dispose;
         };
+        // a consume() stream waiting in its long poll: its pull fails in the pair's actor's termination
+        Setup consumeStream = (decorate, got, ended) -> {
+            ActorScheduler s = ActorScheduler.builder().name("rejection-consume-stream").threads(1).build();
+            PullConsumer consumer = PullConsumer.builder(s).build();
+            subscribe(consumer.consume("s", "g").map(d -> 1), decorate, got, ended);
+            return s::dispose;
+        };
+        // a consume() stream with no demand, so no pull in flight: the consumer ends it when the actor terminates
+        Setup idleConsumeStream = (decorate, got, ended) -> {
+            ActorScheduler s = ActorScheduler.builder().name("rejection-consume-idle").threads(1).build();
+            PullConsumer consumer = PullConsumer.builder(s).build();
+            consumer.pull("s", "g", 1, Duration.ZERO, false).block(Duration.ofSeconds(10)); // the pair's actor
+            decorate.apply(consumer.consume("s", "g").map(d -> 1)).subscribe(new BaseSubscriber<Integer>() {
+                @Override
+                protected void hookOnSubscribe(Subscription subscription) {
+                    // no demand
+                }
+
+                @Override
+                protected void hookOnError(Throwable e) {
+                    got.set(e);
+                    ended.countDown();
+                }
+            });
+            return s::dispose;
+        };
+        // a long poll (pull(..)) waiting in the pair's actor
+        Setup waitingPull = (decorate, got, ended) -> {
+            ActorScheduler s = ActorScheduler.builder().name("rejection-pull").threads(1).build();
+            PullConsumer consumer = PullConsumer.builder(s).build();
+            subscribe(consumer.pull("s", "g", 1, Duration.ofSeconds(30), false).map(r -> 1).flux(), decorate, got,
+                    ended);
+            return s::dispose;
+        };
         return List.of(new Object[] {"Reactor publishOn", reactorPeer}, new Object[] {"actor", actor},
-                new Object[] {"ring consumer", ringConsumer});
+                new Object[] {"ring consumer", ringConsumer}, new Object[] {"consume() stream", consumeStream},
+                new Object[] {"consume() stream with no pull in flight", idleConsumeStream},
+                new Object[] {"waiting pull", waitingPull});
     }
 
     @Test
@@ -212,6 +256,89 @@ class RejectionSignalTest {
                 consumer.dispose();
                 s.dispose();
             }
+        }
+    }
+
+    /** An asynchronous store whose acknowledgements never end: an ack waits for the store. */
+    private static final class StalledAcks implements AsyncMessageStore {
+        final AsyncMessageStore delegate = AsyncMessageStore.of(InMemoryMessageStore.create());
+
+        @Override
+        public Mono<Long> append(String subject, byte[] payload) {
+            return delegate.append(subject, payload);
+        }
+
+        @Override
+        public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
+            return delegate.fetch(subject, group, fromOffset, maxMessages);
+        }
+
+        @Override
+        public Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed) {
+            return Mono.never();
+        }
+
+        @Override
+        public Mono<Reclaimed> reclaim(String subject, String group, long cursor, Duration minIdle, int maxMessages) {
+            return delegate.reclaim(subject, group, cursor, minIdle, maxMessages);
+        }
+
+        @Override
+        public Mono<Position> position(String subject, String group) {
+            return delegate.position(subject, group);
+        }
+
+        @Override
+        public Disposable addAppendListener(MessageStore.AppendListener listener) {
+            return delegate.addAppendListener(listener);
+        }
+    }
+
+    /**
+     * An ack waiting for an asynchronous store when the scheduler is disposed ends with a rejection made for its
+     * subscriber, through its local hook (PullConsumer's class doc), as the pulls and streams do (above).
+     */
+    @Test
+    void anAckWaitingForTheStoreGoesThroughItsSubscribersLocalHook() {
+        ActorScheduler s = ActorScheduler.builder().name("rejection-ack").threads(1).build();
+        PullConsumer consumer = PullConsumer.builder(s).asyncStore(new StalledAcks()).build();
+        try {
+            consumer.appendAsync("s", new byte[] {1}).block(Duration.ofSeconds(10));
+            PullResult r = consumer.pull("s", "g", 1, Duration.ZERO, false).block(Duration.ofSeconds(10));
+            assertThat(r.messages()).hasSize(1);
+            List<Throwable> seen = new CopyOnWriteArrayList<>();
+            BiFunction<Throwable, Object, Throwable> local = (e, v) -> {
+                seen.add(e);
+                return new MappedRejection(e);
+            };
+            AtomicReference<Throwable> got = new AtomicReference<>();
+            CountDownLatch ended = new CountDownLatch(1);
+            consumer.ack("s", "g", List.of(r.messages().get(0).offset()))
+                    .contextWrite(Context.of("reactor.onRejectedExecution.local", local))
+                    .subscribe(v -> { }, e -> {
+                        got.set(e);
+                        ended.countDown();
+                    });
+            try {
+                Thread.sleep(50); // the ack waits for the store's acknowledge
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            s.dispose();
+            assertThat(awaitQuietly(ended)).as("the ack ended").isTrue();
+            assertThat(got.get()).isInstanceOf(MappedRejection.class).hasCauseInstanceOf(RejectedExecutionException.class);
+            assertThat(seen).as("the hook saw it once").hasSize(1);
+        } finally {
+            consumer.dispose();
+            s.dispose();
+        }
+    }
+
+    private static boolean awaitQuietly(CountDownLatch latch) {
+        try {
+            return latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
         }
     }
 }

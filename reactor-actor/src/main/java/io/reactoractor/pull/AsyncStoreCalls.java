@@ -179,6 +179,11 @@ final class AsyncStoreCalls {
     private boolean commitDirty;
     /** Acks answered when the next acknowledge call completes. */
     private List<Settle> ackWaiters = new ArrayList<>();
+    /**
+     * The acknowledge calls outstanding (at most {@link #MAX_ACK_CALLS}), whose acks are answered when the call
+     * ends, or when the actor terminates first (a store that never answers must not hold them for good).
+     */
+    private final List<Acked> acksInFlight = new ArrayList<>(MAX_ACK_CALLS);
     /** Acknowledge calls failed in a row (0: the last one succeeded); sets the back-off of the retry. */
     private int ackFailures;
     /** When the acknowledgements of a failed call are sent again (meaningful while {@code ackFailures > 0}). */
@@ -433,7 +438,9 @@ final class AsyncStoreCalls {
             commitDirty = false;
             List<Settle> waiters = ackWaiters;
             ackWaiters = new ArrayList<>();
-            call(() -> remote.acknowledge(subject, group, offsets, committedOffset), new Acked(offsets, waiters));
+            Acked acked = new Acked(offsets, waiters);
+            acksInFlight.add(acked);
+            call(() -> remote.acknowledge(subject, group, offsets, committedOffset), acked);
         }
     }
 
@@ -470,12 +477,20 @@ final class AsyncStoreCalls {
         return outstanding == 0 && ackWaiters.isEmpty() && toAckCount == 0 && !commitDirty;
     }
 
-    /** The actor terminated: the acks waiting for an acknowledge call are answered {@code closed}. */
-    void failAckWaiters(Throwable closed) {
+    /**
+     * The actor terminated: the acks waiting for an acknowledge call, or for an outstanding one to end, are
+     * answered with the error {@code closed} makes for each one's subscriber Context. The store may still record
+     * an outstanding call's acknowledgements; its answer, if it comes, finds no one to tell.
+     */
+    void failAckWaiters(java.util.function.Function<reactor.util.context.ContextView, Throwable> closed) {
         for (Settle s : ackWaiters) {
             s.fail(closed);
         }
         ackWaiters.clear();
+        for (Acked a : acksInFlight) {
+            a.fail(closed);
+        }
+        acksInFlight.clear();
     }
 
     /** Subscribes {@code reply} to a store call: it is posted back to the actor when the call ends. */
@@ -552,7 +567,7 @@ final class AsyncStoreCalls {
         abstract void apply(long now);
 
         @Override
-        void fail(Throwable closed) {
+        void fail(java.util.function.Function<reactor.util.context.ContextView, Throwable> closed) {
             // the actor terminated before applying the answer
         }
     }
@@ -643,6 +658,7 @@ final class AsyncStoreCalls {
         @Override
         void apply(long now) {
             ackCalls--;
+            acksInFlight.remove(this);
             if (error != null) {
                 for (long offset : offsets) {
                     addToAck(offset);
@@ -675,10 +691,11 @@ final class AsyncStoreCalls {
         }
 
         @Override
-        void fail(Throwable closed) {
+        void fail(java.util.function.Function<reactor.util.context.ContextView, Throwable> closed) {
             for (Settle s : waiters) {
-                s.fail(closed);
+                s.fail(closed); // the acks waiting for this call: each with its own subscriber's error
             }
+            waiters.clear(); // answered once: by the termination, then not again by the call's late reply
         }
 
         @Override
@@ -791,7 +808,7 @@ final class AsyncStoreCalls {
         }
 
         @Override
-        void fail(Throwable closed) {
+        void fail(java.util.function.Function<reactor.util.context.ContextView, Throwable> closed) {
             answer.fail(closed);
         }
 

@@ -282,7 +282,7 @@ final class ConsumerGroupActor extends ActorCell {
             // rejected, as Reactor's schedulers reject new tasks then; a consumer pulling again and again would
             // otherwise hold the shutdown open for as long as data keeps coming. Acks, nacks and releases settle
             // work already handed out, so they still run. (Terminated: the drain answers the post, as before.)
-            p.fail(engine().rejectSignal(reactor.util.context.Context.empty())); // a fresh one: see rejectSignal
+            p.fail(engine().rejectSignal(p.context())); // a fresh one, through the puller's hooks: see rejectSignal
             return true;
         }
         if (!enter()) {
@@ -990,10 +990,14 @@ final class ConsumerGroupActor extends ActorCell {
         // the consumer disposed (or the actor retired): "closed"; the scheduler or the pair's scheduling group
         // terminated under a live consumer: a rejection, as Reactor's operators signal on a disposed scheduler
         // (PullConsumer's class doc), never the consumer's "closed" while isDisposed() says it is not
-        Throwable closed = schedulingGroupHandle.isDisposed() && !settings.consumerDisposed()
-                ? engine().rejectSignal(reactor.util.context.Context.empty())
-                : new IllegalStateException("pull consumer closed: group " + subject + "/" + group
-                        + " no longer serves pulls");
+        // A rejection is made per waiting subscriber, with its Context (Operators.onRejectedExecution through
+        // its own hooks, each its own exception), as each of Reactor's operators makes its own; "closed" is one.
+        IllegalStateException consumerClosed = new IllegalStateException("pull consumer closed: group " + subject
+                + "/" + group + " no longer serves pulls");
+        java.util.function.Function<reactor.util.context.ContextView, Throwable> closed =
+                schedulingGroupHandle.isDisposed() && !settings.consumerDisposed()
+                        ? engine()::rejectSignal
+                        : context -> consumerClosed;
         // quiescing, a caller's long poll is answered as at its timeout whether or not the actor's turn came
         // first: the disposal that follows a quiescence must not turn the answers it promised into errors. Not
         // a consumer stream's pull: that answer would make the stream pull again, from a terminated actor; the

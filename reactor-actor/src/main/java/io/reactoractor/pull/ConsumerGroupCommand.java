@@ -1,7 +1,12 @@
 package io.reactoractor.pull;
 
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
+
+import reactor.core.publisher.MonoSink;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
 /**
  * Something for a {@link ConsumerGroupActor} to do, posted to its mailbox by any thread and handled in
@@ -11,7 +16,23 @@ import java.util.function.LongConsumer;
 abstract class ConsumerGroupCommand {
 
     /** Answers the command with an error (the actor retired or terminated, or handling it failed). */
-    void fail(Throwable error) {
+    final void fail(Throwable error) {
+        fail(context -> error);
+    }
+
+    /**
+     * Answers the command with the error {@code errorFor} makes for the {@linkplain #context() Context} of each
+     * subscriber waiting for it; a command no one waits for makes none. A rejection (the scheduler, or the pair's
+     * scheduling group, terminated) is made this way ({@code SchedulerEngine.rejectSignal}), so each subscriber's
+     * own rejection hook sees its own, as a Reactor operator's rejection goes through its subscriber's. The one
+     * method a command overrides to be answered with an error.
+     */
+    void fail(Function<ContextView, Throwable> errorFor) {
+    }
+
+    /** The {@code Context} of the subscriber that waits for this command's answer ({@code Context.empty()}: none). */
+    ContextView context() {
+        return Context.empty();
     }
 
     /** Receives the answer of a pull (on the actor's thread) or its failure. */
@@ -19,6 +40,9 @@ abstract class ConsumerGroupCommand {
         void answer(PullResult result, int[] attempts);
 
         void fail(Throwable error);
+
+        /** @return the Context of the subscriber the answer is for (see {@link ConsumerGroupCommand#context()}) */
+        ContextView context();
     }
 
     /** A pull: up to {@code max} messages, waiting at most {@code timeoutNanos}. */
@@ -61,8 +85,13 @@ abstract class ConsumerGroupCommand {
         }
 
         @Override
-        void fail(Throwable error) {
-            callback.fail(error);
+        void fail(Function<ContextView, Throwable> errorFor) {
+            callback.fail(errorFor.apply(callback.context()));
+        }
+
+        @Override
+        ContextView context() {
+            return callback.context();
         }
     }
 
@@ -70,10 +99,13 @@ abstract class ConsumerGroupCommand {
     abstract static class Settle extends ConsumerGroupCommand {
         private final LongConsumer done;
         private final Consumer<Throwable> failed;
+        /** The waiting subscriber's Context, or {@code null}: no one waits for the outcome. */
+        private final ContextView context;
 
-        Settle(LongConsumer done, Consumer<Throwable> failed) {
+        Settle(LongConsumer done, Consumer<Throwable> failed, ContextView context) {
             this.done = done;
             this.failed = failed;
+            this.context = context;
         }
 
         void done(long committed) {
@@ -81,8 +113,15 @@ abstract class ConsumerGroupCommand {
         }
 
         @Override
-        void fail(Throwable error) {
-            failed.accept(error);
+        void fail(Function<ContextView, Throwable> errorFor) {
+            if (context != null) { // else no one waits: the outcome is dropped
+                failed.accept(errorFor.apply(context));
+            }
+        }
+
+        @Override
+        ContextView context() {
+            return context != null ? context : Context.empty();
         }
     }
 
@@ -90,8 +129,15 @@ abstract class ConsumerGroupCommand {
     static final class Ack extends Settle {
         final long[] offsets;
 
+        /** An acknowledgement no one waits for (the outcome is dropped). */
         Ack(long[] offsets, LongConsumer done, Consumer<Throwable> failed) {
-            super(done, failed);
+            super(done, failed, null);
+            this.offsets = offsets;
+        }
+
+        /** An acknowledgement answered to {@code sink}. */
+        Ack(long[] offsets, MonoSink<Long> sink) {
+            super(sink::success, sink::error, sink.contextView());
             this.offsets = offsets;
         }
     }
@@ -106,9 +152,20 @@ abstract class ConsumerGroupCommand {
          */
         final int attempt;
 
+        /** A nack no one waits for (the outcome is dropped). */
         Nack(long offset, FailurePolicy policy, int attempt, LongConsumer done,
                 Consumer<Throwable> failed) {
-            super(done, failed);
+            this(offset, policy, attempt, done, failed, null);
+        }
+
+        /** A nack answered to {@code sink}. */
+        Nack(long offset, FailurePolicy policy, MonoSink<Long> sink) {
+            this(offset, policy, 0, sink::success, sink::error, sink.contextView());
+        }
+
+        private Nack(long offset, FailurePolicy policy, int attempt, LongConsumer done,
+                Consumer<Throwable> failed, ContextView context) {
+            super(done, failed, context);
             this.offset = offset;
             this.policy = policy;
             this.attempt = attempt;

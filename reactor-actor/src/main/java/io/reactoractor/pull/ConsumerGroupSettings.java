@@ -27,16 +27,19 @@ final class ConsumerGroupSettings {
     private final java.util.function.BooleanSupplier quiescing;
     /**
      * Tells the consumer an actor terminated (its scheduler disposed, or the consumer itself): the
-     * consumer ends the streams attached to it, also those with no pull in flight (see {@link PullConsumer}).
+     * consumer ends the streams attached to it, also those with no pull in flight (see {@link PullConsumer}),
+     * each with the error the function makes for its subscriber's Context (a rejection is one per subscriber).
      */
-    final java.util.function.BiConsumer<ConsumerGroupActor, Throwable> terminated;
+    final java.util.function.BiConsumer<ConsumerGroupActor,
+            java.util.function.Function<reactor.util.context.ContextView, Throwable>> terminated;
     /** Whether the consumer was {@linkplain PullConsumer#dispose() disposed} (a volatile read). */
     private final java.util.function.BooleanSupplier consumerDisposed;
 
     ConsumerGroupSettings(MessageStore syncStore, AsyncMessageStore asyncStore, long ackTimeoutNanos,
             int maxWaitingPulls, long maxBytesPerPull, long idleTimeoutNanos, PullMetrics metrics,
             Consumer<ConsumerGroupActor> retired, java.util.function.BooleanSupplier quiescing,
-            java.util.function.BiConsumer<ConsumerGroupActor, Throwable> terminated,
+            java.util.function.BiConsumer<ConsumerGroupActor,
+                    java.util.function.Function<reactor.util.context.ContextView, Throwable>> terminated,
             java.util.function.BooleanSupplier consumerDisposed) {
         this.terminated = terminated;
         this.consumerDisposed = consumerDisposed;

@@ -301,6 +301,23 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
     }
 
     /**
+     * The stream's group actor terminated: the stream errors as {@link #consumerDisposed(Throwable)} says, with
+     * the error {@code errorFor} makes for the subscriber's Context, unless its ending is already known (its pull
+     * in flight failed first, with its own error, or its subscriber cancelled): a rejection is made through the
+     * subscriber's hooks once per stream, not once more for nothing.
+     */
+    void consumerDisposed(java.util.function.Function<reactor.util.context.ContextView, Throwable> errorFor) {
+        Throwable known = pendingError.get();
+        if (known != null) {
+            consumerDisposed(known);
+        } else if (!cancelled) {
+            consumerDisposed(errorFor.apply(actual.currentContext()));
+        }
+        // cancelled with no error pending: cancelled by the subscriber (nothing to signal), or failing by itself
+        // (fail() cancels, then sets its error and delivers it)
+    }
+
+    /**
      * The pull consumer quiesces: the stream completes, also when no pull is in flight, after an answer in
      * progress (rule 1.3), as {@link #consumerDisposed} errors it. Its pull waiting in the group is dropped;
      * its delivered messages stay in flight, to be acknowledged (the group lives on until disposal) or
@@ -482,6 +499,11 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
             pendingError.compareAndSet(null, error);
         }
         deliverPendingErrorIfIdle();
+    }
+
+    @Override
+    public reactor.util.context.ContextView context() {
+        return actual.currentContext();
     }
 
     /** Test seam: runs in {@link #fail} after it saw the stream not cancelled (to interleave a disposal there). */

@@ -100,7 +100,9 @@ import reactor.core.scheduler.Schedulers;
  * scheduler (or {@code cg.<group>}) terminates under this consumer (its {@code dispose()}, or the end of a
  * graceful one while a long poll still waits), what was under way at that moment ends with
  * {@code RejectedExecutionException} too (the pulls waiting, the {@link #consume} streams, acknowledgements
- * waiting for the store), as Reactor's operators signal on a disposed scheduler: the consumer itself is not
+ * waiting for the store), as Reactor's operators signal on a disposed scheduler: one exception per subscriber,
+ * made through {@code Operators.onRejectedExecution} with its {@code Context} (so its
+ * {@code reactor.onRejectedExecution.local} hook, or else {@code Hooks.onOperatorError}, sees it). The consumer itself is not
  * disposed ({@link #isDisposed()} stays {@code false}) and the pair's next call builds a new actor, or is refused.
  *
  * <pre>{@code
@@ -317,6 +319,11 @@ public final class PullConsumer implements Disposable {
                             public void fail(Throwable error) {
                                 sink.error(error);
                             }
+
+                            @Override
+                            public reactor.util.context.ContextView context() {
+                                return sink.contextView();
+                            }
                         });
                 sink.onCancel(() -> {
                     p.cancelled = true;
@@ -384,7 +391,7 @@ public final class PullConsumer implements Disposable {
         Names.subject(subject);
         Names.group(group);
         long[] os = offsets(offsets);
-        return Mono.create(sink -> submit(subject, group, new ConsumerGroupCommand.Ack(os, sink::success, sink::error)));
+        return Mono.create(sink -> submit(subject, group, new ConsumerGroupCommand.Ack(os, sink)));
     }
 
     /**
@@ -406,7 +413,7 @@ public final class PullConsumer implements Disposable {
         return Mono.defer(() -> {
             StaleDeliveryException stale = checkEpoch(subject, group, epoch);
             return stale != null ? Mono.error(stale) : Mono.create(sink ->
-                    submit(subject, group, new ConsumerGroupCommand.Ack(os, sink::success, sink::error)));
+                    submit(subject, group, new ConsumerGroupCommand.Ack(os, sink)));
         });
     }
 
@@ -455,7 +462,7 @@ public final class PullConsumer implements Disposable {
             throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
         }
         return Mono.create(sink -> submit(subject, group,
-                new ConsumerGroupCommand.Nack(offset, failurePolicy, 0, sink::success, sink::error)));
+                new ConsumerGroupCommand.Nack(offset, failurePolicy, sink)));
     }
 
     /**
@@ -789,16 +796,18 @@ public final class PullConsumer implements Disposable {
 
     /**
      * A group's actor terminated (its scheduler was disposed, or this consumer): the {@code consume()}
-     * streams attached to it end with {@code error}, also those with no pull in flight, which would otherwise
-     * learn of it only at their next request (any thread; idempotent per stream).
+     * streams attached to it end with the error {@code errorFor} makes for each one's subscriber Context, also
+     * those with no pull in flight, which would otherwise learn of it only at their next request (any thread;
+     * idempotent per stream).
      */
-    private void actorTerminated(ConsumerGroupActor actor, Throwable error) {
+    private void actorTerminated(ConsumerGroupActor actor,
+            java.util.function.Function<reactor.util.context.ContextView, Throwable> errorFor) {
         if (disposed || actor.isRetired()) {
             return; // dispose() ends every stream itself, with its own error; a retiring actor leaves by itself
         }
         for (ConsumerSubscription c : liveConsumers) {
             if (c.actor() == actor) {
-                c.consumerDisposed(error);
+                c.consumerDisposed(errorFor);
             }
         }
         // terminated under this consumer (its scheduler group cg.<group> or the scheduler disposed): it leaves

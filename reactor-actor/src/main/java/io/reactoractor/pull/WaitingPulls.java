@@ -146,6 +146,14 @@ final class WaitingPulls {
 
     /** Answers every waiting pull with {@code error} and empties the queue. */
     void failAll(Throwable error) {
+        failAll(context -> error);
+    }
+
+    /**
+     * Answers every waiting pull with the error {@code errorFor} makes for its subscriber's Context (a rejection
+     * is one per subscriber) and empties the queue.
+     */
+    void failAll(java.util.function.Function<reactor.util.context.ContextView, Throwable> errorFor) {
         if (queue.isEmpty()) {
             return;
         }
@@ -156,7 +164,7 @@ final class WaitingPulls {
         count = 0;
         earliestDeadline = Long.MAX_VALUE;
         for (Pull p : failed) {
-            p.fail(error);
+            p.fail(errorFor);
         }
     }
 }
