@@ -248,6 +248,44 @@ class GroupRetirementTest {
         assertEquals(3, s.groups().size());
     }
 
+    /**
+     * "At the cap it retires groups idle at that moment first, and fails ... if that made no room" (maxGroups): with
+     * one idle group among more than {@value ActorScheduler#SWEEP_BATCH} busy ones, wherever it lies in the
+     * registry, the first call retires it. The search used to stop after {@value ActorScheduler#SWEEP_BATCH} groups
+     * and refuse (a probe: 2 of 6 name sets refused at the first call, the same ones on every run; checked: this
+     * fails the same way without the search of the whole registry).
+     */
+    @Test
+    void atMaxGroupsAnIdleGroupAnywhereInTheRegistryMakesRoomAtTheFirstCall() {
+        int cap = 2 * ActorScheduler.SWEEP_BATCH + 2;
+        for (int set = 0; set < 6; set++) {
+            ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ZERO).maxGroups(cap));
+            try {
+                int idleAt = (set * 337) % (cap - 1);
+                ActorGroup idle = null;
+                for (int i = 0; i < cap - 1; i++) {
+                    ActorGroup g = s.group("g" + set + "-" + i, 1);
+                    if (i == idleAt) {
+                        idle = g; // no actor, nothing queued: idle
+                    } else {
+                        g.createWorker(); // a live worker: busy
+                    }
+                }
+                assertEquals(cap, s.groups().size(), "at the cap (the default group included)");
+                ActorGroup newcomer = s.group("newcomer-" + set, 1);
+                assertTrue(idle.isRetired(), "set " + set + ": the idle group made room");
+                assertTrue(registered(s, newcomer));
+                // every registered group is busy now but the newcomer, which is idle too: it makes room next
+                newcomer.createWorker();
+                RejectedExecutionException full = assertThrows(RejectedExecutionException.class,
+                        () -> s.group("one-more", 1), "no idle group is left");
+                assertTrue(full.getMessage().contains("none of them was idle"), full.getMessage());
+            } finally {
+                s.dispose();
+            }
+        }
+    }
+
     @Test
     void aRetiredGroupTheApplicationHoldsIsDisposedWithTheScheduler() throws Exception {
         ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ofMillis(10)));
