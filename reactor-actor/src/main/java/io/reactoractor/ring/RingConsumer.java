@@ -327,7 +327,9 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             return r == Long.MAX_VALUE ? r : Math.max(0, r - emitted);
         }
         if (key == Attr.TERMINATED) {
-            return done && !cancelled;
+            // ended by a terminal signal (completed or failed), not by a cancel; a cancel after it is a no-op
+            // (rule 3.7) and leaves it terminated, as Reactor's publishOn reports it
+            return done && terminal != null;
         }
         if (key == Attr.CANCELLED) {
             return cancelled;
@@ -600,10 +602,12 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
                         break;
                     }
                 }
-                if (cancelled) {
+                if (cancelled || ring.failure() != null) {
                     // cancelled from its onNext (take(n), next()) or from another thread, also while the handler
                     // emits nothing: no further handler call or signal, as Reactor's drains check at every
-                    // element (rule 1.8)
+                    // element (rule 1.8). A sibling's failure under STOP stops the ring "at once" the same way:
+                    // the turn's loop then signals onError, without the rest of the batch (up to the ring's
+                    // size) handled and emitted after the failure (one volatile read per event)
                     next++;
                     break;
                 }

@@ -133,4 +133,123 @@ class RingConsumerFaultTest {
         assertEquals(handled.size(), handled.stream().distinct().count(), "no event handled twice: " + handled);
         assertEquals(1, dropped.size(), "the subscriber's error is reported: " + dropped);
     }
+
+    /**
+     * RingBuffer's doc: "STOP stops the ring at once (upstream cancelled, every consumer signals onError ...)"; the
+     * state table: "handler failure under STOP, or ring failed | terminated: onError(failure), nothing more handled".
+     * A consumer inside a batch when a sibling fails stops after the event in hand. It used to handle and emit the
+     * rest of its batch first (a probe: 3 to 138 more events, some the failing consumer never reached).
+     */
+    @Test
+    void aConsumerInsideABatchStopsAfterTheEventInHandWhenASiblingFails() throws InterruptedException {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(1024)
+                .errorPolicy(RingErrorPolicy.STOP).build();
+        CountDownLatch busyAt21 = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger busyHandled = new AtomicInteger();
+        RingConsumer<Integer, Integer> busy = ring.publishedConsumer("busy", (e, s, eob) -> {
+            busyHandled.incrementAndGet();
+            if (e == 21) {
+                busyAt21.countDown();
+                await(release); // inside the batch that began at event 1 (the first batch takes 64 events)
+            }
+            return e;
+        });
+        RingConsumer<Integer, Void> failing = ring.consumer("failing", (e, s, eob) -> {
+            if (e == 50) {
+                await(busyAt21);
+                throw new IllegalStateException("the sibling fails");
+            }
+            return null;
+        });
+        ring.handleEventsWith(busy, failing);
+        ring.start();
+        for (int i = 1; i <= 700; i++) {
+            assertTrue(ring.tryPublish(i)); // all published before busy's subscriber asks: one big first batch
+        }
+        AtomicInteger emitted = new AtomicInteger();
+        List<Throwable> error = new CopyOnWriteArrayList<>();
+        CountDownLatch ended = new CountDownLatch(1);
+        busy.subscribe(new Subscriber<>() {
+            @Override
+            public void onSubscribe(Subscription s) {
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(Integer v) {
+                emitted.incrementAndGet();
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                error.add(t);
+                ended.countDown();
+            }
+
+            @Override
+            public void onComplete() {
+                ended.countDown();
+            }
+        });
+        assertTrue(busyAt21.await(20, TimeUnit.SECONDS), "busy reached event 21");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (ring.failure() == null && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertTrue(ring.failure() != null, "the ring failed");
+        release.countDown();
+        assertTrue(ended.await(20, TimeUnit.SECONDS), "busy ended");
+        assertEquals(1, error.size(), "busy signalled onError");
+        assertEquals("the sibling fails", error.get(0).getMessage());
+        assertEquals(21, busyHandled.get(), "nothing handled after the event in hand");
+        assertEquals(21, emitted.get(), "the event in hand is emitted, nothing after it");
+    }
+
+    /** Rule 3.7: a cancel after the terminal signal is a no-op: the consumer still reports TERMINATED, as publishOn does. */
+    @Test
+    void aCancelAfterCompletionLeavesTheConsumerTerminated() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(8).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
+        ring.handleEventsWith(c);
+        ring.start();
+        Subscription[] sub = new Subscription[1];
+        CountDownLatch completed = new CountDownLatch(1);
+        c.subscribe(new Subscriber<>() {
+            @Override
+            public void onSubscribe(Subscription s) {
+                sub[0] = s;
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(Integer v) {
+            }
+
+            @Override
+            public void onError(Throwable t) {
+            }
+
+            @Override
+            public void onComplete() {
+                completed.countDown();
+            }
+        });
+        assertTrue(ring.tryPublish(1));
+        ring.complete();
+        await(completed);
+        reactor.core.Scannable scan = reactor.core.Scannable.from(sub[0]);
+        assertEquals(Boolean.TRUE, scan.scanUnsafe(reactor.core.Scannable.Attr.TERMINATED));
+        sub[0].cancel();
+        assertEquals(Boolean.TRUE, scan.scanUnsafe(reactor.core.Scannable.Attr.TERMINATED), "still terminated");
+        assertEquals(Boolean.TRUE, reactor.core.Scannable.from(c).scanUnsafe(reactor.core.Scannable.Attr.TERMINATED));
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(20, TimeUnit.SECONDS), "latch opened");
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
 }
