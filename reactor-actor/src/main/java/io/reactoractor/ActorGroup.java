@@ -433,6 +433,26 @@ public final class ActorGroup implements Scheduler, Scannable {
         scheduler.init();
     }
 
+    /**
+     * Reactor's deprecated way to {@link #init()}; as {@link ActorScheduler#start()}, it does nothing on a disposed
+     * group (or one of a disposed scheduler), which stays disposed: no restart. {@link #init()} throws then.
+     *
+     * @deprecated use {@link #init()}, as Reactor's {@code Scheduler#start()} says
+     */
+    @Override
+    @Deprecated
+    public void start() {
+        if (!isDisposed()) {
+            try {
+                init();
+            } catch (IllegalStateException disposedMeanwhile) {
+                if (!isDisposed()) {
+                    throw disposedMeanwhile;
+                }
+            }
+        }
+    }
+
     @Override
     public void dispose() {
         if (this == scheduler.defaultGroup()) {

@@ -531,9 +531,18 @@ public final class ActorScheduler implements Scheduler, Scannable {
         return defaultGroup;
     }
 
-    /** @return the registered groups (the default group included; retired and disposed ones are not) */
+    /**
+     * @return the registered groups (the default group included; retired and disposed ones are not, so the list
+     *         is empty once the scheduler is disposed, gracefully or not: its groups are disposed with it)
+     */
     public List<ActorGroup> groups() {
-        return List.copyOf(groups.values());
+        List<ActorGroup> gs = new ArrayList<>(groups.size());
+        for (ActorGroup g : groups.values()) {
+            if (!g.isDisposed()) { // the scheduler's disposal disposes every group, though they stay registered
+                gs.add(g);
+            }
+        }
+        return List.copyOf(gs);
     }
 
     /** Creates a worker (an actor) in the {@link #defaultGroup() default group}. */
@@ -565,6 +574,29 @@ public final class ActorScheduler implements Scheduler, Scannable {
     @Override
     public void init() {
         engine.init();
+    }
+
+    /**
+     * Reactor's deprecated way to {@link #init()}. An {@code ActorScheduler} cannot be restarted, so after a
+     * disposal this does nothing and the scheduler stays disposed (its tasks are rejected): the behaviour Reactor's
+     * own scheduler tests ({@code restartSupport}) expect of a scheduler without restart, which Reactor's
+     * {@code Scheduler#start()} Javadoc allows ("some implementations allowed restarting a Scheduler, while others
+     * did not"). Use {@link #init()}, which says so with an {@link IllegalStateException}, or build a new one.
+     *
+     * @deprecated use {@link #init()}, as Reactor's {@code Scheduler#start()} says
+     */
+    @Override
+    @Deprecated
+    public void start() {
+        if (!isDisposed()) {
+            try {
+                init();
+            } catch (IllegalStateException disposedMeanwhile) {
+                if (!isDisposed()) {
+                    throw disposedMeanwhile;
+                }
+            }
+        }
     }
 
     /**

@@ -20,7 +20,9 @@ import java.util.List;
  * @param internalErrors      errors caught by the scheduler's own threads (carrier loop, timer, hog
  *                            monitor, or a failed report of a task's error): each thread went on; the
  *                            first one is logged, all are counted
- * @param groups              per-group figures
+ * @param groups              per-group figures of the registered groups (retired ones are not; a disposed
+ *                            scheduler's stats keep its groups' last figures, though
+ *                            {@link ActorScheduler#groups()} lists none of them any more)
  */
 public record SchedulerStats(String name, int threads, int compensatingThreads, int readyActors, int actors,
         int suspendedActors, long tasksRun, long failedTasks, long rejectedTasks, long quotaOverruns,

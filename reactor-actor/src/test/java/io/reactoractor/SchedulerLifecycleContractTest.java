@@ -66,11 +66,36 @@ class SchedulerLifecycleContractTest {
         g.start();
         assertTrue(s.isDisposed());
         assertTrue(g.isDisposed());
+        assertThrows(IllegalStateException.class, s::init, "init() says so");
+        assertThrows(IllegalStateException.class, g::init, "init() says so");
         for (Runnable call : List.<Runnable>of(() -> s.schedule(() -> { }), () -> w.schedule(() -> { }),
                 () -> g.schedule(() -> { }), () -> s.createWorker().schedule(() -> { }),
                 () -> s.schedule(() -> { }, 1, TimeUnit.MILLISECONDS))) {
             RejectedExecutionException e = assertThrows(RejectedExecutionException.class, call::run);
             assertSame(Exceptions.failWithRejected(), e, "Reactor's shared rejection, as its schedulers throw");
+        }
+    }
+
+    /**
+     * {@code groups()}: "retired and disposed ones are not" listed; the scheduler's disposal disposes every group,
+     * so none is listed after it (they used to stay listed, each answering {@code isDisposed()} true), whether
+     * the disposal is forced or graceful. {@code stats()} keeps their last figures, as its doc says.
+     */
+    @Test
+    void aDisposedSchedulerListsNoGroups() {
+        for (boolean graceful : new boolean[] {false, true}) {
+            ActorScheduler s = newScheduler(1);
+            ActorGroup g = s.group("g", 1);
+            assertEquals(List.of(s.defaultGroup(), g).size(), s.groups().size());
+            assertTrue(s.groups().contains(g) && s.groups().contains(s.defaultGroup()));
+            if (graceful) {
+                s.disposeGracefully().block(LONG);
+            } else {
+                s.dispose();
+            }
+            assertTrue(g.isDisposed() && s.defaultGroup().isDisposed());
+            assertEquals(List.of(), s.groups(), graceful ? "graceful" : "forced");
+            assertTrue(s.stats().groups().stream().anyMatch(x -> x.name().equals("g")), "stats keep the figures");
         }
     }
 
