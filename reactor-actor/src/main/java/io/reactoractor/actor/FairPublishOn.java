@@ -352,11 +352,13 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
         }
 
         /**
-         * {@code actual.onSubscribe(this)}, holding back the error of a {@code request(n <= 0)} made
-         * meanwhile until it returned: the actor would otherwise signal {@code onError} on a carrier while
-         * {@code onSubscribe} still runs (rule 1.3). Dekker handshake with {@link #request}: it writes
-         * {@code badRequest} then reads {@code subscribing}, this writes {@code subscribing} then reads
-         * {@code badRequest} (all volatile), so at least one of them signals the actor.
+         * {@code actual.onSubscribe(this)}, holding back the actor until it returned: a request made meanwhile
+         * (its demand, or the error of a {@code request(n <= 0)}) is recorded but signals the actor only after,
+         * or the actor would call {@code onNext} (a synchronously fused source has its elements at hand) or
+         * {@code onError} on a carrier while {@code onSubscribe} still runs (rule 1.3; Reactor's {@code publishOn}
+         * does call {@code onNext} then, a probe measured). Dekker handshake with {@link #request}: it writes the
+         * demand or {@code badRequest} then reads {@code subscribing}, this writes {@code subscribing} then reads
+         * them (all volatile), so at least one of them signals the actor.
          */
         private void onSubscribeDownstream() {
             subscribing = true;
@@ -365,7 +367,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             } finally {
                 subscribing = false;
             }
-            if (badRequest != null) {
+            if (badRequest != null || requested.get() != 0) {
                 markSignal();
                 signal();
             }
@@ -501,9 +503,6 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             if (n <= 0) {
                 badRequest = new IllegalArgumentException(
                         "§3.9 violated: positive request amount required but it was " + n);
-                if (subscribing) {
-                    return; // signalled once onSubscribe returned (onSubscribeDownstream)
-                }
             } else {
                 for (;;) {
                     long r = requested.get();
@@ -511,6 +510,9 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                         break;
                     }
                 }
+            }
+            if (subscribing) {
+                return; // signalled once onSubscribe returned (onSubscribeDownstream): rule 1.3
             }
             markSignal(); // fused: the downstream may poll now
             signal();
