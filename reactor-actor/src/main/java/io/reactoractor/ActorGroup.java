@@ -442,15 +442,7 @@ public final class ActorGroup implements Scheduler, Scannable {
     @Override
     @Deprecated
     public void start() {
-        if (!isDisposed()) {
-            try {
-                init();
-            } catch (IllegalStateException disposedMeanwhile) {
-                if (!isDisposed()) {
-                    throw disposedMeanwhile;
-                }
-            }
-        }
+        ActorScheduler.startUnlessDisposed(this);
     }
 
     @Override

@@ -588,11 +588,16 @@ public final class ActorScheduler implements Scheduler, Scannable {
     @Override
     @Deprecated
     public void start() {
-        if (!isDisposed()) {
+        startUnlessDisposed(this);
+    }
+
+    /** {@link #start()} of the scheduler and of its groups: {@code init()}, or nothing once disposed. */
+    static void startUnlessDisposed(Scheduler s) {
+        if (!s.isDisposed()) {
             try {
-                init();
+                s.init();
             } catch (IllegalStateException disposedMeanwhile) {
-                if (!isDisposed()) {
+                if (!s.isDisposed()) {
                     throw disposedMeanwhile;
                 }
             }

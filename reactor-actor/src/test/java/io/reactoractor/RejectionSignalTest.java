@@ -13,18 +13,12 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import io.reactoractor.actor.Actor;
-import io.reactoractor.pull.AsyncMessageStore;
-import io.reactoractor.pull.InMemoryMessageStore;
-import io.reactoractor.pull.Message;
-import io.reactoractor.pull.MessageStore;
 import io.reactoractor.pull.PullConsumer;
-import io.reactoractor.pull.PullResult;
 import io.reactoractor.ring.RingBuffer;
 import io.reactoractor.ring.RingConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
-import reactor.core.Disposable;
 import reactor.core.Exceptions;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
@@ -256,89 +250,6 @@ class RejectionSignalTest {
                 consumer.dispose();
                 s.dispose();
             }
-        }
-    }
-
-    /** An asynchronous store whose acknowledgements never end: an ack waits for the store. */
-    private static final class StalledAcks implements AsyncMessageStore {
-        final AsyncMessageStore delegate = AsyncMessageStore.of(InMemoryMessageStore.create());
-
-        @Override
-        public Mono<Long> append(String subject, byte[] payload) {
-            return delegate.append(subject, payload);
-        }
-
-        @Override
-        public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
-            return delegate.fetch(subject, group, fromOffset, maxMessages);
-        }
-
-        @Override
-        public Mono<Void> acknowledge(String subject, String group, long[] offsets, long committed) {
-            return Mono.never();
-        }
-
-        @Override
-        public Mono<Reclaimed> reclaim(String subject, String group, long cursor, Duration minIdle, int maxMessages) {
-            return delegate.reclaim(subject, group, cursor, minIdle, maxMessages);
-        }
-
-        @Override
-        public Mono<Position> position(String subject, String group) {
-            return delegate.position(subject, group);
-        }
-
-        @Override
-        public Disposable addAppendListener(MessageStore.AppendListener listener) {
-            return delegate.addAppendListener(listener);
-        }
-    }
-
-    /**
-     * An ack waiting for an asynchronous store when the scheduler is disposed ends with a rejection made for its
-     * subscriber, through its local hook (PullConsumer's class doc), as the pulls and streams do (above).
-     */
-    @Test
-    void anAckWaitingForTheStoreGoesThroughItsSubscribersLocalHook() {
-        ActorScheduler s = ActorScheduler.builder().name("rejection-ack").threads(1).build();
-        PullConsumer consumer = PullConsumer.builder(s).asyncStore(new StalledAcks()).build();
-        try {
-            consumer.appendAsync("s", new byte[] {1}).block(Duration.ofSeconds(10));
-            PullResult r = consumer.pull("s", "g", 1, Duration.ZERO, false).block(Duration.ofSeconds(10));
-            assertThat(r.messages()).hasSize(1);
-            List<Throwable> seen = new CopyOnWriteArrayList<>();
-            BiFunction<Throwable, Object, Throwable> local = (e, v) -> {
-                seen.add(e);
-                return new MappedRejection(e);
-            };
-            AtomicReference<Throwable> got = new AtomicReference<>();
-            CountDownLatch ended = new CountDownLatch(1);
-            consumer.ack("s", "g", List.of(r.messages().get(0).offset()))
-                    .contextWrite(Context.of("reactor.onRejectedExecution.local", local))
-                    .subscribe(v -> { }, e -> {
-                        got.set(e);
-                        ended.countDown();
-                    });
-            try {
-                Thread.sleep(50); // the ack waits for the store's acknowledge
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-            s.dispose();
-            assertThat(awaitQuietly(ended)).as("the ack ended").isTrue();
-            assertThat(got.get()).isInstanceOf(MappedRejection.class).hasCauseInstanceOf(RejectedExecutionException.class);
-            assertThat(seen).as("the hook saw it once").hasSize(1);
-        } finally {
-            consumer.dispose();
-            s.dispose();
-        }
-    }
-
-    private static boolean awaitQuietly(CountDownLatch latch) {
-        try {
-            return latch.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
         }
     }
 }

@@ -106,4 +106,36 @@ class AsyncAckRetryTest {
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
+
+    /**
+     * An ack waiting for an acknowledge call the store never answers ends when the scheduler is disposed, with a
+     * rejection made for its subscriber, through its local hook (PullConsumer's class doc: "acknowledgements waiting
+     * for the store" end with RejectedExecutionException, one per subscriber with its Context). It used to wait for
+     * the store's answer for good.
+     */
+    @Test
+    void anAckWaitingForAStoreThatNeverAnswersEndsWithItsSubscribersRejectionAtTheSchedulersDisposal()
+            throws InterruptedException {
+        consumer = PullConsumer.builder(scheduler).asyncStore(store).build();
+        consumer.appendAsync("s", bytes("m")).block(WAIT);
+        PullResult r = consumer.pull("s", "g", 1, Duration.ZERO, false).block(WAIT);
+        assertEquals(1, r.messages().size());
+        store.acknowledgeHangs = true;
+        List<Throwable> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.function.BiFunction<Throwable, Object, Throwable> local = (e, v) -> {
+            seen.add(e);
+            return new IllegalStateException("mapped by the local hook", e);
+        };
+        java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
+        consumer.ack("s", "g", List.of(r.messages().get(0).offset()))
+                .contextWrite(reactor.util.context.Context.of("reactor.onRejectedExecution.local", local))
+                .subscribe(v -> ended.complete(null), ended::complete);
+        await(() -> store.acknowledgeCalls.get() > 0, () -> "the acknowledge call is made");
+        assertTrue(!ended.isDone(), "the ack waits for the store");
+        scheduler.dispose();
+        Throwable error = ended.orTimeout(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS).join();
+        assertInstanceOf(IllegalStateException.class, error);
+        assertInstanceOf(java.util.concurrent.RejectedExecutionException.class, error.getCause());
+        assertEquals(1, seen.size(), "the subscriber's hook saw it once");
+    }
 }

@@ -72,6 +72,8 @@ final class RecordingAsyncStore implements AsyncMessageStore {
 
     /** Whether acknowledge calls fail (their Mono errors), as a store that cannot be reached. */
     volatile boolean acknowledgeFails;
+    /** Whether acknowledge calls never end (their Mono never signals), as a store that hangs. */
+    volatile boolean acknowledgeHangs;
     /** Acknowledge calls made, failed or not. */
     final java.util.concurrent.atomic.AtomicInteger acknowledgeCalls = new java.util.concurrent.atomic.AtomicInteger();
     /** Offsets the store recorded as acknowledged (successful calls). */
@@ -87,6 +89,9 @@ final class RecordingAsyncStore implements AsyncMessageStore {
         }
         if (acknowledgeFails) {
             return Mono.error(new IllegalStateException("test: the store cannot be reached"));
+        }
+        if (acknowledgeHangs) {
+            return Mono.never();
         }
         return delegate.acknowledge(subject, group, offsets, committed).doOnSuccess(v -> {
             for (long o : offsets) {
