@@ -167,31 +167,9 @@ class RingConsumerFaultTest {
         for (int i = 1; i <= 700; i++) {
             assertTrue(ring.tryPublish(i)); // all published before busy's subscriber asks: one big first batch
         }
-        AtomicInteger emitted = new AtomicInteger();
-        List<Throwable> error = new CopyOnWriteArrayList<>();
-        CountDownLatch ended = new CountDownLatch(1);
-        busy.subscribe(new Subscriber<>() {
-            @Override
-            public void onSubscribe(Subscription s) {
-                s.request(Long.MAX_VALUE);
-            }
-
-            @Override
-            public void onNext(Integer v) {
-                emitted.incrementAndGet();
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                error.add(t);
-                ended.countDown();
-            }
-
-            @Override
-            public void onComplete() {
-                ended.countDown();
-            }
-        });
+        Recorder<Integer> rec = new Recorder<>();
+        busy.subscribe(rec);
+        rec.subscription.request(Long.MAX_VALUE);
         assertTrue(busyAt21.await(20, TimeUnit.SECONDS), "busy reached event 21");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (ring.failure() == null && System.nanoTime() < deadline) {
@@ -199,11 +177,9 @@ class RingConsumerFaultTest {
         }
         assertTrue(ring.failure() != null, "the ring failed");
         release.countDown();
-        assertTrue(ended.await(20, TimeUnit.SECONDS), "busy ended");
-        assertEquals(1, error.size(), "busy signalled onError");
-        assertEquals("the sibling fails", error.get(0).getMessage());
+        assertEquals("the sibling fails", rec.awaitError(Duration.ofSeconds(20)).getMessage());
         assertEquals(21, busyHandled.get(), "nothing handled after the event in hand");
-        assertEquals(21, emitted.get(), "the event in hand is emitted, nothing after it");
+        assertEquals(21, rec.values.size(), "the event in hand is emitted, nothing after it");
     }
 
     /** Rule 3.7: a cancel after the terminal signal is a no-op: the consumer still reports TERMINATED, as publishOn does. */
@@ -213,34 +189,15 @@ class RingConsumerFaultTest {
         RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> e);
         ring.handleEventsWith(c);
         ring.start();
-        Subscription[] sub = new Subscription[1];
-        CountDownLatch completed = new CountDownLatch(1);
-        c.subscribe(new Subscriber<>() {
-            @Override
-            public void onSubscribe(Subscription s) {
-                sub[0] = s;
-                s.request(Long.MAX_VALUE);
-            }
-
-            @Override
-            public void onNext(Integer v) {
-            }
-
-            @Override
-            public void onError(Throwable t) {
-            }
-
-            @Override
-            public void onComplete() {
-                completed.countDown();
-            }
-        });
+        Recorder<Integer> rec = new Recorder<>();
+        c.subscribe(rec);
+        rec.subscription.request(Long.MAX_VALUE);
         assertTrue(ring.tryPublish(1));
         ring.complete();
-        await(completed);
-        reactor.core.Scannable scan = reactor.core.Scannable.from(sub[0]);
+        assertTrue(rec.awaitTerminal(Duration.ofSeconds(20)) && rec.completed, "completed");
+        reactor.core.Scannable scan = reactor.core.Scannable.from(rec.subscription);
         assertEquals(Boolean.TRUE, scan.scanUnsafe(reactor.core.Scannable.Attr.TERMINATED));
-        sub[0].cancel();
+        rec.subscription.cancel();
         assertEquals(Boolean.TRUE, scan.scanUnsafe(reactor.core.Scannable.Attr.TERMINATED), "still terminated");
         assertEquals(Boolean.TRUE, reactor.core.Scannable.from(c).scanUnsafe(reactor.core.Scannable.Attr.TERMINATED));
     }
