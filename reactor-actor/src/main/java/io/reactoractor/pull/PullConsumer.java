@@ -51,6 +51,21 @@ import reactor.core.scheduler.Schedulers;
  * consumer's unacknowledged messages are redelivered. {@link #nack} / {@link Delivery#nack} apply a
  * {@link FailurePolicy}: skip, retry forever, or retry then move to the dead-letter subject.
  *
+ * <p>An acknowledgement names offsets, not deliveries: an ack that comes after its ack timeout, from a
+ * holder whose message was meanwhile delivered again, still settles the message (the newer holder's ack is
+ * then ignored as already settled). Processing is at-least-once either way, and the message was handled by
+ * the late holder. A nack by offset ({@link #nack(String, String, String, long)}) likewise applies to the
+ * message's current delivery. A {@link Delivery#nack}, which knows its delivery, is ignored instead while a
+ * newer delivery of the message is in flight: a stale failure must not take the message from its current
+ * holder.
+ *
+ * <p>A delivered message not yet settled is redelivered from the group's own copy: with a
+ * {@link MessageStore}, retention dropping it from the store meanwhile does not lose it (retention only
+ * passes over messages the group had not read, counted in {@link PullResult#skipped()}). An
+ * {@link AsyncMessageStore} is asked first ({@link AsyncMessageStore#renewPending}), and a message it no
+ * longer reports as pending is not delivered again (whether a trimmed Redis stream entry is still reported
+ * depends on the server: Redis 7 and later drop it from the pending list, so it is not redelivered).
+ *
  * <h2>Bounded by construction</h2>
  * <ul>
  *   <li>An answer holds at most {@code maxMessages} messages and {@linkplain Builder#maxBytesPerPull
