@@ -3,6 +3,7 @@ package io.reactoractor.pull;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 
@@ -774,10 +775,22 @@ final class ConsumerGroupActor extends ActorCell {
         }
     }
 
+    private static List<Integer> attemptList(int[] attempts) {
+        if (attempts == null) {
+            return List.of();
+        }
+        Integer[] boxed = new Integer[attempts.length];
+        for (int i = 0; i < attempts.length; i++) {
+            boxed[i] = attempts[i];
+        }
+        return Arrays.asList(boxed); // copied once more by PullResult (List.copyOf)
+    }
+
     private void answer(Pull p, PullResult.Status status, List<Message> messages, int[] attempts) {
         PullResult result;
         try {
-            result = new PullResult(subject, group, status, messages, settings.epoch(), p.skipped);
+            result = new PullResult(subject, group, status, messages, settings.epoch(), p.skipped,
+                    attemptList(attempts));
         } catch (Throwable t) {
             // the store's epoch() threw or returned null (it must not be empty): a store failure, which the
             // pull gets (a log line alone left it waiting forever); the messages taken for it stay in flight

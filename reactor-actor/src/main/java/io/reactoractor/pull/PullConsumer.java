@@ -49,7 +49,9 @@ import reactor.core.scheduler.Schedulers;
  * {@linkplain Builder#ackTimeout ack timeout} is redelivered. {@link #consume} gives a {@link Flux}
  * driven by demand that acknowledges after {@code onNext} or explicitly ({@link AckMode}); a cancelled
  * consumer's unacknowledged messages are redelivered. {@link #nack} / {@link Delivery#nack} apply a
- * {@link FailurePolicy}: skip, retry forever, or retry then move to the dead-letter subject.
+ * {@link FailurePolicy}: skip, retry forever, or retry then move to the dead-letter subject. Each delivery
+ * tells its attempt ({@link PullResult#attempts()}, {@link Delivery#attempt()}): 1 the first time, 2 for
+ * the first redelivery, ...
  *
  * <p>An acknowledgement names offsets, not deliveries: an ack that comes after its ack timeout, from a
  * holder whose message was meanwhile delivered again, still settles the message (the newer holder's ack is

@@ -172,10 +172,12 @@ class PullDeliveryCountingTest {
 
         PullResult first = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
         assertThat(first.messages()).extracting(Message::offset).containsExactly(offset);
+        assertThat(first.attempts()).as("the discarded answer is not counted").containsExactly(1);
         assertThat(c.nack("s", "g", offset).block(Duration.ofSeconds(10))).isZero();
         // the application saw it once and it failed once: one attempt of 2 is left, so it comes back
         PullResult again = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
         assertThat(again.messages()).extracting(Message::offset).containsExactly(offset);
+        assertThat(again.attempt(0)).isEqualTo(2);
         assertThat(c.stats("s", "g").deadLettered()).isZero();
     }
 
@@ -225,6 +227,7 @@ class PullDeliveryCountingTest {
         // delivered again once the first holder's ack timeout passed: attempt 2, the last one
         PullResult held = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
         assertThat(held.messages()).extracting(Message::offset).containsExactly(offset);
+        assertThat(held.attempts()).containsExactly(2);
         // the stale holder fails now: not a failure of the delivery in flight, which must not be
         // dead-lettered or handed to someone else under its holder
         first.get(0).nack(new IllegalStateException("stale holder failed"));
@@ -234,6 +237,50 @@ class PullDeliveryCountingTest {
         assertThat(c.ack("s", "g", List.of(offset)).block(Duration.ofSeconds(10))).isEqualTo(offset + 1);
         assertThat(c.stats("s", "g").deadLettered()).isZero();
         stale.dispose();
+    }
+
+    @Test
+    void aPullAnswerTellsEachMessagesAttemptRedeliveriesFirst() throws Exception {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofSeconds(60))
+                .failurePolicy(FailurePolicy.retryThenDeadLetter(3, Duration.ZERO)));
+        long a = c.append("s", b("a"));
+        long b = c.append("s", b("b"));
+        PullResult first = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+        assertThat(first.messages()).extracting(Message::offset).containsExactly(a);
+        assertThat(first.attempts()).containsExactly(1);
+        assertThat(first.attempt(0)).isEqualTo(1);
+        c.nack("s", "g", a).block(Duration.ofSeconds(10)); // retried at once: attempt 2 comes first
+        PullResult second = c.pull("s", "g", 2, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+        assertThat(second.messages()).extracting(Message::offset).containsExactly(a, b);
+        assertThat(second.attempts()).containsExactly(2, 1);
+        c.nack("s", "g", a).block(Duration.ofSeconds(10));
+        PullResult third = c.pull("s", "g", 2, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+        assertThat(third.messages()).extracting(Message::offset).containsExactly(a);
+        assertThat(third.attempts()).as("the last attempt the policy allows").containsExactly(3);
+        // a nack at the last attempt dead-letters it
+        c.nack("s", "g", a).block(Duration.ofSeconds(10));
+        assertThat(c.stats("s", "g").deadLettered()).isEqualTo(1);
+        PullResult timedOut = c.pull("s", "g", 2, Duration.ZERO).block(Duration.ofSeconds(10));
+        assertThat(timedOut.messages()).isEmpty();
+        assertThat(timedOut.attempts()).isEmpty();
+    }
+
+    @Test
+    void aLateHoldersAckSettlesTheMessageDeliveredAgain() throws Exception {
+        // documented: an acknowledgement names offsets, not deliveries
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofSeconds(1)));
+        long offset = c.append("s", b("m"));
+        PullResult first = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+        assertThat(first.attempts()).containsExactly(1);
+        // held past its ack timeout: delivered again
+        PullResult second = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
+        assertThat(second.messages()).extracting(Message::offset).containsExactly(offset);
+        assertThat(second.attempts()).containsExactly(2);
+        // the first holder acknowledges late: the message is settled, the newer holder's ack finds it settled
+        assertThat(c.ack("s", "g", first.epoch(), List.of(offset)).block(Duration.ofSeconds(10))).isEqualTo(offset + 1);
+        assertThat(c.stats("s", "g").inFlight()).isZero();
+        assertThat(c.ack("s", "g", second.epoch(), List.of(offset)).block(Duration.ofSeconds(10))).isEqualTo(offset + 1);
+        assertThat(c.pull("s", "g", 1, Duration.ZERO).block(Duration.ofSeconds(10)).messages()).isEmpty();
     }
 
     @Test

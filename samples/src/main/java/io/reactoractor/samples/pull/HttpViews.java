@@ -2,7 +2,9 @@ package io.reactoractor.samples.pull;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
+import java.util.stream.IntStream;
 
+import io.reactoractor.pull.Delivery;
 import io.reactoractor.pull.Message;
 import io.reactoractor.pull.PullResult;
 
@@ -27,27 +29,34 @@ public final class HttpViews {
      * @param offset    its offset in the subject (what {@code /ack} takes)
      * @param payload   the payload decoded as UTF-8 (bytes that are not UTF-8 become U+FFFD)
      * @param timestamp wall-clock time of the append, epoch milliseconds
+     * @param attempt   its delivery attempt: 1 for the first delivery to the group, 2 for the first
+     *                  redelivery, ... (a nack at the last attempt dead-letters it)
      * @param epoch     in a stream's events, the delivery epoch {@code /ack} needs with the offset;
      *                  {@code null} in a poll answer, which carries it once for all its messages
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record MessageView(long offset, String payload, long timestamp, String epoch) {
+    public record MessageView(long offset, String payload, long timestamp, int attempt, String epoch) {
 
         /**
-         * @param m a message
-         * @return its view in a poll answer
+         * @param r     a pull result
+         * @param index a position in its messages
+         * @return the view of the message there, in a poll answer
          */
-        public static MessageView of(Message m) {
-            return of(m, null);
+        public static MessageView of(PullResult r, int index) {
+            return of(r.messages().get(index), r.attempt(index), null);
         }
 
         /**
-         * @param m     a message
-         * @param epoch its delivery epoch (stream events) or {@code null}
-         * @return its view
+         * @param d     a delivery of a stream
+         * @param epoch its delivery epoch
+         * @return its view in a stream's event
          */
-        public static MessageView of(Message m, String epoch) {
-            return new MessageView(m.offset(), m.payloadAsString(), m.timestampMillis(), epoch);
+        public static MessageView of(Delivery d, String epoch) {
+            return of(d.message(), d.attempt(), epoch);
+        }
+
+        private static MessageView of(Message m, int attempt, String epoch) {
+            return new MessageView(m.offset(), m.payloadAsString(), m.timestampMillis(), attempt, epoch);
         }
     }
 
@@ -67,7 +76,8 @@ public final class HttpViews {
          * @return its view
          */
         public static Pulled of(PullResult r) {
-            return new Pulled(r.status(), r.epoch(), r.skipped(), r.messages().stream().map(MessageView::of).toList());
+            return new Pulled(r.status(), r.epoch(), r.skipped(),
+                    IntStream.range(0, r.messages().size()).mapToObj(i -> MessageView.of(r, i)).toList());
         }
     }
 

@@ -182,7 +182,7 @@ public class PullController {
             return Flux.error(new RejectedExecutionException("pull consumer disposed"));
         }
         return RequestParams.validatedByLibrary(() -> consumer.consume(subject, group, options))
-                .map(d -> ServerSentEvent.builder(MessageView.of(d.message(), epoch))
+                .map(d -> ServerSentEvent.builder(MessageView.of(d, epoch))
                         .id(Long.toString(d.message().offset()))
                         .event("message")
                         .build())

@@ -267,7 +267,7 @@ class PullControllerTest extends PullServerTestSupport {
                 .returnResult(String.class).getResponseBody();
         // the body decoded as String gives each event's data line
         // the data line: the message, and the delivery epoch an explicit ack needs
-        assertEquals("{\"offset\":0,\"payload\":\"first\",\"timestamp\":,\"epoch\":\"" + consumer.store().epoch() + "\"}",
+        assertEquals("{\"offset\":0,\"payload\":\"first\",\"timestamp\":,\"attempt\":1,\"epoch\":\"" + consumer.store().epoch() + "\"}",
                 events.blockFirst(Duration.ofSeconds(30)).replaceAll("\"timestamp\":\\d+", "\"timestamp\":"));
     }
 
