@@ -147,8 +147,9 @@ abstract class ConsumerGroupCommand {
         final long offset;
         final FailurePolicy policy;
         /**
-         * The attempt number of the delivery that failed ({@link Delivery#nack}), or {@code 0} when unknown (a
-         * nack by offset): a nack of an older delivery leaves a newer one in flight alone.
+         * The attempt number of the delivery that failed ({@link Delivery#nack}, or a nack by offset that names
+         * it), or {@code 0} when unknown (a nack by offset alone): a nack of an older delivery leaves a newer one
+         * in flight alone.
          */
         final int attempt;
 
@@ -158,9 +159,9 @@ abstract class ConsumerGroupCommand {
             this(offset, policy, attempt, done, failed, null);
         }
 
-        /** A nack answered to {@code sink}. */
-        Nack(long offset, FailurePolicy policy, MonoSink<Long> sink) {
-            this(offset, policy, 0, sink::success, sink::error, sink.contextView());
+        /** A nack of the delivery {@code attempt} ({@code 0}: the current one) answered to {@code sink}. */
+        Nack(long offset, FailurePolicy policy, int attempt, MonoSink<Long> sink) {
+            this(offset, policy, attempt, sink::success, sink::error, sink.contextView());
         }
 
         private Nack(long offset, FailurePolicy policy, int attempt, LongConsumer done,

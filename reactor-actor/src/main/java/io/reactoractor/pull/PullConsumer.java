@@ -56,8 +56,9 @@ import reactor.core.scheduler.Schedulers;
  * <p>An acknowledgement names offsets, not deliveries: an ack that comes after its ack timeout, from a
  * holder whose message was meanwhile delivered again, still settles the message (the newer holder's ack is
  * then ignored as already settled). Processing is at-least-once either way, and the message was handled by
- * the late holder. A nack by offset ({@link #nack(String, String, String, long)}) likewise applies to the
- * message's current delivery. A {@link Delivery#nack}, which knows its delivery, is ignored instead while a
+ * the late holder. A nack by offset alone ({@link #nack(String, String, String, long)}) likewise applies to
+ * the message's current delivery. A nack that names its delivery ({@link Delivery#nack}, or
+ * {@link #nack(String, String, String, long, int)} with the attempt of the answer) is ignored instead while a
  * newer delivery of the message is in flight: a stale failure must not take the message from its current
  * holder.
  *
@@ -478,8 +479,12 @@ public final class PullConsumer implements Disposable {
         if (offset < 0) {
             throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
         }
+        return nack(subject, group, offset, 0);
+    }
+
+    private Mono<Long> nack(String subject, String group, long offset, int attempt) {
         return Mono.create(sink -> submit(subject, group,
-                new ConsumerGroupCommand.Nack(offset, failurePolicy, sink)));
+                new ConsumerGroupCommand.Nack(offset, failurePolicy, attempt, sink)));
     }
 
     /**
@@ -503,6 +508,39 @@ public final class PullConsumer implements Disposable {
         return Mono.defer(() -> {
             StaleDeliveryException stale = checkEpoch(subject, group, epoch);
             return stale != null ? Mono.error(stale) : nack(subject, group, offset);
+        });
+    }
+
+    /**
+     * As {@link #nack(String, String, String, long)}, for one delivery: the one with this attempt number
+     * ({@link PullResult#attempt(int)}). If the message was delivered again since (this delivery's ack timeout
+     * passed) and that newer delivery is still in flight, the nack is ignored, as a {@link Delivery#nack} is: a
+     * stale holder's failure neither takes the message from its current holder nor dead-letters it under it.
+     * Otherwise it counts as the nack of the message's current delivery.
+     *
+     * @param subject the subject
+     * @param group   the consumer group
+     * @param epoch   the epoch of the answer that delivered the message
+     * @param offset  the failed message's offset
+     * @param attempt the failed delivery's attempt number, at least 1
+     * @return the group's committed offset afterwards; a {@link StaleDeliveryException} if
+     *         {@code epoch} is not the store's current epoch (nothing is settled then)
+     * @throws IllegalArgumentException if a name is invalid, {@code epoch} is null or empty, {@code offset} is
+     *                                  negative or {@code attempt} is below 1
+     */
+    public Mono<Long> nack(String subject, String group, String epoch, long offset, int attempt) {
+        Names.subject(subject);
+        Names.group(group);
+        requireEpoch(epoch);
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
+        }
+        if (attempt < 1) {
+            throw new IllegalArgumentException("attempt must be >= 1 but was " + attempt);
+        }
+        return Mono.defer(() -> {
+            StaleDeliveryException stale = checkEpoch(subject, group, epoch);
+            return stale != null ? Mono.error(stale) : nack(subject, group, offset, attempt);
         });
     }
 

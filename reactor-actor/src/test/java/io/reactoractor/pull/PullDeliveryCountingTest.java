@@ -1,6 +1,7 @@
 package io.reactoractor.pull;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -281,6 +282,46 @@ class PullDeliveryCountingTest {
         assertThat(c.stats("s", "g").inFlight()).isZero();
         assertThat(c.ack("s", "g", second.epoch(), List.of(offset)).block(Duration.ofSeconds(10))).isEqualTo(offset + 1);
         assertThat(c.pull("s", "g", 1, Duration.ZERO).block(Duration.ofSeconds(10)).messages()).isEmpty();
+    }
+
+    @Test
+    void aPullNackNamingAnOlderAttemptLeavesTheNewerDeliveryAloneAndTheCurrentAttemptCounts() throws Exception {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofSeconds(1))
+                .failurePolicy(FailurePolicy.retryThenDeadLetter(2, Duration.ZERO)));
+        long offset = c.append("s", b("m"));
+        PullResult first = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+        assertThat(first.attempts()).containsExactly(1);
+        // held past its ack timeout: delivered again, at the last attempt the policy allows
+        PullResult second = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
+        assertThat(second.messages()).extracting(Message::offset).containsExactly(offset);
+        assertThat(second.attempts()).containsExactly(2);
+        // the first holder fails late, naming its delivery: ignored while the second holds the message
+        assertThat(c.nack("s", "g", first.epoch(), offset, first.attempt(0)).block(Duration.ofSeconds(10))).isZero();
+        assertThat(c.stats("s", "g").deadLettered()).isZero();
+        assertThat(c.stats("s", "g").inFlight()).isEqualTo(1);
+        assertThat(c.pull("s", "g", 1, Duration.ZERO).block(Duration.ofSeconds(10)).messages())
+                .as("still in the second holder's hands").isEmpty();
+        // the current holder's nack counts: its last attempt failed, so the message is dead-lettered
+        assertThat(c.nack("s", "g", second.epoch(), offset, second.attempt(0)).block(Duration.ofSeconds(10)))
+                .isEqualTo(offset + 1);
+        assertThat(c.stats("s", "g").deadLettered()).isEqualTo(1);
+    }
+
+    @Test
+    void aPullNackNamingAnAttemptRejectsBadArguments() {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler));
+        String epoch = c.store().epoch();
+        assertThatThrownBy(() -> c.nack("s", "g", epoch, 0, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("attempt");
+        assertThatThrownBy(() -> c.nack("s", "g", epoch, -1, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("offset");
+        assertThatThrownBy(() -> c.nack("s", "g", "", 0, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("epoch");
+        assertThatThrownBy(() -> c.nack("bad subject", "g", epoch, 0, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("subject");
+        // a stale epoch: nothing settled
+        assertThatThrownBy(() -> c.nack("s", "g", "not-" + epoch, 0, 1).block(Duration.ofSeconds(10)))
+                .isInstanceOf(StaleDeliveryException.class);
     }
 
     @Test
