@@ -266,17 +266,25 @@ class PullDeliveryCountingTest {
         assertThat(timedOut.attempts()).isEmpty();
     }
 
+    /** Pulls {@code offset}, holds it past the ack timeout, and pulls it again: the two answers. */
+    private static PullResult[] deliveredTwice(PullConsumer c, long offset) {
+        PullResult first = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+        assertThat(first.messages()).extracting(Message::offset).containsExactly(offset);
+        assertThat(first.attempts()).containsExactly(1);
+        PullResult second = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
+        assertThat(second.messages()).extracting(Message::offset).containsExactly(offset);
+        assertThat(second.attempts()).containsExactly(2);
+        return new PullResult[] {first, second};
+    }
+
     @Test
     void aLateHoldersAckSettlesTheMessageDeliveredAgain() throws Exception {
         // documented: an acknowledgement names offsets, not deliveries
         PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofSeconds(1)));
         long offset = c.append("s", b("m"));
-        PullResult first = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
-        assertThat(first.attempts()).containsExactly(1);
-        // held past its ack timeout: delivered again
-        PullResult second = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
-        assertThat(second.messages()).extracting(Message::offset).containsExactly(offset);
-        assertThat(second.attempts()).containsExactly(2);
+        PullResult[] twice = deliveredTwice(c, offset);
+        PullResult first = twice[0];
+        PullResult second = twice[1];
         // the first holder acknowledges late: the message is settled, the newer holder's ack finds it settled
         assertThat(c.ack("s", "g", first.epoch(), List.of(offset)).block(Duration.ofSeconds(10))).isEqualTo(offset + 1);
         assertThat(c.stats("s", "g").inFlight()).isZero();
@@ -289,12 +297,10 @@ class PullDeliveryCountingTest {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofSeconds(1))
                 .failurePolicy(FailurePolicy.retryThenDeadLetter(2, Duration.ZERO)));
         long offset = c.append("s", b("m"));
-        PullResult first = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
-        assertThat(first.attempts()).containsExactly(1);
-        // held past its ack timeout: delivered again, at the last attempt the policy allows
-        PullResult second = c.pull("s", "g", 1, Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
-        assertThat(second.messages()).extracting(Message::offset).containsExactly(offset);
-        assertThat(second.attempts()).containsExactly(2);
+        // the second delivery is the last attempt the policy allows
+        PullResult[] twice = deliveredTwice(c, offset);
+        PullResult first = twice[0];
+        PullResult second = twice[1];
         // the first holder fails late, naming its delivery: ignored while the second holds the message
         assertThat(c.nack("s", "g", first.epoch(), offset, first.attempt(0)).block(Duration.ofSeconds(10))).isZero();
         assertThat(c.stats("s", "g").deadLettered()).isZero();
