@@ -18,7 +18,11 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  *       may wait briefly for the lock the timer thread holds while it pops due entries;</li>
  *   <li>the carrier's scheduler statistics ({@code StolenTime.SchedStat}, Linux): a carrier opens its own
  *       {@code /proc/thread-self/schedstat} when it starts, reads it at the end of a turn the host took
- *       part of (a procfs file: no disk, no wait) and closes it when it leaves.</li>
+ *       part of (a procfs file: no disk, no wait) and closes it when it leaves;</li>
+ *   <li>the pull consumer's hand-over to a {@code (subject, group)} actor that is retiring
+ *       ({@code PullConsumer.retiring}, {@code ConsumerGroupActor.awaitingRetirementDecision}): a pull, an ack
+ *       or a {@code Delivery}'s ack, from a carrier or an event loop, spins ({@code Thread.onSpinWait}) for
+ *       the few instructions the actor needs to leave or stay.</li>
  * </ul>
  * Everything else stays reported: {@code Thread.sleep}, socket I/O or {@code Mono.block()} inside a task
  * fail with BlockHound's {@code BlockingOperationError}, as on Reactor's {@code parallel()}.
@@ -33,6 +37,7 @@ public final class ActorBlockHoundIntegration implements BlockHoundIntegration {
     private static final String CARRIER_POOL = "io.reactoractor.internal.scheduling.CarrierPool";
     private static final String TIMER_QUEUE = "io.reactoractor.internal.scheduling.TimerQueue";
     private static final String PULL_CONSUMER = "io.reactoractor.pull.PullConsumer";
+    private static final String CONSUMER_GROUP_ACTOR = "io.reactoractor.pull.ConsumerGroupActor";
     private static final String SCHED_STAT = "io.reactoractor.internal.scheduling.StolenTime$SchedStat";
 
     /** Instantiated by {@link java.util.ServiceLoader}. */
@@ -48,6 +53,9 @@ public final class ActorBlockHoundIntegration implements BlockHoundIntegration {
         // a pull or ack spins (Thread.onSpinWait) for the few instructions a retiring pair needs to leave
         // the consumer's map; it may run on a carrier or an event loop
         builder.allowBlockingCallsInside(PULL_CONSUMER, "retiring");
+        // an attached consumer's post (a consume() stream's pull, a Delivery's ack) spins the same way while
+        // the pair's actor decides whether it retires
+        builder.allowBlockingCallsInside(CONSUMER_GROUP_ACTOR, "awaitingRetirementDecision");
         for (String method : new String[] {"schedule", "cancel", "removeNotAwaited", "owesNothing", "size",
                 "shutdown"}) {
             builder.allowBlockingCallsInside(TIMER_QUEUE, method);

@@ -268,8 +268,17 @@ final class ConsumerGroupActor extends ActorCell {
                 c.fail(new IllegalStateException("pull group " + subject + "/" + group + " retired (idle)"));
                 return;
             }
-            Thread.onSpinWait(); // RETIRED, re-checking idle(): back to 0, or terminated (a few instructions)
+            awaitingRetirementDecision();
         }
+    }
+
+    /**
+     * {@link #post} found the actor {@code RETIRED} and re-checking {@code idle()}: it goes back to 0 or
+     * terminates within a few instructions. A method of its own so that BlockHound's integration allows
+     * exactly this spin ({@code Thread.onSpinWait} counts as blocking there) on a carrier or an event loop.
+     */
+    private static void awaitingRetirementDecision() {
+        Thread.onSpinWait();
     }
 
     /**

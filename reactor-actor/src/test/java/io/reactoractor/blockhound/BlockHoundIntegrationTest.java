@@ -136,7 +136,18 @@ class BlockHoundIntegrationTest {
     @Test
     void thePullConsumersSpinWhileAPairRetiresIsAllowedOnACarrier() throws Exception {
         // the spin itself, as submit() runs it when a pair retires under a pull or an ack
-        java.lang.reflect.Method retiring = io.reactoractor.pull.PullConsumer.class.getDeclaredMethod("retiring");
+        assertSpinAllowedOnACarrier(io.reactoractor.pull.PullConsumer.class.getDeclaredMethod("retiring"));
+    }
+
+    @Test
+    void theGroupActorsSpinWhileItDecidesToRetireIsAllowedOnACarrier() throws Exception {
+        // the spin itself, as post() runs it when an attached consumer's pull or a Delivery's ack meets the
+        // pair's actor between its retirement and its re-check
+        assertSpinAllowedOnACarrier(Class.forName("io.reactoractor.pull.ConsumerGroupActor")
+                .getDeclaredMethod("awaitingRetirementDecision"));
+    }
+
+    private void assertSpinAllowedOnACarrier(java.lang.reflect.Method retiring) throws Exception {
         retiring.setAccessible(true);
         AtomicReference<Throwable> seen = new AtomicReference<>();
         CountDownLatch done = new CountDownLatch(1);
