@@ -72,7 +72,7 @@ import reactor.util.Loggers;
  *       room for a new one</td></tr>
  *   <tr><td>this process</td><td>the consumer {@link Builder#consumerName} of every group; consumers
  *       holding nothing and idle past {@link Builder#consumerExpiry} are removed when a process
- *       reclaims</td></tr>
+ *       reclaims (each check and removal in one script: a consumer handed entries meanwhile keeps them)</td></tr>
  *   <tr><td>fetch / acknowledge</td><td>{@code XREADGROUP ... >} / {@code XACK}; a caller's first fetch
  *       reads this consumer's own pending entries first ({@code XREADGROUP ... 0}: what a previous run
  *       under the same name left unacknowledged); later fetches may be pipelined
@@ -193,6 +193,33 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
             return removed
             """;
     private static final String FORGET_SHA = sha1(FORGET_SCRIPT);
+
+    /**
+     * Removes the consumers of group {@code ARGV[1]} on stream {@code KEYS[1]} that hold no pending entry and were
+     * idle more than {@code ARGV[2]} ms, except {@code ARGV[3]} (this process), each check and removal atomic:
+     * Redis drops a deleted consumer's pending entries with it, so a consumer that took entries between a
+     * separate {@code XINFO CONSUMERS} and its {@code XGROUP DELCONSUMER} lost them from the pending list (never
+     * acknowledged, never reclaimed). An {@code XREADGROUP} now runs before the script (the consumer holds
+     * entries: kept) or after it (the read creates the consumer again). Returns how many were removed.
+     */
+    private static final String EXPIRE_CONSUMERS_SCRIPT = """
+            local removed = 0
+            local expiry = tonumber(ARGV[2])
+            for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+              local name, pending, idle = nil, nil, nil
+              for i = 1, #c - 1, 2 do
+                if c[i] == 'name' then name = c[i + 1]
+                elseif c[i] == 'pending' then pending = c[i + 1]
+                elseif c[i] == 'idle' then idle = c[i + 1] end
+              end
+              if name ~= nil and name ~= ARGV[3] and pending == 0 and idle ~= nil and idle > expiry then
+                redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], name)
+                removed = removed + 1
+              end
+            end
+            return removed
+            """;
+    private static final String EXPIRE_CONSUMERS_SHA = sha1(EXPIRE_CONSUMERS_SCRIPT);
     private static final String APPEND_SHA = sha1(APPEND_SCRIPT);
 
     /**
@@ -737,19 +764,16 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
 
     /**
      * Removes the group's consumers that hold nothing and were idle past {@link Builder#consumerExpiry}
-     * (instances gone for good, e.g. with random names): the group's consumer list stays bounded. Best
-     * effort: a failure is ignored (the next reclaim tries again). A removed consumer that comes back is
-     * created again by its next fetch.
+     * (instances gone for good, e.g. with random names): the group's consumer list stays bounded. Each check
+     * and removal is atomic ({@link #EXPIRE_CONSUMERS_SCRIPT}), so a consumer that is handed entries meanwhile
+     * keeps them. Best effort: a failure is ignored (the next reclaim tries again). A removed consumer that comes
+     * back is created again by its next fetch.
      */
     private Mono<Void> expireConsumers(String key, String group) {
-        return call(() -> commands.xinfoConsumers(key, group))
-                .flatMapIterable(consumers -> consumers)
-                .map(RedisStreamsMessageStore::fields)
-                .filter(f -> f.get("pending") instanceof Long p && p == 0
-                        && f.get("idle") instanceof Long idle && idle > consumerExpiryMillis
-                        && !consumerName.equals(f.get("name")))
-                .concatMap(f -> call(() -> commands.xgroupDelconsumer(key,
-                        Consumer.from(group, String.valueOf(f.get("name"))))))
+        return this.<Long>script(EXPIRE_CONSUMERS_SHA, EXPIRE_CONSUMERS_SCRIPT, ScriptOutputType.INTEGER,
+                        new String[] {key}, group.getBytes(StandardCharsets.UTF_8),
+                        Long.toString(consumerExpiryMillis).getBytes(StandardCharsets.US_ASCII),
+                        consumerName.getBytes(StandardCharsets.UTF_8))
                 .then()
                 .onErrorResume(e -> {
                     LOG.debug("expiring idle consumers of " + key + "/" + group + " failed", e);

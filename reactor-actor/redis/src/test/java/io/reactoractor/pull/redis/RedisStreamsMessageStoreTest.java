@@ -26,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /** What only the Redis store does: offsets from entry IDs, several instances, Redis failures. */
 class RedisStreamsMessageStoreTest {
@@ -559,6 +560,41 @@ class RedisStreamsMessageStoreTest {
         // gone-1 and gone-2 held nothing: removed; holder has a pending message: kept; survivor: never there
         assertEquals("*1", shared.command("XINFO CONSUMERS " + prefix + "s g"));
         assertEquals(1, survivor.position("s", "g").block(WAIT).pending());
+    }
+
+    /**
+     * Found by a black-box probe: the expiry read the consumers ({@code XINFO CONSUMERS}) and removed the idle ones
+     * ({@code XGROUP DELCONSUMER}) in two commands, and a fetch by another instance that landed between them was
+     * removed with its consumer: Redis drops a deleted consumer's pending entries, so the message left the pending
+     * list unacknowledged and nobody could reclaim it. On the two-command expiry this failed within 2-66 rounds.
+     */
+    @Test
+    void aConsumerHandedAMessageWhileAnotherInstanceExpiresIdleConsumersKeepsItPending() throws Exception {
+        String prefix = unique("expire-race") + ":";
+        RedisStreamsMessageStore expiring = RedisStreamsMessageStore.builder().uri(shared.uri()).keyPrefix(prefix)
+                .consumerName("expiring").consumerExpiry(Duration.ofMillis(1)).commandTimeout(WAIT).build();
+        closing.add(expiring::dispose);
+        RedisStreamsMessageStore reader = store(shared, prefix, "reader");
+        reader.append("s", b("first")).block(WAIT);
+        List<Message> first = reader.fetch("s", "g", -1, 10).block(WAIT);
+        reader.acknowledge("s", "g", first.stream().mapToLong(Message::offset).toArray(), -1).block(WAIT);
+        for (int round = 0; round < 300; round++) {
+            reader.append("s", b("m" + round)).block(WAIT);
+            Thread.sleep(3); // the reader holds nothing and is idle past the other instance's expiry
+            Mono<AsyncMessageStore.Reclaimed> reclaim = expiring.reclaim("s", "g", 0, Duration.ofHours(1), 10)
+                    .subscribeOn(Schedulers.parallel());
+            Mono<List<Message>> fetch = reader.fetch("s", "g", 0, 10).subscribeOn(Schedulers.parallel());
+            List<Message> got = Mono.zip(reclaim, fetch).block(WAIT).getT2();
+            if (got.isEmpty()) {
+                got = reader.fetch("s", "g", 0, 10).block(WAIT);
+            }
+            long[] offsets = got.stream().mapToLong(Message::offset).toArray();
+            assertEquals(1, offsets.length, "round " + round);
+            assertEquals(1, reader.position("s", "g").block(WAIT).pending(),
+                    "round " + round + ": the message handed to the reader is still pending");
+            assertEquals(1, reader.renewPending("s", "g", offsets).block(WAIT).length, "round " + round);
+            reader.acknowledge("s", "g", offsets, -1).block(WAIT);
+        }
     }
 
     // ================================================================== Redis failures
