@@ -12,8 +12,10 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  * own integration makes BlockHound check them. The library blocks in exactly these places, none of
  * which runs user code:
  * <ul>
- *   <li>{@code CarrierPool.idle}: a carrier with nothing to run spins ({@code Thread.onSpinWait}) and
- *       then parks until work arrives;</li>
+ *   <li>{@code CarrierPool.spinForWork} and {@code CarrierPool.parkIdle}: a carrier with nothing to run spins
+ *       ({@code Thread.onSpinWait}) and then parks until work arrives (only those two steps of the idle loop:
+ *       the termination signals a graceful shutdown delivers from it run subscribers' code, and stay
+ *       checked);</li>
  *   <li>the timer queue's lock ({@code TimerQueue}): arming or cancelling a delayed task from a carrier
  *       may wait briefly for the lock the timer thread holds while it pops due entries;</li>
  *   <li>the carrier's scheduler statistics ({@code StolenTime.SchedStat}, Linux): a carrier opens its own
@@ -46,7 +48,10 @@ public final class ActorBlockHoundIntegration implements BlockHoundIntegration {
 
     @Override
     public void applyTo(BlockHound.Builder builder) {
-        builder.allowBlockingCallsInside(CARRIER_POOL, "idle");
+        // the spin and the park only, not the whole idle loop: a graceful shutdown's termination signals run
+        // from it (subscribers' onError / onComplete), and a blocking call there is the user's
+        builder.allowBlockingCallsInside(CARRIER_POOL, "spinForWork");
+        builder.allowBlockingCallsInside(CARRIER_POOL, "parkIdle");
         for (String method : new String[] {"openForCurrentThread", "getAsLong", "close"}) {
             builder.allowBlockingCallsInside(SCHED_STAT, method);
         }

@@ -133,6 +133,35 @@ class BlockHoundIntegrationTest {
         assertTrue(thread.startsWith("bh-"), thread);
     }
 
+    /**
+     * Found by a black-box probe: the integration allowed blocking calls anywhere inside the carriers' idle loop,
+     * and a graceful shutdown delivers its termination signals from that loop (the last carrier to go idle
+     * terminates the engine), so a subscriber's blocking {@code onError} there went unreported. Only the spin and
+     * the park are allowed now.
+     */
+    @Test
+    void aSubscribersBlockingCallInATerminationSignalFromAnIdleCarrierIsReported() throws Exception {
+        io.reactoractor.actor.Actor<Integer, Integer> actor = io.reactoractor.actor.Actor.<Integer, Integer>builder(
+                scheduler).behaviour((m, ctx) -> true).build();
+        AtomicReference<String> thread = new AtomicReference<>();
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        CountDownLatch signalled = new CountDownLatch(1);
+        Flux.from(actor).subscribe(x -> { }, e -> {
+            thread.set(Thread.currentThread().getName());
+            try {
+                Thread.sleep(1);
+            } catch (Throwable t) {
+                seen.set(t);
+            }
+            signalled.countDown();
+        });
+        Thread.sleep(20); // the carriers go idle
+        scheduler.disposeGracefully().subscribe();
+        assertTrue(signalled.await(30, TimeUnit.SECONDS), "the actor's subscriber was signalled");
+        assertTrue(thread.get().startsWith("bh-"), "signalled by an idle carrier: " + thread.get());
+        assertInstanceOf(BlockingOperationError.class, seen.get(), "Thread.sleep in onError on a carrier is reported");
+    }
+
     @Test
     void thePullConsumersSpinWhileAPairRetiresIsAllowedOnACarrier() throws Exception {
         // the spin itself, as submit() runs it when a pair retires under a pull or an ack

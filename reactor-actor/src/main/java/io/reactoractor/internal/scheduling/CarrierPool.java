@@ -140,11 +140,7 @@ final class CarrierPool {
         // (each carrier 10 times a second: 0.2-1.4 ms/s against 0 for Reactor's parked threads)
         int spins = SPIN_ITERATIONS;
         for (;;) {
-            boolean ready = runQueue.readyCount() > 0; // one look at least, then up to `spins` more
-            for (int i = 0; i < spins && !ready; i++) {
-                Thread.onSpinWait();
-                ready = runQueue.readyCount() > 0;
-            }
+            boolean ready = spinForWork(spins); // one look at least, then up to `spins` more
             if (ready || rescueRunNext(c)) {
                 spinning.decrementAndGet();
                 engine.hogMonitor().carrierBusy();
@@ -161,7 +157,7 @@ final class CarrierPool {
                 // user code after a turn's last task) is nobody's: dropped, as an idle ThreadPoolExecutor
                 // worker drops it
                 Thread.interrupted();
-                LockSupport.parkNanos(this, shuttingDown ? SHUTDOWN_POLL_NANOS
+                parkIdle(shuttingDown ? SHUTDOWN_POLL_NANOS
                         : c.compensating() ? COMPENSATOR_PARK_NANOS : PARK_NANOS);
             }
             if (c.tryUnmarkParked()) {
@@ -181,6 +177,29 @@ final class CarrierPool {
                 return false;
             }
         }
+    }
+
+    /**
+     * The idle loop's spin: looks at the run queue once, then up to {@code spins} more times with
+     * {@code Thread.onSpinWait()} between looks. One of the two methods BlockHound's integration allows on a
+     * carrier ({@code ActorBlockHoundIntegration}), with {@link #parkIdle}: they call no code but this, so the
+     * rest of {@link #idle} (a graceful shutdown's termination signals, which run subscribers' code) stays
+     * checked.
+     *
+     * @return whether an actor is ready
+     */
+    private boolean spinForWork(int spins) {
+        boolean ready = runQueue.readyCount() > 0;
+        for (int i = 0; i < spins && !ready; i++) {
+            Thread.onSpinWait();
+            ready = runQueue.readyCount() > 0;
+        }
+        return ready;
+    }
+
+    /** The idle loop's park (see {@link #spinForWork}): until a waker's unpark or the timeout. */
+    private void parkIdle(long nanos) {
+        LockSupport.parkNanos(this, nanos);
     }
 
     /**
