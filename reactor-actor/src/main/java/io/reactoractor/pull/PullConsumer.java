@@ -566,6 +566,8 @@ public final class PullConsumer implements Disposable {
      * asynchronous handling). {@code blockFirst()} and the other {@code block} calls fail fast on a carrier, as
      * Reactor's do on any {@code NonBlocking} thread, and their subscription then takes no message (Reactor
      * leaves it subscribed, and it would otherwise take one and, under {@code AFTER_ON_NEXT}, acknowledge it).
+     * From a thread allowed to block they work, also when the subscription itself runs on a
+     * {@code NonBlocking} thread ({@code subscribeOn(..)}, {@code delaySubscription(..)} before the block).
      *
      * @param subject the subject
      * @param group   the consumer group
@@ -631,19 +633,34 @@ public final class PullConsumer implements Disposable {
 
     /**
      * Whether {@code s} is one of Reactor's blocking subscribers ({@code blockFirst}, {@code blockLast},
-     * {@code next().block()}, {@code toIterable}, ...) subscribing on a {@code NonBlocking} thread (a carrier):
-     * Reactor throws to the blocked caller right after the subscription and leaves it behind.
+     * {@code next().block()}, {@code toIterable}, ...) subscribing on a {@code NonBlocking} thread (a carrier)
+     * from inside the blocking call itself: Reactor throws to the blocked caller right after the subscription
+     * and leaves it behind. A subscription that reaches a {@code NonBlocking} thread through an asynchronous
+     * boundary ({@code subscribeOn}, {@code delaySubscription}) is not one: the caller blocks on its own thread,
+     * which may well be allowed to block (only when that caller is itself a carrier does Reactor throw, and then
+     * its subscriber is left behind, as with any other source).
      */
     private static boolean blockedOnACarrier(CoreSubscriber<?> s) {
         if (!Schedulers.isInNonBlockingThread()) {
             return false;
         }
         // the blocking subscriber is at the end of the chain: after the operators applied to consume()'s Flux
-        return isReactorBlockingSubscriber(s) || Scannable.from(s).actuals().anyMatch(PullConsumer::isReactorBlockingSubscriber);
+        boolean blocking = isReactorBlockingSubscriber(s)
+                || Scannable.from(s).actuals().anyMatch(PullConsumer::isReactorBlockingSubscriber);
+        // rare (a block*() whose subscription runs on a carrier): worth a look at this thread's stack
+        return blocking && StackWalker.getInstance().walk(frames -> frames.anyMatch(PullConsumer::isBlockingCall));
     }
 
     private static boolean isReactorBlockingSubscriber(Object s) {
         return s.getClass().getName().startsWith("reactor.core.publisher.Blocking");
+    }
+
+    /** A frame of Reactor's blocking calls, which subscribe on the calling thread and then wait on it. */
+    private static boolean isBlockingCall(StackWalker.StackFrame f) {
+        String c = f.getClassName();
+        return ((c.equals("reactor.core.publisher.Flux") || c.equals("reactor.core.publisher.Mono"))
+                && f.getMethodName().startsWith("block"))
+                || c.startsWith("reactor.core.publisher.BlockingIterable"); // toIterable(), toStream()
     }
 
     /**

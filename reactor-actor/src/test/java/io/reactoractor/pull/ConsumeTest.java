@@ -3,6 +3,7 @@ package io.reactoractor.pull;
 import static io.reactoractor.pull.PullConsumerTest.await;
 import static io.reactoractor.pull.PullConsumerTest.b;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -121,6 +122,30 @@ class ConsumeTest {
         Delivery d = consumer.consume("s", "g").blockFirst(Duration.ofSeconds(20));
         assertEquals(0, d.message().offset());
         assertEquals(1, d.attempt(), "never delivered to the orphaned subscribers");
+    }
+
+    /**
+     * Found by a black-box probe: the guard above looked at the thread that subscribes, so a block*() from a thread
+     * allowed to block whose subscription hops to a NonBlocking one ({@code subscribeOn}, {@code delaySubscription})
+     * failed with it, where Reactor's own sources work.
+     */
+    @Test
+    void blockingFromAThreadAllowedToBlockWorksWhenTheSubscriptionRunsOnANonBlockingThread() {
+        assertFalse(reactor.core.scheduler.Schedulers.isInNonBlockingThread());
+        for (int i = 0; i < 4; i++) {
+            consumer.append("s", b("m" + i));
+        }
+        Delivery viaParallel = consumer.consume("s", "g").subscribeOn(reactor.core.scheduler.Schedulers.parallel())
+                .blockFirst(Duration.ofSeconds(20));
+        assertEquals("m0", new String(viaParallel.message().payload(), java.nio.charset.StandardCharsets.UTF_8));
+        Delivery viaCarrier = consumer.consume("s", "g").subscribeOn(scheduler).blockFirst(Duration.ofSeconds(20));
+        assertEquals(1, viaCarrier.message().offset());
+        List<Delivery> collected = consumer.consume("s", "g").subscribeOn(reactor.core.scheduler.Schedulers.parallel())
+                .take(1).collectList().block(Duration.ofSeconds(20));
+        assertEquals(2, collected.get(0).message().offset());
+        Delivery delayed = consumer.consume("s", "g").delaySubscription(Duration.ofMillis(5))
+                .blockFirst(Duration.ofSeconds(20));
+        assertEquals(3, delayed.message().offset());
     }
 
     /** A pull after the scheduler (not the consumer) was disposed is refused as a disposed scheduler refuses. */
