@@ -67,7 +67,8 @@ import reactor.core.scheduler.Schedulers;
  * passes over messages the group had not read, counted in {@link PullResult#skipped()}). An
  * {@link AsyncMessageStore} is asked first ({@link AsyncMessageStore#renewPending}), and a message it no
  * longer reports as pending is not delivered again (whether a trimmed Redis stream entry is still reported
- * depends on the server: Redis 7 and later drop it from the pending list, so it is not redelivered).
+ * depends on the server version: newer servers drop a deleted entry from the pending list when it is claimed,
+ * so it is not redelivered there).
  *
  * <h2>Bounded by construction</h2>
  * <ul>
