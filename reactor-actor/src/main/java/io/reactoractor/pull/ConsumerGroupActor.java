@@ -603,8 +603,9 @@ final class ConsumerGroupActor extends ActorCell {
                 p.expiredOnArrival = true;
             }
             // the limit is on long polls: a pull-once never waits (but for a fetch under way, briefly), and is
-            // answered at the latest by this turn's serve, so it is never refused for it
-            if (p.waits() && waiting.size() >= maxWaitingPulls) {
+            // answered at the latest by this turn's serve, so it is never refused for it; nor is the pull of a
+            // consume() stream the group already answered (admitted at its first pull, it holds one at most)
+            if (p.waits() && !p.admitted && waiting.size() >= maxWaitingPulls) {
                 // cancelled long polls are otherwise swept by the next serve only: they must not hold slots
                 waiting.dropCancelled();
                 int longPolls = waiting.longPolls();

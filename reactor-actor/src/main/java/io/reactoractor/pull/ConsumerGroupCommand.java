@@ -64,14 +64,27 @@ abstract class ConsumerGroupCommand {
          * nothing is. A timeout too short to wait is never worse than a zero one.
          */
         boolean expiredOnArrival;
+        /**
+         * A pull of a {@code consume()} stream that the group already answered at least once: never refused for
+         * {@code maxWaitingPulls} (it still takes a slot). A stream is admitted or refused at its first pull,
+         * before it delivered anything; refusing a later one cut a stream that was delivering (over HTTP: a
+         * response already started), although a stream holds at most one pull at a time.
+         */
+        final boolean admitted;
 
         Pull(int max, long timeoutNanos, long consumerId, boolean ackOnDelivery, PullCallback callback) {
+            this(max, timeoutNanos, consumerId, ackOnDelivery, false, callback);
+        }
+
+        Pull(int max, long timeoutNanos, long consumerId, boolean ackOnDelivery, boolean admitted,
+                PullCallback callback) {
             this.max = max;
             this.timeoutNanos = timeoutNanos;
             this.createdNanos = System.nanoTime();
             this.deadline = createdNanos + timeoutNanos;
             this.consumerId = consumerId;
             this.ackOnDelivery = ackOnDelivery;
+            this.admitted = admitted;
             this.callback = callback;
         }
 

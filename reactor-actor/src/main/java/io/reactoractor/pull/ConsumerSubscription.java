@@ -40,6 +40,12 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
             AtomicLongFieldUpdater.newUpdater(ConsumerSubscription.class, "requested");
     private final AtomicInteger wip = new AtomicInteger();
     private volatile boolean pullInFlight;
+    /**
+     * The group answered a pull of this stream: its later pulls are never refused for {@code maxWaitingPulls}
+     * ({@link ConsumerGroupCommand.Pull#admitted}). Written by the actor's thread in {@link #answer}, read when
+     * the next pull is made, which follows the answer (one pull at a time: ordered by {@code pullInFlight}).
+     */
+    private volatile boolean admitted;
     /** {@link #answer} is running (on the group actor's thread); see {@link #pendingError}. */
     private volatile boolean delivering;
     private volatile ConsumerGroupCommand.Pull current;
@@ -353,7 +359,7 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
                 pullInFlight = true;
                 int max = (int) Math.min(r, options.batchSize());
                 ConsumerGroupCommand.Pull p = new ConsumerGroupCommand.Pull(max,
-                        PullConsumer.saturatedNanos(options.pollTimeout()), consumerId, false, this);
+                        PullConsumer.saturatedNanos(options.pollTimeout()), consumerId, false, admitted, this);
                 current = p;
                 actor.post(p);
             }
@@ -366,6 +372,7 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
 
     @Override
     public void answer(PullResult result, int[] attempts) {
+        admitted = true; // before the next pull is posted (below, or by a later request: after pullInFlight's write)
         delivering = true;
         deliveringThread = Thread.currentThread();
         current = null;

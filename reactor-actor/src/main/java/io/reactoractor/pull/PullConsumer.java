@@ -1176,7 +1176,9 @@ public final class PullConsumer implements Disposable {
          * @param maxWaitingPulls most long polls one group holds at once (≥ 1, default 100,000); beyond
          *                        it a long poll fails with {@link WaitingPullsLimitExceededException} (an
          *                        {@link IllegalStateException}; a pull-once, which
-         *                        does not wait, is never refused for it)
+         *                        does not wait, is never refused for it). A {@link #consume} stream's waiting
+         *                        pull counts (a stream holds one at most), and only its first one can be
+         *                        refused: a stream the group already answered is never cut by the limit
          * @return this
          */
         public Builder maxWaitingPulls(int maxWaitingPulls) {

@@ -4,7 +4,9 @@ package io.reactoractor.pull;
  * A long poll of a (subject, group) that already holds {@linkplain PullConsumer.Builder#maxWaitingPulls
  * maxWaitingPulls} waiting long polls: it was refused, nothing was delivered. Waiting polls end at their
  * timeout or when messages come, so a later poll may succeed; the HTTP sample answers {@code 503} with
- * {@code Retry-After}. An {@link IllegalStateException}, as this refusal was before it had a type of its own.
+ * {@code Retry-After}. A {@link PullConsumer#consume consume()} stream gets it only at its first pull, before
+ * it delivered anything: once the group answered a stream, its pulls are never refused. An
+ * {@link IllegalStateException}, as this refusal was before it had a type of its own.
  */
 public final class WaitingPullsLimitExceededException extends IllegalStateException {
 

@@ -351,6 +351,58 @@ class PullDeliveryCountingTest {
         polls.forEach(Disposable::dispose);
     }
 
+    /**
+     * Found by a black-box probe of the WebFlux sample: a stream whose client paused (no demand, no pull) and then
+     * read again was cut mid-response when long polls had filled the group's waiting slots meanwhile. A stream is
+     * admitted or refused at its first pull; once the group answered it, its pulls are never refused.
+     */
+    @Test
+    void aStreamAlreadyAnsweredIsNeverCutByTheLongPollLimitButANewOneIsRefusedAtItsFirstPull() throws Exception {
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).maxWaitingPulls(2));
+        c.append("s", b("first"));
+        List<Delivery> delivered = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> streamError = new java.util.concurrent.atomic.AtomicReference<>();
+        BaseSubscriber<Delivery> stream = new BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(Subscription s) {
+                request(1);
+            }
+
+            @Override
+            protected void hookOnNext(Delivery d) {
+                delivered.add(d); // acknowledged after onNext (the default); no more demand: the client pauses
+            }
+
+            @Override
+            protected void hookOnError(Throwable t) {
+                streamError.set(t);
+            }
+        };
+        c.consume("s", "g").subscribe(stream);
+        await(() -> delivered.size() == 1, "the stream's first message");
+        // the client pauses; long polls take every waiting slot meanwhile
+        List<Disposable> polls = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            polls.add(c.pull("s", "g", 1, Duration.ofSeconds(30)).subscribe());
+        }
+        await(() -> c.stats("s", "g").waitingPulls() == 2, "two long polls waiting");
+        // a new stream is refused at its first pull, before it delivered anything
+        Throwable refused = c.consume("s", "g").next().map(d -> (Throwable) null)
+                .onErrorResume(e -> reactor.core.publisher.Mono.just(e)).block(Duration.ofSeconds(10));
+        assertThat(refused).isInstanceOf(WaitingPullsLimitExceededException.class);
+        // the paused client reads again: its stream's pull is taken (it holds a slot beside the long polls)
+        stream.request(1);
+        await(() -> c.stats("s", "g").waitingPulls() == 3, "the stream's pull waiting beside the long polls");
+        assertThat(streamError.get()).isNull();
+        for (int i = 0; i < 3; i++) {
+            c.append("s", b("m" + i));
+        }
+        await(() -> delivered.size() == 2, "the stream's second message");
+        assertThat(streamError.get()).isNull();
+        stream.dispose();
+        polls.forEach(Disposable::dispose);
+    }
+
     @Test
     void aPullOnceAnsweredEmptyIsNotCountedAsWaitingWhenItsAnswerArrives() {
         PullConsumer c = consumer(PullConsumer.builder(scheduler));
