@@ -176,10 +176,11 @@ public class PullController {
                 .build();
         // no operator that buffers (merge, publishOn, ...) between the consumer and the response:
         // AFTER_ON_NEXT acknowledges when onNext returns, which must mean "handed to the response"
-        if (consumer.isDisposed()) {
-            // nothing sent yet: a 503 (ApiErrors), as the other calls answer; an empty 200 made an SSE client
-            // reconnect at once, again and again
-            return Flux.error(new RejectedExecutionException("pull consumer disposed"));
+        if (consumer.isDisposed() || consumer.isQuiescing()) {
+            // nothing sent yet: a 503 (ApiErrors), as the other calls answer; an empty 200 (what a quiescing
+            // consumer's stream is) made an SSE client reconnect at once, again and again
+            return Flux.error(new RejectedExecutionException(
+                    consumer.isDisposed() ? "pull consumer disposed" : "pull consumer shutting down"));
         }
         return RequestParams.validatedByLibrary(() -> consumer.consume(subject, group, options))
                 .map(d -> ServerSentEvent.builder(MessageView.of(d, epoch))

@@ -58,6 +58,15 @@ class DisposedConsumerAnswersTest {
         client.get().uri("/subjects/d/groups/g/messages").exchange().expectStatus().isEqualTo(503);
     }
 
+    /** Found by a black-box probe: while the consumer quiesced (shutting down) a new stream was an empty 200. */
+    @Test
+    void whileTheConsumerQuiescesANewStreamIs503() {
+        consumer.quiesce();
+        client.get().uri("/subjects/q/groups/g/stream").accept(MediaType.TEXT_EVENT_STREAM).exchange()
+                .expectStatus().isEqualTo(503)
+                .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_JSON);
+    }
+
     @Test
     void aStreamsBadRequestIsPlainJsonAlsoForAnEventStreamClient() {
         EntityExchangeResult<String> r = client.get().uri("/subjects/s/groups/g/stream?ack=sometimes")
