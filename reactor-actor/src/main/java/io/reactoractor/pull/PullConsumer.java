@@ -500,16 +500,7 @@ public final class PullConsumer implements Disposable {
      *         {@code epoch} is not the store's current epoch (nothing is settled then)
      */
     public Mono<Long> nack(String subject, String group, String epoch, long offset) {
-        Names.subject(subject);
-        Names.group(group);
-        requireEpoch(epoch);
-        if (offset < 0) {
-            throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
-        }
-        return Mono.defer(() -> {
-            StaleDeliveryException stale = checkEpoch(subject, group, epoch);
-            return stale != null ? Mono.error(stale) : nack(subject, group, offset);
-        });
+        return checkedNack(subject, group, epoch, offset, 0);
     }
 
     /**
@@ -530,14 +521,19 @@ public final class PullConsumer implements Disposable {
      *                                  negative or {@code attempt} is below 1
      */
     public Mono<Long> nack(String subject, String group, String epoch, long offset, int attempt) {
+        if (attempt < 1) {
+            throw new IllegalArgumentException("attempt must be >= 1 but was " + attempt);
+        }
+        return checkedNack(subject, group, epoch, offset, attempt);
+    }
+
+    /** A nack checked against the store's epoch; {@code attempt} 0: the message's current delivery. */
+    private Mono<Long> checkedNack(String subject, String group, String epoch, long offset, int attempt) {
         Names.subject(subject);
         Names.group(group);
         requireEpoch(epoch);
         if (offset < 0) {
             throw new IllegalArgumentException("offset must be >= 0 but was " + offset);
-        }
-        if (attempt < 1) {
-            throw new IllegalArgumentException("attempt must be >= 1 but was " + attempt);
         }
         return Mono.defer(() -> {
             StaleDeliveryException stale = checkEpoch(subject, group, epoch);

@@ -313,7 +313,12 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     private final String channel;
     private final String consumerName;
     private final long maxLen;
-    private final long consumerExpiryMillis;
+    /**
+     * {@code ARGV[2]} of {@link #EXPIRE_CONSUMERS_SCRIPT} ({@link Builder#consumerExpiry} in ms, saturated) and
+     * {@code ARGV[3]} (this process's consumer name).
+     */
+    private final byte[] consumerExpiryArg;
+    private final byte[] consumerNameArg;
     private final int maxGroupsPerSubject;
     private final byte[] maxGroupsArg;
     private final Duration groupRetention;
@@ -339,7 +344,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         this.channel = b.keyPrefix + "appends";
         this.consumerName = b.consumerName != null ? b.consumerName : "instance-" + UUID.randomUUID();
         this.maxLen = b.maxLen;
-        this.consumerExpiryMillis = saturatedMillis(b.consumerExpiry);
+        this.consumerExpiryArg = Long.toString(saturatedMillis(b.consumerExpiry)).getBytes(StandardCharsets.US_ASCII);
+        this.consumerNameArg = consumerName.getBytes(StandardCharsets.UTF_8);
         this.maxGroupsPerSubject = b.maxGroupsPerSubject;
         this.maxGroupsArg = Integer.toString(b.maxGroupsPerSubject).getBytes(StandardCharsets.US_ASCII);
         this.groupRetention = b.groupRetention;
@@ -771,9 +777,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
      */
     private Mono<Void> expireConsumers(String key, String group) {
         return this.<Long>script(EXPIRE_CONSUMERS_SHA, EXPIRE_CONSUMERS_SCRIPT, ScriptOutputType.INTEGER,
-                        new String[] {key}, group.getBytes(StandardCharsets.UTF_8),
-                        Long.toString(consumerExpiryMillis).getBytes(StandardCharsets.US_ASCII),
-                        consumerName.getBytes(StandardCharsets.UTF_8))
+                        new String[] {key}, group.getBytes(StandardCharsets.UTF_8), consumerExpiryArg,
+                        consumerNameArg)
                 .then()
                 .onErrorResume(e -> {
                     LOG.debug("expiring idle consumers of " + key + "/" + group + " failed", e);
