@@ -330,7 +330,11 @@ final class ConsumerGroupActor extends ActorCell {
     /** A reactive consumer ended (cancelled or terminated); called once per {@link #tryAttach}. */
     void detach() {
         consumers.decrementAndGet();
-        signal(); // re-evaluates the idle timer
+        // a command, not a bare signal(): a turn in progress may have read the consumer as attached (and
+        // armed no idle timer); signal() would leave it to end without another, as hasWork() cannot see a
+        // consumer count that changed, so the pair would never retire. The queued WAKE is work it sees, and
+        // its turn re-evaluates the idle timer (WAKE is not the group's activity: lastActive stays)
+        tryPost(WAKE);
     }
 
     private boolean enter() {

@@ -178,6 +178,22 @@ class PullBoundsTest {
     }
 
     @Test
+    void aConsumerThatDetachesWhileItsActorIsInATurnStillLetsThePairRetire() throws InterruptedException {
+        // the cancel posts a release (a turn starts on a spinning carrier) and then detaches; a turn that read
+        // the consumer as still attached and ended after the detach's wake-up used to lose it: the pair never
+        // armed its idle timer and stayed live until its next call (a registry entry that never went away)
+        PullConsumer c = consumer(PullConsumer.builder(scheduler).idleTimeout(Duration.ofMillis(1)));
+        int pairs = 2_000;
+        for (int i = 0; i < pairs; i++) {
+            Disposable d = c.consume("detach" + i, "g").subscribe(x -> { }, e -> { }, () -> { },
+                    s -> { /* no request */ });
+            d.dispose();
+        }
+        await(() -> c.liveGroups() == 0, "every pair retires");
+        assertEquals(pairs, c.retiredGroups());
+    }
+
+    @Test
     void callsRacingRetirementAreNeverLostNorAnsweredWithAnError() throws Exception {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).idleTimeout(Duration.ofNanos(1)));
         int threads = 2;
