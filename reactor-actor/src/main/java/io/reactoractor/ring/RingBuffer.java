@@ -167,12 +167,16 @@ import reactor.util.context.Context;
  * ring took and will never hand to its last consumer: an element that overflows the upstream's demand or
  * arrives after the ring closed or cancelled its upstream, and, when the last live consumer terminates
  * (its subscriber cancelled, a failure or a disposal stopped the ring), the accepted events some consumer
- * will never handle: those above the lowest position of the consumers that ended with the ring (or of the
- * last one, when its subscriber cancelled), whichever consumer happens to terminate last, as Reactor's
- * buffering operators discard their queue on cancel. Each goes to the hook of the consumer furthest
- * behind: its subscriber's context, or the ring's {@link #currentContext()} (its first published
- * consumer's subscriber's, as Reactor's multicast operators expose their first subscriber's context) for a
- * consumer without one. A ring completed normally discards nothing: every consumer handled every event. Rings
+ * will never handle, whichever consumer happens to terminate last, as Reactor's buffering operators discard
+ * their queue on cancel: those above the lowest position of the consumers that ended with the ring (a
+ * failure or a disposal stopped them; each goes to the hook of that consumer, the one furthest behind), or,
+ * when every consumer left because its subscriber cancelled, those no consumer handled, above the highest
+ * position any of them reached (each goes to the hook of the consumer that got furthest). A consumer whose
+ * subscriber cancelled wants nothing more, and an event some consumer handled went to that consumer's
+ * subscriber: as with Reactor's multicast operators, it is not discarded as well. The hook is the
+ * consumer's subscriber's context, or the ring's {@link #currentContext()} (its first published consumer's
+ * subscriber's, as Reactor's multicast operators expose their first subscriber's context) for a consumer
+ * without one. A ring completed normally discards nothing: every consumer handled every event. Rings
  * built with an {@link Builder#eventFactory event factory} discard nothing: their events are reused
  * containers the ring owns, not elements.
  *
@@ -1520,7 +1524,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * @param context its subscriber's context, or the ring's when it had none
      */
     void consumerTerminated(long handled, Context context, boolean leaves) {
-        if (!leaves) {
+        if (leaves) {
+            leftAt(handled, context);
+        } else {
             endedAt(handled, context);
         }
         if (liveConsumers.decrementAndGet() == 0) {
@@ -1532,15 +1538,21 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             unbindMetrics(); // before whenTerminated() signals: its subscribers find the meters gone
             if (!preallocated) {
                 // before whenTerminated() signals too: whoever waits for the end finds every unhandled
-                // event already handed to the discard hook. From the lowest position of the consumers that
-                // ended with the ring, not only this one's: which consumer terminates last is a race, and
-                // an event a consumer that ended behind never got is lost to it all the same
-                long from = handled;
-                Context to = context;
+                // event already handed to the discard hook. Not from this consumer's position: which one
+                // terminates last is a race. From the lowest position of the consumers that ended with the
+                // ring (an event one that ended behind never got is lost to it all the same); when every
+                // consumer left (cancelled), from the highest any of them reached: a cancelled subscriber
+                // wants nothing more, and an event some consumer handled went to its subscriber, so
+                // discarding it too would release a ref-counted payload a subscriber holds
+                long from;
+                Context to;
                 synchronized (this) {
-                    if (lowestEnded < from) {
+                    if (lowestEnded != Long.MAX_VALUE) {
                         from = lowestEnded;
                         to = lowestEndedContext;
+                    } else {
+                        from = highestLeft;
+                        to = highestLeftContext;
                     }
                 }
                 discardUnhandled(from, to);
@@ -1574,6 +1586,27 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     private long lowestEnded = Long.MAX_VALUE;
     /** Its subscriber's context (or the ring's): where the events above it are discarded. */
     private Context lowestEndedContext;
+
+    /**
+     * A consumer left the gating set (its subscriber cancelled) at {@code handled}. Recorded before the count of
+     * live consumers drops, so the last one to terminate sees every position (the lock orders them).
+     */
+    private synchronized void leftAt(long handled, Context context) {
+        if (handled > highestLeft) {
+            highestLeft = handled;
+            highestLeftContext = context;
+        }
+    }
+
+    /**
+     * The highest position a consumer that left had reached ({@code -1}: it handled none; {@code MIN_VALUE}:
+     * none left yet), guarded by this ring's lock. Only the last consumer to terminate reads it, and it has
+     * recorded its own first: while it gated the producer at or below this position, the events above it
+     * stayed in their slots.
+     */
+    private long highestLeft = Long.MIN_VALUE;
+    /** Its subscriber's context (or the ring's): where the events above it are discarded. */
+    private Context highestLeftContext;
 
     /**
      * The ring is closed and its last consumer terminated: hands the accepted events above

@@ -133,6 +133,53 @@ class RingLeavingAndEndingTest {
         assertThat(discarded).as("what out never got").containsExactly(1, 2, 3, 4, 5);
     }
 
+    /**
+     * Every consumer leaves by a cancel, the one behind terminating last: only what nobody handled is discarded,
+     * never an event another subscriber received (Reactor's multicast operators discard nothing a subscriber
+     * got). The position of whichever consumer terminated last used to decide: here {@code b}, cancelled inside
+     * its handler of event 2, discarded 3..11 although {@code a}'s subscriber had 3..6 (a double release of a
+     * ref-counted payload). Found by a black-box probe ({@code ringedge}).
+     */
+    @Test
+    void whenEveryConsumerLeavesOnlyWhatNoConsumerHandledIsDiscardedWhoeverTerminatesLast() throws Exception {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(16).build();
+        CountDownLatch bInside = new CountDownLatch(1);
+        CountDownLatch releaseB = new CountDownLatch(1);
+        RingConsumer<Integer, Integer> a = ring.publishedConsumer("a", (e, s, eob) -> e);
+        RingConsumer<Integer, Integer> b = ring.publishedConsumer("b", (e, s, eob) -> {
+            if (e == 2) {
+                bInside.countDown();
+                releaseB.await(); // its subscriber cancels meanwhile; it terminates last
+            }
+            return e;
+        });
+        ring.handleEventsWith(a).then(b);
+        ring.start();
+        List<Object> aDiscarded = new CopyOnWriteArrayList<>();
+        List<Object> bDiscarded = new CopyOnWriteArrayList<>();
+        Recording<Integer> aOut = new Recording<>(3);
+        Recording<Integer> bOut = new Recording<>(3);
+        Flux.from(a).doOnDiscard(Object.class, aDiscarded::add).subscribe(aOut);
+        Flux.from(b).doOnDiscard(Object.class, bDiscarded::add).subscribe(bOut);
+        for (int i = 0; i < 12; i++) {
+            assertThat(ring.tryPublish(i)).isTrue();
+        }
+        assertThat(bInside.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        bOut.subscription.cancel();
+        aOut.subscription.request(4);
+        await().until(() -> aOut.values.size() == 7);
+        aOut.subscription.cancel();
+        await().until(a::isTerminated);
+        assertThat(b.isTerminated()).isFalse();
+        releaseB.countDown();
+        ring.whenTerminated().block(WAIT);
+
+        assertThat(aOut.values).containsExactly(0, 1, 2, 3, 4, 5, 6);
+        assertThat(bOut.values).startsWith(0, 1); // 2, in hand at the cancel, may go out too
+        assertThat(aDiscarded).as("a got furthest: nobody handled what is above it").containsExactly(7, 8, 9, 10, 11);
+        assertThat(bDiscarded).as("b's hook (a's subscriber had 3..6)").isEmpty();
+    }
+
     @Test
     void anOperatorErrorHookAnsweringNullLeavesTheErrorToThePolicyInsteadOfRetryingForever() {
         Hooks.onOperatorError("ring-null-hook", (e, v) -> null);
