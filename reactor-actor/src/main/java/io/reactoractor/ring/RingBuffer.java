@@ -273,11 +273,15 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     private final boolean preallocated;
     /**
      * {@code published[s & mask] == s} once event {@code s} is in its slot (initially -1, never a
-     * valid sequence of that slot). Memory ordering: the producer writes the slot (plain), then this
-     * element with {@code setVolatile} (a release, ordered before the later wake-up reads); a consumer
-     * reads it with {@code getVolatile} (an acquire) before reading the slot, so it sees the event.
+     * valid sequence of that slot; {@link #ABANDONED} once the ring's end took the slot from a producer
+     * that had claimed it and not published yet). Memory ordering: the producer writes the slot (plain),
+     * then this element by a CAS from the slot's previous sequence (a release, and the full fence ordered
+     * before the later wake-up reads); a consumer reads it with {@code getVolatile} (an acquire) before
+     * reading the slot, so it sees the event. Why a CAS and not a store: see {@link #discardUnhandled}.
      */
     private final long[] published;
+    /** {@link #published} of a claimed slot whose event the ring's end gave back to its producer. */
+    private static final long ABANDONED = Long.MIN_VALUE;
 
     /**
      * Multi-producer mode: the number of sequences claimed so far (the next sequence to claim), with
@@ -1195,19 +1199,39 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
 
     /**
      * An {@code onNext} of a burst (see {@link #requesting}): claims and stores like
-     * {@link #claimAndPublish(Object)} but publishes with a release store and wakes nobody;
-     * {@link #requestBurst} issues one full fence and the wake-ups after the burst.
+     * {@link #claimAndPublish(Object)} and publishes by the same CAS ({@link #publish}: the ring's end may
+     * take a claimed slot) but wakes nobody; {@link #requestBurst} wakes the consumers once after the burst.
      *
-     * @return the sequence, or -1 if the ring is closed
+     * @return the sequence, or -1 if the ring is closed (or ended after the claim)
      */
     private long claimAndPublishInBurst(T event) {
         long c = claim();
         if (c >= 0) {
             int i = (int) (c & mask);
-            slots[i] = event; // plain: published by the release below
-            PUBLISHED.setRelease(published, i, c); // a consumer's acquire read of it sees the slot
+            slots[i] = event; // plain: published by the CAS below
+            if (!publish(i, c)) {
+                return -1;
+            }
         }
         return c;
+    }
+
+    /**
+     * Multi-producer: publishes claimed event {@code c} (its slot written) by a CAS from the slot's previous
+     * sequence, which a consumer's acquire read of {@link #published} then sees with the slot. It fails only
+     * if the ring ended after the claim and {@link #discardUnhandled} took the slot ({@link #ABANDONED}):
+     * the event was not published, and the caller answers as for a closed ring (the slot is cleared).
+     *
+     * @return {@code false} if the ring's end took the slot first
+     */
+    private boolean publish(int i, long c) {
+        // the slot's previous event is c - size, published before c could be claimed (claims never exceed
+        // reservations, which wait for every gating consumer to pass it); -1 for the slot's first event
+        if (PUBLISHED.compareAndSet(published, i, Math.max(c - slots.length, -1L), c)) {
+            return true;
+        }
+        slots[i] = null; // the ring has ended: nobody reads it, and the caller keeps or discards the event
+        return false;
     }
 
     /**
@@ -1223,23 +1247,26 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         int i = (int) (c & mask);
         if (translator != null) {
             try {
-                translator.accept((T) slots[i]); // plain writes, published by the volatile store below
+                translator.accept((T) slots[i]); // plain writes, published by the CAS below
             } finally {
-                publishSlot(i, c);
+                publishSlot(i, c); // an event-factory ring's end takes no slot (it discards nothing)
             }
             return c;
         }
-        slots[i] = event; // plain: published by the volatile store below
-        publishSlot(i, c);
-        return c;
+        slots[i] = event; // plain: published by the CAS below
+        return publishSlot(i, c) ? c : -1;
     }
 
-    private void publishSlot(int i, long c) {
-        PUBLISHED.setVolatile(published, i, c);
-        // wake the consumers that wait for the producer. The store above and the status read inside
+    /** @return {@code false} if the ring's end took the slot first ({@link #publish}) */
+    private boolean publishSlot(int i, long c) {
+        if (!publish(i, c)) {
+            return false;
+        }
+        // wake the consumers that wait for the producer. The CAS above and the status read inside
         // wake() are both volatile: either the wake sees the consumer idle and schedules it, or the
         // consumer's post-turn re-check (after its CAS clearing SCHEDULED) sees this event.
         wakeRoots();
+        return true;
     }
 
     private void wakeRoots() {
@@ -1613,14 +1640,28 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * {@code handled} to the discard hook. The final count is fixed by the close. The consumer gated the
      * producer at {@code handled} until it terminated (it leaves the gating set only after this), so each
      * of those events is still in its slot; the newest {@code size} are the most there can be, which also
-     * keeps a slot from being discarded twice. Multi-producer: an event whose claim the close counted but
-     * whose producer has not published it yet is not read (its slot may still hold an older event).
+     * keeps a slot from being discarded twice.
+     *
+     * <p>Multi-producer: an event whose claim the close counted may not be published yet (its producer is
+     * between the claim and the publishing CAS; its slot may still hold an older event). It was used to be
+     * skipped, and then published to nobody: an event {@code tryPublish} accepted was neither handled nor
+     * discarded. Now this and the producer race on the slot's {@link #published} element, by CAS from the
+     * slot's previous sequence: either the producer wins (the event is published, this re-reads it and
+     * discards it), or this wins ({@link #ABANDONED}), the producer's CAS fails and its call answers as for a
+     * closed ring, which it is: {@code tryPublish} returns {@code false} and {@code publish}'s {@code Mono}
+     * fails (the caller keeps its event, as in single-producer mode), an upstream's {@code onNext} discards
+     * its element. So each such event is discarded exactly once or handed back, never lost.
      */
     private void discardUnhandled(long handled, Context context) {
         long end = claimed & ~CLOSED;
         for (long s = Math.max(handled + 1, end - slots.length); s < end; s++) {
             if (!singleProducer && !isPublished(s)) {
-                continue;
+                int i = (int) (s & mask);
+                if (PUBLISHED.compareAndSet(published, i, Math.max(s - slots.length, -1L), ABANDONED)
+                        || !isPublished(s)) {
+                    continue; // taken from its producer, whose call gives it back or discards it
+                }
+                // published between the two reads: it is ours to discard
             }
             Object e = slots[(int) (s & mask)];
             if (e != null) {
@@ -1820,8 +1861,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * synchronous upstream emits inside this call are published as one burst, then wakes the root
      * consumers once. Called by the drain (holding {@link #producerWip}, so never nested).
      *
-     * <p>No lost wake-up: each burst event was stored with a release; the full fence below orders
-     * all of them before the consumers' status reads in {@code wake()}. A consumer that parks clears
+     * <p>No lost wake-up: each burst event was published by a CAS (multi-producer; the single producer's
+     * cursor CAS below); the full fence below orders all of them before the consumers' status reads in
+     * {@code wake()}. A consumer that parks clears
      * its {@code SCHEDULED} bit by CAS (a full fence) and then re-reads its work (acquire reads of
      * {@link #published}). So either the status read here sees the consumer idle and schedules it,
      * or the consumer's re-check sees the events: the same argument as {@link #publishSlot}, with one
