@@ -177,8 +177,11 @@ import reactor.util.context.Context;
  * consumer's subscriber's context, or the ring's {@link #currentContext()} (its first published consumer's
  * subscriber's, as Reactor's multicast operators expose their first subscriber's context) for a consumer
  * without one. A ring completed normally discards nothing: every consumer handled every event. Rings
- * built with an {@link Builder#eventFactory event factory} discard nothing: their events are reused
- * containers the ring owns, not elements.
+ * built with an {@link Builder#eventFactory event factory} discard nothing from their slots when they end:
+ * their events are reused containers the ring owns, not elements (so an object {@code tryPublish},
+ * {@code publish} or the {@code Subscriber} side stored in such a ring, mixing the two styles, is not
+ * discarded either); an upstream's element that overflows its demand or arrives after the end never
+ * reached a slot, and goes to the hook as on any ring.
  *
  * <h2>Ring state</h2>
  * <pre>
@@ -1020,7 +1023,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * Reactor's {@link Scannable} view, after its processors' conventions: {@code NAME} (the ring's name),
      * {@code PARENT} (the upstream's subscription, {@code null} before one), {@code CAPACITY} and
      * {@code PREFETCH} (the size), {@code BUFFERED} (events published and not yet handled by the slowest
-     * gating consumer), {@code TERMINATED} (closed), {@code CANCELLED} (the ring cancelled its upstream),
+     * gating consumer, momentary, at most the size), {@code TERMINATED} (closed), {@code CANCELLED} (the ring cancelled its upstream),
      * {@code ERROR}, {@code RUN_ON} (the ring's group), {@code RUN_STYLE} ({@code ASYNC}); its consumers
      * are its {@link #inners()}.
      */
@@ -1037,8 +1040,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         }
         if (key == Attr.BUFFERED) {
             long g = started ? gatingMin() : -1L;
+            // clamped to the size: the reads are not one snapshot (see RingConsumer#lag)
             long b = g == Long.MAX_VALUE ? 0 : Math.max(0, cursor() - g);
-            return (int) Math.min(Integer.MAX_VALUE, b);
+            return (int) Math.min(size, b);
         }
         if (key == Attr.TERMINATED) {
             return isClosed();

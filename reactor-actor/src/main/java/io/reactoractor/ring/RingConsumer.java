@@ -210,13 +210,19 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         return sequence;
     }
 
-    /** @return how many published events this consumer has yet to handle (0 once removed); momentary */
+    /**
+     * @return how many published events this consumer has yet to handle (0 once removed); momentary, and
+     *         between 0 and the ring's size, as the truth is
+     */
     public long lag() {
         long s = sequence;
         if (s == Long.MAX_VALUE) {
             return 0;
         }
-        return Math.max(0, ring.cursor() - s);
+        // the two reads are not one snapshot: a reader descheduled between them would see the cursor far
+        // ahead of an old sequence (a probe saw 160 on a ring of 16); no consumer is ever more than the
+        // ring's size behind the cursor, so that bound is the truth's bound too
+        return Math.min(ring.size(), Math.max(0, ring.cursor() - s));
     }
 
     /** @return events handled so far (skipped ones included) */
