@@ -38,8 +38,9 @@ import reactor.util.context.Context;
  *       actor is idle, as Reactor's {@code cancel()} clears its queue when no drain runs, else at the end
  *       of the turn in progress;</li>
  *   <li>a group or scheduler that is disposed (or closing) when the operator is subscribed signals
- *       {@code onSubscribe} then {@code onError(RejectedExecutionException)} and cancels upstream, as
- *       Reactor's {@code publishOn} does on a disposed scheduler;</li>
+ *       {@code onSubscribe} then {@code onError(RejectedExecutionException)} and cancels upstream (a
+ *       synchronously fusable source, such as a {@code range}, is fused instead and its elements go to the
+ *       discard hook before the error), as Reactor's {@code publishOn} does on a disposed scheduler;</li>
  *   <li>an element arriving while the group or scheduler closes gracefully is rejected, as Reactor's
  *       {@code publishOn} rejects its next drain on a closing scheduler ({@link Drain#rejectArrival()}): it is
  *       discarded, upstream is cancelled, and the rejection is delivered after the elements queued before it.
@@ -319,8 +320,20 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                     // closing scheduler's may be busy, perhaps waiting for this very stream)
                     finished = true; // the actor's terminal drain signals nothing (actor-confined: it never ran)
                     terminate();
-                    s.cancel();
+                    // a synchronously fusable source (a range, an iterable) is fused and cleared through the
+                    // discard hook, as Reactor's publishOn fuses it and clears it when its drain is rejected;
+                    // any other is cancelled (an asynchronous one, not fused, discards its own queue then)
+                    Fuseable.QueueSubscription<?> sync = null;
+                    if (s instanceof Fuseable.QueueSubscription<?> qs
+                            && qs.requestFusion(Fuseable.SYNC | Fuseable.THREAD_BARRIER) == Fuseable.SYNC) {
+                        sync = qs;
+                    } else {
+                        s.cancel();
+                    }
                     actual.onSubscribe(this);
+                    if (sync != null) {
+                        Operators.onDiscardQueueWithClear(sync, actual.currentContext(), null);
+                    }
                     if (!cancelled) {
                         actual.onError(engine().rejectSignal(actual.currentContext()));
                     }

@@ -131,6 +131,28 @@ class PublishOnLifecycleTest {
         assertEquals(1, cancelled.get(), "upstream cancelled");
     }
 
+    /**
+     * A synchronously fusable source on a disposed scheduler: fused and cleared through the discard hook before
+     * the rejection, as Reactor's {@code publishOn} clears it when its drain is rejected (it discarded nothing:
+     * found by a black-box probe, {@code pubon}). Reactor's operator on a disposed parallel scheduler is the peer.
+     */
+    @Test
+    void aFusableSourceOnADisposedSchedulerIsDiscardedAsReactorDoes() {
+        ActorScheduler gone = ActorScheduler.builder().name("publish-on-gone").threads(1).build();
+        gone.dispose();
+        reactor.core.scheduler.Scheduler parallel = Schedulers.newParallel("publish-on-gone-peer", 1);
+        parallel.dispose();
+        List<Object> ours = new CopyOnWriteArrayList<>();
+        List<Object> reactors = new CopyOnWriteArrayList<>();
+        StepVerifier.create(Flux.range(1, 10).transform(ActorOperators.publishOn(gone))
+                        .doOnDiscard(Object.class, ours::add))
+                .verifyError(RejectedExecutionException.class);
+        StepVerifier.create(Flux.range(1, 10).publishOn(parallel).doOnDiscard(Object.class, reactors::add))
+                .verifyError(RejectedExecutionException.class);
+        assertEquals(oneTo(10), reactors, "the peer");
+        assertEquals(reactors, ours);
+    }
+
     @Test
     void aSchedulerClosingGracefullyRejectsTheSubscription() {
         ActorScheduler closing = ActorScheduler.builder().name("publish-on-closing").threads(1).build();
