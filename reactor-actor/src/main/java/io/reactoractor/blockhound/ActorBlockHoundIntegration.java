@@ -24,7 +24,10 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  *   <li>the pull consumer's hand-over to a {@code (subject, group)} actor that is retiring
  *       ({@code PullConsumer.retiring}, {@code ConsumerGroupActor.awaitingRetirementDecision}): a pull, an ack
  *       or a {@code Delivery}'s ack, from a carrier or an event loop, spins ({@code Thread.onSpinWait}) for
- *       the few instructions the actor needs to leave or stay.</li>
+ *       the few instructions the actor needs to leave or stay;</li>
+ *   <li>the end of a multi-producer ring ({@code RingBuffer.awaitPublished}): the last consumer's carrier
+ *       spins for the few instructions a producer needs between claiming an event and publishing it, so the
+ *       event goes to the discard hook rather than to nobody.</li>
  * </ul>
  * Everything else stays reported: {@code Thread.sleep}, socket I/O or {@code Mono.block()} inside a task
  * fail with BlockHound's {@code BlockingOperationError}, as on Reactor's {@code parallel()}.
@@ -41,6 +44,7 @@ public final class ActorBlockHoundIntegration implements BlockHoundIntegration {
     private static final String PULL_CONSUMER = "io.reactoractor.pull.PullConsumer";
     private static final String CONSUMER_GROUP_ACTOR = "io.reactoractor.pull.ConsumerGroupActor";
     private static final String SCHED_STAT = "io.reactoractor.internal.scheduling.StolenTime$SchedStat";
+    private static final String RING_BUFFER = "io.reactoractor.ring.RingBuffer";
 
     /** Instantiated by {@link java.util.ServiceLoader}. */
     public ActorBlockHoundIntegration() {
@@ -61,6 +65,8 @@ public final class ActorBlockHoundIntegration implements BlockHoundIntegration {
         // an attached consumer's post (a consume() stream's pull, a Delivery's ack) spins the same way while
         // the pair's actor decides whether it retires
         builder.allowBlockingCallsInside(CONSUMER_GROUP_ACTOR, "awaitingRetirementDecision");
+        // a multi-producer ring's end spins for the few instructions between a producer's claim and its store
+        builder.allowBlockingCallsInside(RING_BUFFER, "awaitPublished");
         for (String method : new String[] {"schedule", "cancel", "removeNotAwaited", "owesNothing", "size",
                 "shutdown"}) {
             builder.allowBlockingCallsInside(TIMER_QUEUE, method);

@@ -276,15 +276,11 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     private final boolean preallocated;
     /**
      * {@code published[s & mask] == s} once event {@code s} is in its slot (initially -1, never a
-     * valid sequence of that slot; {@link #ABANDONED} once the ring's end took the slot from a producer
-     * that had claimed it and not published yet). Memory ordering: the producer writes the slot (plain),
-     * then this element by a CAS from the slot's previous sequence (a release, and the full fence ordered
-     * before the later wake-up reads); a consumer reads it with {@code getVolatile} (an acquire) before
-     * reading the slot, so it sees the event. Why a CAS and not a store: see {@link #discardUnhandled}.
+     * valid sequence of that slot). Memory ordering: the producer writes the slot (plain), then this
+     * element with {@code setVolatile} (a release, ordered before the later wake-up reads); a consumer
+     * reads it with {@code getVolatile} (an acquire) before reading the slot, so it sees the event.
      */
     private final long[] published;
-    /** {@link #published} of a claimed slot whose event the ring's end gave back to its producer. */
-    private static final long ABANDONED = Long.MIN_VALUE;
 
     /**
      * Multi-producer mode: the number of sequences claimed so far (the next sequence to claim), with
@@ -1203,39 +1199,19 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
 
     /**
      * An {@code onNext} of a burst (see {@link #requesting}): claims and stores like
-     * {@link #claimAndPublish(Object)} and publishes by the same CAS ({@link #publish}: the ring's end may
-     * take a claimed slot) but wakes nobody; {@link #requestBurst} wakes the consumers once after the burst.
+     * {@link #claimAndPublish(Object)} but publishes with a release store and wakes nobody;
+     * {@link #requestBurst} issues one full fence and the wake-ups after the burst.
      *
-     * @return the sequence, or -1 if the ring is closed (or ended after the claim)
+     * @return the sequence, or -1 if the ring is closed
      */
     private long claimAndPublishInBurst(T event) {
         long c = claim();
         if (c >= 0) {
             int i = (int) (c & mask);
-            slots[i] = event; // plain: published by the CAS below
-            if (!publish(i, c)) {
-                return -1;
-            }
+            slots[i] = event; // plain: published by the release below
+            PUBLISHED.setRelease(published, i, c); // a consumer's acquire read of it sees the slot
         }
         return c;
-    }
-
-    /**
-     * Multi-producer: publishes claimed event {@code c} (its slot written) by a CAS from the slot's previous
-     * sequence, which a consumer's acquire read of {@link #published} then sees with the slot. It fails only
-     * if the ring ended after the claim and {@link #discardUnhandled} took the slot ({@link #ABANDONED}):
-     * the event was not published, and the caller answers as for a closed ring (the slot is cleared).
-     *
-     * @return {@code false} if the ring's end took the slot first
-     */
-    private boolean publish(int i, long c) {
-        // the slot's previous event is c - size, published before c could be claimed (claims never exceed
-        // reservations, which wait for every gating consumer to pass it); -1 for the slot's first event
-        if (PUBLISHED.compareAndSet(published, i, Math.max(c - slots.length, -1L), c)) {
-            return true;
-        }
-        slots[i] = null; // the ring has ended: nobody reads it, and the caller keeps or discards the event
-        return false;
     }
 
     /**
@@ -1251,26 +1227,23 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         int i = (int) (c & mask);
         if (translator != null) {
             try {
-                translator.accept((T) slots[i]); // plain writes, published by the CAS below
+                translator.accept((T) slots[i]); // plain writes, published by the volatile store below
             } finally {
-                publishSlot(i, c); // an event-factory ring's end takes no slot (it discards nothing)
+                publishSlot(i, c);
             }
             return c;
         }
-        slots[i] = event; // plain: published by the CAS below
-        return publishSlot(i, c) ? c : -1;
+        slots[i] = event; // plain: published by the volatile store below
+        publishSlot(i, c);
+        return c;
     }
 
-    /** @return {@code false} if the ring's end took the slot first ({@link #publish}) */
-    private boolean publishSlot(int i, long c) {
-        if (!publish(i, c)) {
-            return false;
-        }
-        // wake the consumers that wait for the producer. The CAS above and the status read inside
+    private void publishSlot(int i, long c) {
+        PUBLISHED.setVolatile(published, i, c);
+        // wake the consumers that wait for the producer. The store above and the status read inside
         // wake() are both volatile: either the wake sees the consumer idle and schedules it, or the
         // consumer's post-turn re-check (after its CAS clearing SCHEDULED) sees this event.
         wakeRoots();
-        return true;
     }
 
     private void wakeRoots() {
@@ -1646,31 +1619,37 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * of those events is still in its slot; the newest {@code size} are the most there can be, which also
      * keeps a slot from being discarded twice.
      *
-     * <p>Multi-producer: an event whose claim the close counted may not be published yet (its producer is
-     * between the claim and the publishing CAS; its slot may still hold an older event). It was used to be
-     * skipped, and then published to nobody: an event {@code tryPublish} accepted was neither handled nor
-     * discarded. Now this and the producer race on the slot's {@link #published} element, by CAS from the
-     * slot's previous sequence: either the producer wins (the event is published, this re-reads it and
-     * discards it), or this wins ({@link #ABANDONED}), the producer's CAS fails and its call answers as for a
-     * closed ring, which it is: {@code tryPublish} returns {@code false} and {@code publish}'s {@code Mono}
-     * fails (the caller keeps its event, as in single-producer mode), an upstream's {@code onNext} discards
-     * its element. So each such event is discarded exactly once or handed back, never lost.
+     * <p>Multi-producer: an event whose claim the close counted may not be published yet: its producer is
+     * between the claim and the store to {@link #published}, and its slot may still hold an older event. It
+     * used to be skipped, and then published to nobody: an event {@code tryPublish} had accepted was neither
+     * handled nor discarded. So this waits for the store ({@link #awaitPublished}). The wait is a few
+     * instructions long: nothing runs between a claim and its publication (no user code; the translator of
+     * {@code tryPublishEvent} does, but event-factory rings come nowhere near here), unless the OS deschedules
+     * the producer there, and a claimed event is published in any case or the consumers would wait for it
+     * forever. Making the producer's store a CAS the end could win instead costs every publication 15-25 %
+     * of the ring's throughput (RESULTS.md, twenty-fifth session), for an event at most per producer, once.
      */
     private void discardUnhandled(long handled, Context context) {
         long end = claimed & ~CLOSED;
         for (long s = Math.max(handled + 1, end - slots.length); s < end; s++) {
             if (!singleProducer && !isPublished(s)) {
-                int i = (int) (s & mask);
-                if (PUBLISHED.compareAndSet(published, i, Math.max(s - slots.length, -1L), ABANDONED)
-                        || !isPublished(s)) {
-                    continue; // taken from its producer, whose call gives it back or discards it
-                }
-                // published between the two reads: it is ours to discard
+                awaitPublished(s);
             }
             Object e = slots[(int) (s & mask)];
             if (e != null) {
                 Operators.onDiscard(e, context);
             }
+        }
+    }
+
+    /**
+     * Spins until claimed event {@code s} is published (see {@link #discardUnhandled}): its producer is
+     * between the claim and the store. Allowed by the BlockHound integration (a carrier may run the ring's
+     * end), as the library's other spins of a few instructions are.
+     */
+    private void awaitPublished(long s) {
+        while (!isPublished(s)) {
+            Thread.onSpinWait();
         }
     }
 
@@ -1865,9 +1844,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * synchronous upstream emits inside this call are published as one burst, then wakes the root
      * consumers once. Called by the drain (holding {@link #producerWip}, so never nested).
      *
-     * <p>No lost wake-up: each burst event was published by a CAS (multi-producer; the single producer's
-     * cursor CAS below); the full fence below orders all of them before the consumers' status reads in
-     * {@code wake()}. A consumer that parks clears
+     * <p>No lost wake-up: each burst event was stored with a release; the full fence below orders
+     * all of them before the consumers' status reads in {@code wake()}. A consumer that parks clears
      * its {@code SCHEDULED} bit by CAS (a full fence) and then re-reads its work (acquire reads of
      * {@link #published}). So either the status read here sees the consumer idle and schedules it,
      * or the consumer's re-check sees the events: the same argument as {@link #publishSlot}, with one
