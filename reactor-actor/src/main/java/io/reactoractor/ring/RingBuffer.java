@@ -1019,8 +1019,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * Reactor's {@link Scannable} view, after its processors' conventions: {@code NAME} (the ring's name),
      * {@code PARENT} (the upstream's subscription, {@code null} before one), {@code CAPACITY} and
      * {@code PREFETCH} (the size), {@code BUFFERED} (events published and not yet handled by the slowest
-     * gating consumer, momentary, at most the size), {@code TERMINATED} (closed), {@code CANCELLED} (the ring cancelled its upstream),
-     * {@code ERROR}, {@code RUN_ON} (the ring's group), {@code RUN_STYLE} ({@code ASYNC}); its consumers
+     * gating consumer, momentary, at most the size), {@code TERMINATED} (closed), {@code CANCELLED} (the ring
+     * cancelled its upstream), {@code ERROR}, {@code RUN_ON} (the ring's group), {@code RUN_STYLE} ({@code ASYNC}); its consumers
      * are its {@link #inners()}.
      */
     @Override
@@ -1626,7 +1626,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * instructions long: nothing runs between a claim and its publication (no user code; the translator of
      * {@code tryPublishEvent} does, but event-factory rings come nowhere near here), unless the OS deschedules
      * the producer there, and a claimed event is published in any case or the consumers would wait for it
-     * forever. Making the producer's store a CAS the end could win instead costs every publication 15-25 %
+     * forever. Making the producer's store a CAS the end could win instead costs every publication 15-30 %
      * of the ring's throughput (RESULTS.md, twenty-fifth session), for an event at most per producer, once.
      */
     private void discardUnhandled(long handled, Context context) {
