@@ -453,6 +453,7 @@ public final class ActorGroup implements Scheduler, Scannable {
             scheduler.dispose();
         }
         disposed = true;
+        group.close(); // before the walk below: an actor joining from now on terminates itself
         synchronized (lanes) {
             for (ActorWorker lane : lanes) {
                 if (lane != null) {

@@ -35,6 +35,7 @@ public final class ActorWorker implements Scheduler.Worker, Scannable {
         this.group = group;
         this.engine = engine;
         this.cell = new WorkerCell(engine, group.schedulingGroup(), path, new TimedTasks());
+        cell.joinGroup(); // last: a disposal or a gauge may reach the worker from now on
     }
 
     /** @return the actor's path, {@code <group>/worker-<n>} */

@@ -191,6 +191,7 @@ final class ActorTurnLoop<I, O> {
         this.context = new BehaviourContext<>(this, out);
         this.cell = new Cell(path, weight);
         this.backpressure = new SuspensionLatch(cell);
+        cell.joinGroup(); // last: a group's disposal or a gauge may reach the actor from now on
     }
 
     /** @return the actor's path, {@code <group>/<name>} */
@@ -648,10 +649,10 @@ final class ActorTurnLoop<I, O> {
     // ================================================================== the schedulable cell
 
     /**
-     * The actor as the engine sees it. An inner class on purpose: {@link ActorCell}'s constructor
-     * registers the cell with its group, so another thread (a group shutdown, metrics) may call
-     * {@link #hasWork()} before a subclass's own fields are assigned; the outer instance, fully built
-     * by then, holds all the state the hooks read.
+     * The actor as the engine sees it: an inner class, so that all the state its hooks read is the
+     * outer instance's. It joins its group ({@link ActorCell#joinGroup()}) at the end of the outer
+     * constructor, when that state is assigned: from then on another thread (a group shutdown, metrics)
+     * may call its hooks.
      */
     private final class Cell extends ActorCell {
 

@@ -288,6 +288,8 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             // three quarters of the prefetch were consumed; never for an unbounded prefetch
             this.limit = prefetch == Integer.MAX_VALUE ? Integer.MAX_VALUE : prefetch - (prefetch >> 2);
             this.queue = Queues.<T>get(prefetch).get();
+            // it joins its group once its subscriber has its onSubscribe (onSubscribe): a disposal that reached
+            // it before would signal the rejection ahead of onSubscribe (rule 1.9)
         }
 
         /**
@@ -350,6 +352,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                         sync = true;
                         DONE.setVolatile(this, true); // the source holds everything it will emit
                         onSubscribeDownstream();
+                        joinGroup(); // a disposal that began meanwhile terminates it here: the rejection follows
                         return; // nothing to request: the drain polls as demand allows
                     }
                     if (mode == Fuseable.ASYNC) {
@@ -360,6 +363,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                     }
                 }
                 onSubscribeDownstream();
+                joinGroup(); // a disposal that began meanwhile terminates it here: the rejection follows
                 s.request(prefetch == Integer.MAX_VALUE ? Long.MAX_VALUE : prefetch);
             }
         }

@@ -232,9 +232,9 @@ final class ConsumerGroupActor extends ActorCell {
         if (store != null) {
             ledger.startAt(startOffset);
         }
-        // never throws (the metrics SPI's contract, io.reactoractor.internal.metrics): the cell is already
-        // registered with its scheduler, so a throw here would leave an actor nobody can reach or terminate
+        // never throws (the metrics SPI's contract, io.reactoractor.internal.metrics)
         this.recorder = settings.metrics.bindGroup(subject, group, statsSupplier);
+        joinGroup(); // last: a group's disposal or a gauge may reach the actor from now on
     }
 
     // ================================================================== any thread

@@ -420,7 +420,9 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         dependencies = dependencyList.toArray(new RingConsumer[0]);
         dependents = dependentList.toArray(new RingConsumer[0]);
         chunkTargetNanos = Math.max(10_000L, group.scheduler().quota().toNanos() / 8);
-        cell = new ConsumerCell(group, path, this); // volatile: publishes the arrays above
+        ConsumerCell c = new ConsumerCell(group, path, this);
+        cell = c; // volatile: publishes the arrays above
+        c.joinGroup(); // last: a group's disposal or a gauge may reach the consumer from now on
     }
 
     // ================================================================== scheduling

@@ -144,8 +144,33 @@ public abstract class ActorCell extends SchedulingEntity {
         this.path = path;
         this.weight = weight;
         this.decorateTurns = decorateTurns;
+    }
+
+    /**
+     * Counts this actor in its group and its scheduler: the last step of building it, called once by
+     * whoever builds it, when the actor and everything its hooks read are assigned (the subclass's
+     * fields, and an owner's that the hooks reach). From then on other threads walk it with the group's
+     * actors (a disposal terminates it, a gauge reads its {@link #pendingWork()}); joining from this
+     * class's constructor let them see it before its subclass's fields were set (a disposal racing
+     * {@code createWorker()} threw a {@code NullPointerException} from the worker's mailbox, and the
+     * queued-work gauges read {@code NaN}). Not joined, an actor still runs; it is only left out of its
+     * group's counts and walks.
+     *
+     * <p>An actor that joins a group or scheduler already disposed terminates here: the disposal's walk
+     * may have missed it. A handshake on volatile variables: the disposal sets its flag ({@link
+     * SchedulingGroup#close()}, or the engine's terminal state) and then walks the group's set; this
+     * adds itself to the set and then reads both flags. Either the walk sees this actor or this actor
+     * sees the flag (or both: {@link #terminate()} is idempotent), so no actor built during a disposal is
+     * left running nowhere, accepting work nobody will do.
+     */
+    public final void joinGroup() {
         if (group.register(this)) {
             engine.actorCreated(this);
+        }
+        if (isTerminated()) {
+            detachFromGroup(); // terminated before it joined: counted out again, as terminate() counts out
+        } else if (engine.isStopping() || group.isClosed()) {
+            terminate();
         }
     }
 

@@ -70,6 +70,11 @@ public final class SchedulingGroup extends SchedulingEntity {
 
     final Set<ActorCell> cells = ConcurrentHashMap.newKeySet();
     private final AtomicInteger actorCount = new AtomicInteger();
+    /**
+     * Set by the group's disposal before it terminates the group's actors (volatile): an actor that joins
+     * after that terminates itself ({@link ActorCell#joinGroup()}).
+     */
+    private volatile boolean closed;
 
     SchedulingGroup(String name, int weight) {
         this.name = name;
@@ -292,6 +297,16 @@ public final class SchedulingGroup extends SchedulingEntity {
     /** The group is attached again (or its retirement was undone): registering no longer re-attaches. */
     public void attached() {
         this.reattach = null;
+    }
+
+    /** The group is being disposed: call before terminating its actors (see {@link ActorCell#joinGroup()}). */
+    public void close() {
+        closed = true;
+    }
+
+    /** @return whether the group was disposed */
+    public boolean isClosed() {
+        return closed;
     }
 
     /** @return whether the group is marked retired */

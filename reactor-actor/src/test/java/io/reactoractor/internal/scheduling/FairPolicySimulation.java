@@ -40,6 +40,7 @@ final class FairPolicySimulation {
             this.burst = burst;
             this.sleep = sleep;
             this.left = burst;
+            joinGroup();
         }
 
         @Override

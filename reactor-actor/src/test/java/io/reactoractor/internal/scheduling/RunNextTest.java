@@ -40,6 +40,7 @@ class RunNextTest {
 
         Cell(String name) {
             super(engine, group, name, 1);
+            joinGroup();
         }
 
         @Override

@@ -27,6 +27,7 @@ class TerminatedAtTurnEndTest {
 
         Cell() {
             super(engine, group, "cell", 1);
+            joinGroup();
         }
 
         @Override

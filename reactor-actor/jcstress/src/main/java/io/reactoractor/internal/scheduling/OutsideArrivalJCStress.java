@@ -32,6 +32,7 @@ public final class OutsideArrivalJCStress {
     static final class QueuedCell extends ActorCell {
         QueuedCell(SchedulingGroup group) {
             super(ENGINE, group, "arrival/cell", 1);
+            joinGroup();
         }
 
         @Override

@@ -40,6 +40,7 @@ public final class SignalJCStress {
 
         MailboxCell() {
             super(ENGINE, GROUP, "signal/cell", 1);
+            joinGroup();
         }
 
         @Override

@@ -30,6 +30,7 @@ public final class SuspensionLatchJCStress {
     static final class IdleCell extends ActorCell {
         IdleCell() {
             super(ENGINE, GROUP, "latch/cell", 1);
+            joinGroup();
         }
 
         @Override
