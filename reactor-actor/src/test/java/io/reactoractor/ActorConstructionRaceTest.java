@@ -99,6 +99,39 @@ class ActorConstructionRaceTest {
         }
     }
 
+    /** The same race with one group's disposal (the scheduler lives on): every actor built in the group is terminated. */
+    @Test
+    void aGroupDisposeRacingActorCreationTerminatesEveryActorBuiltInIt() throws Exception {
+        ActorScheduler s = ActorScheduler.builder().name(uniqueName("build-race")).threads(1).build();
+        try {
+            for (int round = 0; round < ROUNDS; round++) {
+                ActorGroup g = s.group("tenant-" + round, 1);
+                List<Actor<Integer, Integer>> built = new ArrayList<>();
+                CountDownLatch go = new CountDownLatch(1);
+                Thread creator = new Thread(() -> {
+                    awaitQuietly(go);
+                    for (int i = 0; i < 500; i++) {
+                        try {
+                            built.add(Actor.identity(g, 4));
+                        } catch (RejectedExecutionException disposed) {
+                            return;
+                        }
+                    }
+                }, "creator");
+                creator.start();
+                go.countDown();
+                g.dispose();
+                creator.join(TimeUnit.SECONDS.toMillis(30));
+                for (Actor<Integer, Integer> a : built) {
+                    assertTrue(a.isTerminated(), "an actor built before or during its group's dispose() is terminated");
+                }
+            }
+            assertEquals(0L, s.stats().internalErrors(), "internal errors");
+        } finally {
+            s.dispose();
+        }
+    }
+
     /**
      * The fair {@code publishOn} subscribed while its scheduler is disposed: its drain joins the group only once its
      * subscriber had {@code onSubscribe}, so each stream sees {@code onSubscribe} first (rule 1.9) and then exactly
