@@ -639,6 +639,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             started = true;
         }
         for (RingConsumer<T, ?> c : all) {
+            c.joinGroup(); // a started ring's: a disposal that began meanwhile stops it here
+        }
+        for (RingConsumer<T, ?> c : all) {
             c.wake();
         }
         if (upstream.get() != null || !pending.isEmpty()) {

@@ -420,9 +420,16 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         dependencies = dependencyList.toArray(new RingConsumer[0]);
         dependents = dependentList.toArray(new RingConsumer[0]);
         chunkTargetNanos = Math.max(10_000L, group.scheduler().quota().toNanos() / 8);
-        ConsumerCell c = new ConsumerCell(group, path, this);
-        cell = c; // volatile: publishes the arrays above
-        c.joinGroup(); // last: a group's disposal or a gauge may reach the consumer from now on
+        cell = new ConsumerCell(group, path, this); // volatile: publishes the arrays above
+    }
+
+    /**
+     * Counts the consumer's actor in its group, once the ring started (every consumer's cell built, the roots
+     * computed): from then on a disposal or a gauge may reach it, and one already under way terminates it here,
+     * which stops the ring ({@code ActorCell.joinGroup}).
+     */
+    void joinGroup() {
+        cell.joinGroup();
     }
 
     // ================================================================== scheduling
