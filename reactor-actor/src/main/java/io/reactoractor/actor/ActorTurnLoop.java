@@ -715,8 +715,12 @@ final class ActorTurnLoop<I, O> {
                 ActorTurnLoop.this.terminate(null, false); // the downstream cancelled: nothing to tell it
             } else if (!done) {
                 // disposed (Actor.dispose: its CancellationException is pending), or the scheduler was
-                // disposed under a live actor (then the rejection): tell downstream instead of hanging
-                PENDING_ERROR.compareAndSet(ActorTurnLoop.this, null, engine.rejectSignal(out.discardContext()));
+                // disposed under a live actor (then the rejection): tell downstream instead of hanging. The
+                // rejection only when no error is pending: making one counts a rejected task and runs the
+                // error hooks, which a plain dispose() must not (it rejected nothing)
+                if (pendingError == null) {
+                    PENDING_ERROR.compareAndSet(ActorTurnLoop.this, null, engine.rejectSignal(out.discardContext()));
+                }
                 ActorTurnLoop.this.terminate(pendingError, true);
             }
             discardMailbox();

@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.reactoractor.ActorScheduler;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
 import reactor.test.StepVerifier;
 
 /**
@@ -31,6 +34,70 @@ class ActorTerminationEdgesTest {
     @AfterEach
     void tearDown() {
         assertTrue(ActorTestSupport.disposeBounded(scheduler));
+    }
+
+    /**
+     * {@code dispose()} signals its {@code CancellationException}: no task was rejected, so no rejection is counted
+     * and the error hooks see none (the terminal drain made one and dropped it: every dispose counted a rejected task
+     * and showed {@code Hooks.onOperatorError} a rejection; with a hook that throws on it, the downstream got no
+     * terminal signal at all). Found by a black-box probe (actorerr).
+     */
+    @Test
+    void disposeRejectsNothingEvenWithAnErrorHookThatThrowsOnRejections() {
+        List<Throwable> hooked = new CopyOnWriteArrayList<>();
+        Hooks.onOperatorError("disposeRejectsNothing", (e, data) -> {
+            hooked.add(e);
+            if (e instanceof RejectedExecutionException) {
+                throw new IllegalStateException("the hook fails on rejections");
+            }
+            return e;
+        });
+        try {
+            Actor<Integer, Integer> a = Actor.identity(scheduler, 8);
+            long rejectedBefore = scheduler.stats().rejectedTasks();
+            StepVerifier.create(Flux.from(a), 0)
+                    .then(() -> {
+                        a.tell(1);
+                        a.dispose();
+                    })
+                    .expectError(CancellationException.class)
+                    .verify(Duration.ofSeconds(10));
+            assertEquals(rejectedBefore, scheduler.stats().rejectedTasks(), "rejected tasks counted by dispose()");
+            assertTrue(hooked.stream().noneMatch(e -> e instanceof RejectedExecutionException), hooked::toString);
+        } finally {
+            Hooks.resetOnOperatorError("disposeRejectsNothing");
+        }
+    }
+
+    /**
+     * The scheduler disposed under a live actor: the rejection is signalled; a hook that throws on it gives its own
+     * error instead, as a throwing hook does for a behaviour's error, and the stream still ends.
+     */
+    @Test
+    void aSchedulerDisposedUnderAnActorEndsItsStreamEvenWhenTheRejectionHookThrows() {
+        ActorScheduler own = ActorScheduler.builder().name("actor-termination-edges-hook").threads(1).build();
+        Hooks.onOperatorError("rejectionHookThrows", (e, data) -> {
+            if (e instanceof RejectedExecutionException) {
+                throw new IllegalStateException("the hook fails on rejections");
+            }
+            return e;
+        });
+        try {
+            Actor<Integer, Integer> a = Actor.identity(own, 8);
+            StepVerifier.create(Flux.from(a), 0)
+                    .then(() -> {
+                        a.tell(1);
+                        own.dispose();
+                    })
+                    .expectErrorSatisfies(e -> {
+                        assertTrue(e instanceof IllegalStateException, e.toString());
+                        assertEquals("the hook fails on rejections", e.getMessage());
+                    })
+                    .verify(Duration.ofSeconds(10));
+        } finally {
+            Hooks.resetOnOperatorError("rejectionHookThrows");
+            own.dispose();
+        }
     }
 
     @Test

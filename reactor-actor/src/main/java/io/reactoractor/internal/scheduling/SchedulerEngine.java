@@ -685,11 +685,23 @@ public final class SchedulerEngine {
      * shared one that {@link #reject()} returns (a subscriber adding a suppressed exception to it would change every
      * later rejection in the JVM).
      *
+     * <p>A hook that throws gives its own error, which is returned to be signalled (as a throwing
+     * {@code Hooks.onOperatorError} replaces a behaviour's error, {@code ErrorPolicy}): thrown from here, it ended the
+     * terminal drain that was to signal it, and the subscriber never got a terminal signal. A JVM-fatal error is
+     * thrown.
+     *
      * @param context the subscriber's context ({@code Context.empty()} if there is none)
      * @return the error to signal
      */
     public RuntimeException rejectSignal(reactor.util.context.ContextView context) {
-        return reactor.core.publisher.Operators.onRejectedExecution(reject(), reactor.util.context.Context.of(context));
+        RejectedExecutionException rejected = reject();
+        try {
+            return reactor.core.publisher.Operators.onRejectedExecution(rejected,
+                    reactor.util.context.Context.of(context));
+        } catch (Throwable hookFailure) {
+            Exceptions.throwIfJvmFatal(hookFailure);
+            return Exceptions.propagate(hookFailure);
+        }
     }
 
     /** Counts a rejected task whose caller is told otherwise than by an exception ({@code Actor.tell}'s {@code false}). */
