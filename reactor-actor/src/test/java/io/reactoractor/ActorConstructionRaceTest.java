@@ -20,6 +20,7 @@ import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Scannable;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * Actors built while another thread walks their group: a disposal terminates every actor of the group, a
@@ -39,24 +40,11 @@ class ActorConstructionRaceTest {
         for (int round = 0; round < ROUNDS; round++) {
             ActorScheduler s = ActorScheduler.builder().name(uniqueName("build-race")).threads(1).build();
             List<ActorWorker> created = new ArrayList<>();
-            CountDownLatch go = new CountDownLatch(1);
-            Thread creator = new Thread(() -> {
-                awaitQuietly(go);
+            disposeWhile(() -> {
                 for (int i = 0; i < 2_000; i++) {
                     created.add(s.createWorker()); // a worker of a disposed scheduler comes back disposed
                 }
-            }, "creator");
-            creator.start();
-            go.countDown();
-            Throwable thrown = null;
-            try {
-                s.dispose();
-            } catch (Throwable t) {
-                thrown = t;
-            }
-            creator.join(TimeUnit.SECONDS.toMillis(30));
-            final Throwable failure = thrown;
-            assertEquals(null, failure, "dispose() threw");
+            }, s::dispose);
             assertEquals(0L, s.stats().internalErrors(), "internal errors");
             for (ActorWorker w : created) {
                 assertTrue(w.isDisposed(), "a worker created before or during dispose() is disposed");
@@ -69,29 +57,7 @@ class ActorConstructionRaceTest {
     void aDisposeRacingActorCreationNeverThrowsAndTerminatesEveryActorBuilt() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
             ActorScheduler s = ActorScheduler.builder().name(uniqueName("build-race")).threads(1).build();
-            List<Actor<Integer, Integer>> built = new ArrayList<>();
-            CountDownLatch go = new CountDownLatch(1);
-            Thread creator = new Thread(() -> {
-                awaitQuietly(go);
-                for (int i = 0; i < 500; i++) {
-                    try {
-                        built.add(Actor.identity(s, 4));
-                    } catch (RejectedExecutionException disposed) {
-                        return;
-                    }
-                }
-            }, "creator");
-            creator.start();
-            go.countDown();
-            Throwable thrown = null;
-            try {
-                s.dispose();
-            } catch (Throwable t) {
-                thrown = t;
-            }
-            creator.join(TimeUnit.SECONDS.toMillis(30));
-            final Throwable failure = thrown;
-            assertEquals(null, failure, "dispose() threw");
+            List<Actor<Integer, Integer>> built = buildActorsDuring(s, s::dispose);
             assertEquals(0L, s.stats().internalErrors(), "internal errors");
             for (Actor<Integer, Integer> a : built) {
                 assertTrue(a.isTerminated(), "an actor built before or during dispose() is terminated");
@@ -106,23 +72,7 @@ class ActorConstructionRaceTest {
         try {
             for (int round = 0; round < ROUNDS; round++) {
                 ActorGroup g = s.group("tenant-" + round, 1);
-                List<Actor<Integer, Integer>> built = new ArrayList<>();
-                CountDownLatch go = new CountDownLatch(1);
-                Thread creator = new Thread(() -> {
-                    awaitQuietly(go);
-                    for (int i = 0; i < 500; i++) {
-                        try {
-                            built.add(Actor.identity(g, 4));
-                        } catch (RejectedExecutionException disposed) {
-                            return;
-                        }
-                    }
-                }, "creator");
-                creator.start();
-                go.countDown();
-                g.dispose();
-                creator.join(TimeUnit.SECONDS.toMillis(30));
-                for (Actor<Integer, Integer> a : built) {
+                for (Actor<Integer, Integer> a : buildActorsDuring(g, g::dispose)) {
                     assertTrue(a.isTerminated(), "an actor built before or during its group's dispose() is terminated");
                 }
             }
@@ -130,6 +80,46 @@ class ActorConstructionRaceTest {
         } finally {
             s.dispose();
         }
+    }
+
+    /**
+     * Builds up to 500 actors on {@code target} from another thread while this one runs {@code dispose}, which must
+     * not throw.
+     *
+     * @return the actors built (the rest were refused: the target was disposed)
+     */
+    private static List<Actor<Integer, Integer>> buildActorsDuring(Scheduler target, Runnable dispose)
+            throws InterruptedException {
+        List<Actor<Integer, Integer>> built = new ArrayList<>();
+        disposeWhile(() -> {
+            for (int i = 0; i < 500; i++) {
+                try {
+                    built.add(Actor.identity(target, 4));
+                } catch (RejectedExecutionException disposed) {
+                    return;
+                }
+            }
+        }, dispose);
+        return built;
+    }
+
+    /** Runs {@code creation} on another thread, released together with {@code dispose} here, which must not throw. */
+    private static void disposeWhile(Runnable creation, Runnable dispose) throws InterruptedException {
+        CountDownLatch go = new CountDownLatch(1);
+        Thread creator = new Thread(() -> {
+            awaitQuietly(go);
+            creation.run();
+        }, "creator");
+        creator.start();
+        go.countDown();
+        Throwable thrown = null;
+        try {
+            dispose.run();
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        creator.join(TimeUnit.SECONDS.toMillis(30));
+        assertEquals(null, thrown, "dispose() threw");
     }
 
     /**
@@ -142,19 +132,13 @@ class ActorConstructionRaceTest {
         for (int round = 0; round < ROUNDS; round++) {
             ActorScheduler s = ActorScheduler.builder().name(uniqueName("build-race")).threads(1).build();
             List<SignalLog> logs = new ArrayList<>();
-            CountDownLatch go = new CountDownLatch(1);
-            Thread subscriber = new Thread(() -> {
-                awaitQuietly(go);
+            disposeWhile(() -> {
                 for (int i = 0; i < 100; i++) {
                     SignalLog log = new SignalLog();
                     logs.add(log);
                     Flux.range(1, 50).transform(ActorOperators.<Integer>publishOn(s)).subscribe(log);
                 }
-            }, "subscriber");
-            subscriber.start();
-            go.countDown();
-            s.dispose();
-            subscriber.join(TimeUnit.SECONDS.toMillis(30));
+            }, s::dispose);
             for (SignalLog log : logs) {
                 assertTrue(log.terminated.await(10, TimeUnit.SECONDS), "a terminal signal");
                 assertEquals(null, log.violation.get());
