@@ -288,8 +288,8 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             // three quarters of the prefetch were consumed; never for an unbounded prefetch
             this.limit = prefetch == Integer.MAX_VALUE ? Integer.MAX_VALUE : prefetch - (prefetch >> 2);
             this.queue = Queues.<T>get(prefetch).get();
-            // it joins its group once its subscriber has its onSubscribe (onSubscribe): a disposal that reached
-            // it before would signal the rejection ahead of onSubscribe (rule 1.9)
+            // it joins its group in onSubscribe, after its subscriber's onSubscribe: a disposal that reached it
+            // before would signal the rejection ahead of that onSubscribe (rule 1.9)
         }
 
         /**

@@ -164,14 +164,26 @@ public abstract class ActorCell extends SchedulingEntity {
      * left running nowhere, accepting work nobody will do.
      */
     public final void joinGroup() {
+        if (countIn() && (engine.isStopping() || group.isClosed())) {
+            terminate();
+        }
+    }
+
+    /**
+     * Counts this actor in its group and the engine, unless it is terminated: a termination that races this
+     * call takes it out again (both sides remove it from the group's set, so it is counted out exactly once).
+     *
+     * @return whether it is counted in (not terminated when looked at last)
+     */
+    private boolean countIn() {
         if (group.register(this)) {
             engine.actorCreated(this);
         }
         if (isTerminated()) {
-            detachFromGroup(); // terminated before it joined: counted out again, as terminate() counts out
-        } else if (engine.isStopping() || group.isClosed()) {
-            terminate();
+            detachFromGroup();
+            return false;
         }
+        return true;
     }
 
     /**
@@ -185,20 +197,10 @@ public abstract class ActorCell extends SchedulingEntity {
         }
     }
 
-    /**
-     * Counts this actor in again when its group is re-attached; a terminated actor stays out (a
-     * termination that races this call takes it out again: both sides remove it from the group's set,
-     * so it is counted out exactly once).
-     */
+    /** Counts this actor in again when its group is re-attached; a terminated actor stays out ({@link #countIn}). */
     public final void reattachToGroup() {
-        if (isTerminated()) {
-            return;
-        }
-        if (group.register(this)) {
-            engine.actorCreated(this);
-        }
-        if (isTerminated()) {
-            detachFromGroup();
+        if (!isTerminated()) {
+            countIn();
         }
     }
 
