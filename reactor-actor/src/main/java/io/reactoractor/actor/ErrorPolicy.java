@@ -23,6 +23,12 @@ import java.util.Objects;
  * what {@code Hooks.onOperatorError} returns; a hook that throws gives its own error, and the policy
  * still decides (never an endless retry of the message).
  *
+ * <p>The policy is the actor's own, set on its builder: a downstream {@code onErrorContinue} does not change it.
+ * Reactor applies {@code onErrorContinue} only in the operators whose Javadoc says they support it, and an
+ * actor is not one of them, so under {@code stop} the stream still ends with the behaviour's error (which
+ * {@code onErrorContinue} does not catch, as for any upstream error); to go on past a failing message, build the
+ * actor with {@link #skip()} (its skipped messages go to the discard hook).
+ *
  * <p>Two errors are not the behaviour's and bypass the policy: a downstream {@code onNext} that throws inside
  * {@link ActorContext#emit} (rule 2.13: the subscription counts as cancelled, see {@link Actor}), and a task
  * run by {@link ActorContext#schedule}, whose error is reported through {@code Schedulers.onHandleError} while
