@@ -66,9 +66,8 @@ import reactor.core.scheduler.Schedulers;
  * {@link MessageStore}, retention dropping it from the store meanwhile does not lose it (retention only
  * passes over messages the group had not read, counted in {@link PullResult#skipped()}). An
  * {@link AsyncMessageStore} is asked first ({@link AsyncMessageStore#renewPending}), and a message it no
- * longer reports as pending is not delivered again (whether a trimmed Redis stream entry is still reported
- * depends on the server version: newer servers drop a deleted entry from the pending list when it is claimed,
- * so it is not redelivered there).
+ * longer reports as pending is not delivered again (the Redis store reports neither a message another
+ * instance acknowledged nor one trimmed from the stream while it was pending).
  *
  * <h2>Bounded by construction</h2>
  * <ul>

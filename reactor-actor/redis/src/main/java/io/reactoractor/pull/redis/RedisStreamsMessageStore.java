@@ -597,10 +597,13 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     }
 
     /**
-     * {@code XCLAIM ... 0 ids JUSTID}, as {@link #renew}: Redis answers the IDs it claimed, the entries still
-     * pending; one another instance acknowledged (or that was trimmed from the stream) is not, and this
-     * instance does not deliver it again. A group that is gone answers all of them (delivered again: at
-     * least once).
+     * {@code XCLAIM ... 0 ids} (with the entries, not {@code JUSTID}): Redis answers the entries it claimed,
+     * those still pending; one another instance acknowledged is not, and this instance does not deliver it
+     * again. One trimmed from the stream while pending is not delivered again either: Redis 7 drops it from
+     * the pending list and leaves it out of the answer, Redis 6.2 answers it without its entry (where
+     * {@code JUSTID} answered its ID alone, so it looked pending and was delivered again from the consumer's
+     * copy), and it is then acknowledged, as {@link #reclaim} does with the trimmed entries it meets. A group
+     * that is gone answers all of them (delivered again: at least once).
      */
     @Override
     public Mono<long[]> renewPending(String subject, String group, long[] offsets) {
@@ -609,14 +612,37 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         if (offsets.length == 0) {
             return Mono.just(offsets);
         }
+        String key = key(subject);
         String[] ids = new String[offsets.length];
         for (int i = 0; i < offsets.length; i++) {
             ids[i] = streamId(offsets[i]);
         }
-        return call(() -> commands.xclaim(key(subject), Consumer.from(group, consumerName),
-                        io.lettuce.core.XClaimArgs.Builder.justid(), ids))
-                .map(claimed -> claimed.stream().mapToLong(m -> offset(m.getId())).toArray())
-                .defaultIfEmpty(new long[0])
+        return call(() -> commands.xclaim(key, Consumer.from(group, consumerName),
+                        io.lettuce.core.XClaimArgs.Builder.minIdleTime(0), ids))
+                .defaultIfEmpty(List.of())
+                .flatMap(claimed -> {
+                    java.util.Set<Long> present = new java.util.HashSet<>();
+                    for (StreamMessage<String, byte[]> m : claimed) {
+                        if (m != null && m.getId() != null && m.getBody() != null && !m.getBody().isEmpty()) {
+                            present.add(offset(m.getId()));
+                        }
+                    }
+                    long[] pending = new long[present.size()];
+                    List<String> gone = new ArrayList<>();
+                    int n = 0;
+                    for (int i = 0; i < offsets.length; i++) {
+                        if (present.contains(offsets[i])) {
+                            pending[n++] = offsets[i];
+                        } else {
+                            // not pending (an ack settled it: acknowledging again does nothing) or trimmed while
+                            // pending (Redis 6.2 keeps it pending: settled here, as reclaim settles those it meets)
+                            gone.add(ids[i]);
+                        }
+                    }
+                    long[] answer = n == pending.length ? pending : java.util.Arrays.copyOf(pending, n);
+                    return gone.isEmpty() ? Mono.just(answer)
+                            : call(() -> commands.xack(key, group, gone.toArray(String[]::new))).thenReturn(answer);
+                })
                 .onErrorResume(RedisStreamsMessageStore::noGroup, e -> Mono.just(offsets));
     }
 

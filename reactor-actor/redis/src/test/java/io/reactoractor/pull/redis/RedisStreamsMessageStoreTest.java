@@ -468,6 +468,54 @@ class RedisStreamsMessageStoreTest {
         assertEquals(0, p.pending(), p.toString());
     }
 
+    /**
+     * Entries trimmed from the stream while pending are gone: {@code renewPending} does not report them, so the
+     * delivering instance does not hand its own copies out again, and they leave the pending list. Redis 6.2
+     * (the test server) still answers their IDs to {@code XCLAIM ... JUSTID}, which made them look pending.
+     */
+    @Test
+    void entriesTrimmedWhilePendingAreNotRenewedAndLeaveThePendingList() throws Exception {
+        String prefix = unique("trim") + ":";
+        RedisStreamsMessageStore a = store(shared, prefix, "a");
+        long[] offsets = new long[3];
+        for (int i = 0; i < 3; i++) {
+            offsets[i] = a.append("s", b("m" + i)).block(WAIT);
+        }
+        assertEquals(3, a.fetch("s", "g", -1, 10).block(WAIT).size());
+        assertEquals(":2", shared.command("XTRIM " + prefix + "s MINID "
+                + RedisStreamsMessageStore.streamId(offsets[2])), "m0 and m1 trimmed");
+        assertEquals(List.of(offsets[2]),
+                java.util.Arrays.stream(a.renewPending("s", "g", offsets).block(WAIT)).boxed().toList(),
+                "only m2 is still there to deliver");
+        assertEquals(1, a.position("s", "g").block(WAIT).pending(), "the trimmed ones left the pending list");
+    }
+
+    /** The same through the pull consumer: after the ack timeout only what the stream still holds comes again. */
+    @Test
+    void messagesTrimmedWhileInFlightAreNotDeliveredAgain() throws Exception {
+        String prefix = unique("trimmed") + ":";
+        PullConsumer c = consumer(store(shared, prefix, "a"), Duration.ofMillis(300));
+        for (int i = 0; i < 3; i++) {
+            c.appendAsync("s", b("m" + i)).block(WAIT);
+        }
+        PullResult r = c.pull("s", "g", 10, Duration.ofSeconds(10)).block(WAIT);
+        assertEquals(3, r.messages().size());
+        assertEquals(":3", shared.command("XTRIM " + prefix + "s MAXLEN 0"));
+        c.appendAsync("s", b("new")).block(WAIT);
+        List<String> seen = new ArrayList<>();
+        long until = System.nanoTime() + Duration.ofSeconds(2).toNanos(); // several ack timeouts
+        while (System.nanoTime() < until) {
+            PullResult p = c.pull("s", "g", 10, Duration.ofMillis(400)).block(WAIT);
+            p.messages().forEach(m -> seen.add(m.payloadAsString()));
+            if (!p.messages().isEmpty()) {
+                c.ack("s", "g", p.epoch(), p.messages().stream().map(Message::offset).toList()).block(WAIT);
+            }
+        }
+        assertEquals(List.of("new"), seen, "m0-m2 were trimmed away while in flight");
+        await(() -> c.stats("s", "g").inFlight() == 0, "nothing left in flight");
+        assertEquals(0, c.asyncStore().position("s", "g").block(WAIT).pending());
+    }
+
     @Test
     void aSkipThroughEitherInstanceAcknowledgesInRedis() throws Exception {
         String prefix = unique("skip") + ":";
