@@ -66,8 +66,9 @@ public interface ActorContext<O> {
      * {@code delay}. Like a message, it waits while the actor is suspended (by {@link #suspend()}), has no
      * subscriber yet, or its downstream has no demand, so what a periodic task emits cannot pile up while
      * nobody requests; use {@link #resumeAfter} to lift a suspension after a time. A completion
-     * ({@link Actor#complete()}) runs the tasks already due first, as it processes the messages already in
-     * the mailbox; a timer not yet due when the actor terminates never fires: termination cancels it at once
+     * ({@link Actor#complete()}) runs the tasks already due first (a delay of zero or less included, whether or
+     * not the scheduler's timer has fired them yet), as it processes the messages already in the mailbox; a
+     * timer not yet due when the actor terminates never fires: termination cancels it at once
      * (the task is then unreachable from the scheduler, and a graceful shutdown does not wait for it), as
      * does one armed through this context after the actor terminated (returned disposed). A task that throws
      * is a task's failure, as on Reactor's workers: its error goes to {@code Schedulers.onHandleError} (and

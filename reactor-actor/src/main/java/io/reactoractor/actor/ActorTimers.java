@@ -71,7 +71,7 @@ final class ActorTimers {
             // a terminated actor's timer is returned disposed instead, as documented
             throw loop.engine.reject();
         }
-        ControlTimer t = new ControlTimer(loop, hooked);
+        ControlTimer t = new ControlTimer(loop, hooked, due);
         loop.trackTimer(t); // before it is armed: whatever settles it untracks it after
         if (!loop.engine.scheduleTimer(t, due)) {
             t.disposed = true;
@@ -204,22 +204,89 @@ final class ActorTimers {
         }
     }
 
-    /** Delivers a task into the actor's control mailbox when due. */
+    /**
+     * Hands the task of every tracked {@link ControlTimer} whose time has come to the control mailbox now, on
+     * the actor's turn, without waiting for the timer thread to fire it: the completion check of
+     * {@link ActorTurnLoop} calls it, because a completion runs the tasks already due first (as documented on
+     * {@link ActorContext#schedule}), and the termination that follows an empty mailbox would otherwise cancel a
+     * timer that is due but not yet fired (the timer thread comes to it a moment later: a delay of zero always
+     * meets this).
+     *
+     * <p>Why the completion check misses nothing: a timer is handed over once ({@code handed}, by CAS, between
+     * this and {@link ControlTimer#fire}); whoever wins offers its task to the control mailbox and only then
+     * untracks it. This method reads the tracked timers before the check reads the control mailbox, so a due
+     * timer is either still tracked here (this call returns {@code true}: handed over by this call, or being
+     * handed over by the timer thread, and the check looks again) or was untracked after its task was offered,
+     * which the check's read of the control mailbox then sees.
+     *
+     * @return whether a due timer's task is, or is about to be, in the control mailbox
+     */
+    static boolean handOverDueTasks(ActorTurnLoop<?, ?> loop, java.util.Set<ActorTimer> tracked) {
+        if (tracked == null || tracked.isEmpty()) {
+            return false;
+        }
+        long now = System.nanoTime();
+        boolean due = false;
+        for (ActorTimer t : tracked) {
+            if (t instanceof ControlTimer c && c.isDueBy(now)) {
+                c.handOver();
+                due = true;
+            }
+        }
+        return due;
+    }
+
+    /**
+     * Delivers a task into the actor's control mailbox when due: the timer thread's {@link #fire()}, or the
+     * actor's own completion check ({@link #handOverDueTasks}), whichever comes first.
+     */
     private static final class ControlTimer extends TimerEntry implements Disposable, ActorTimer {
+        private static final java.lang.invoke.VarHandle HANDED;
+
+        static {
+            try {
+                HANDED = java.lang.invoke.MethodHandles.lookup().findVarHandle(ControlTimer.class, "handed",
+                        boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         private final ActorTurnLoop<?, ?> loop;
         private final Runnable task;
+        /** When the task is due, {@code System.nanoTime()} terms (the timer's own deadline is its lock's). */
+        private final long due;
         private volatile boolean disposed;
+        /** Set once, by CAS, by whoever offers the task to the control mailbox: fire() or handOver(). */
+        @SuppressWarnings("unused")
+        private volatile boolean handed;
 
-        ControlTimer(ActorTurnLoop<?, ?> loop, Runnable task) {
+        ControlTimer(ActorTurnLoop<?, ?> loop, Runnable task, long due) {
             this.loop = loop;
             this.task = task;
+            this.due = due;
         }
 
         @Override
         protected void fire() {
-            loop.untrackTimer(this); // handed to the control mailbox, which a termination discards (Due)
-            if (!disposed) {
+            if (!disposed && HANDED.compareAndSet(this, false, true)) {
                 loop.offerControl(new Due(this));
+            }
+            // untracked after the offer, not before (see handOverDueTasks); a termination discards the Due
+            loop.untrackTimer(this);
+        }
+
+        /** @return whether the task is due by {@code now} and neither disposed nor handed over yet (any thread) */
+        boolean isDueBy(long now) {
+            return now - due >= 0 && !disposed;
+        }
+
+        /** The actor's turn takes the due task over from the timer thread (see {@link #handOverDueTasks}). */
+        void handOver() {
+            if (HANDED.compareAndSet(this, false, true)) {
+                loop.engine.cancelTimer(this); // the timer thread has not fired it: it need not any more
+                loop.offerControl(new Due(this));
+                loop.untrackTimer(this);
             }
         }
 

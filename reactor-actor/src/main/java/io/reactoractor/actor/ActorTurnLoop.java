@@ -470,6 +470,12 @@ final class ActorTurnLoop<I, O> {
                     // before complete() or onComplete was called), so after this volatile read of the flag the
                     // mailbox shows it: look again, and process it first (completing here discarded it, though
                     // tell had answered true)
+                    // tasks already due run first too (ActorContext#schedule), also one whose timer the timer
+                    // thread has not fired yet: handed to the control queue here. Read before the control queue
+                    // (the order ActorTimers.handOverDueTasks argues)
+                    if (ActorTimers.handOverDueTasks(this, timers)) {
+                        continue;
+                    }
                     MpscChunkedArrayQueue<Runnable> timed = control;
                     if (!mailbox.isEmpty() || (timed != null && !timed.isEmpty())) {
                         continue;
