@@ -673,8 +673,8 @@ final class AsyncStoreCalls {
                 }
                 ackRetryAt = now + Math.min(ACK_RETRY_MAX_NANOS, ACK_RETRY_MIN_NANOS << Math.min(ackFailures - 1, 7));
                 MessageStoreException e = new MessageStoreException("pull group " + subject + "/" + group
-                        + ": acknowledgement not recorded yet (it is sent again with the group's next acknowledge "
-                        + "call)", error);
+                        + ": acknowledgement not recorded yet (it is kept, and sent again until the store records it)",
+                        error);
                 for (Settle s : waiters) {
                     s.fail(e);
                 }

@@ -127,5 +127,15 @@ public interface MessageStore {
          * @param endOffset its end offset after the append
          */
         void appended(String subject, long endOffset);
+
+        /**
+         * Called when the store may have failed to report appends: any subject may have new messages, and a
+         * consumer waiting for them should look again. The Redis store calls it once its notification channel
+         * (Pub/Sub) is subscribed again after a lost connection and its command connection is up: appends
+         * made meanwhile were not heard. Must be fast and should not throw (a store logs a listener that
+         * throws and goes on). The default does nothing.
+         */
+        default void appendsMissed() {
+        }
     }
 }

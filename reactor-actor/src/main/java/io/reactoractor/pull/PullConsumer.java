@@ -194,7 +194,17 @@ public final class PullConsumer implements Disposable {
         this.settings = new ConsumerGroupSettings(store, asyncStore, ackTimeoutNanos, maxWaitingPulls,
                 maxBytesPerPull, idleTimeoutNanos, metrics, this::retired, () -> quiescing, this::actorTerminated,
                 () -> disposed);
-        Disposable registration = asyncStore.addAppendListener(this::appended);
+        Disposable registration = asyncStore.addAppendListener(new MessageStore.AppendListener() {
+            @Override
+            public void appended(String subject, long endOffset) {
+                PullConsumer.this.appended(subject, endOffset);
+            }
+
+            @Override
+            public void appendsMissed() {
+                PullConsumer.this.appendsMissed();
+            }
+        });
         if (registration == null) {
             // a bad store, told here and by name rather than by a NullPointerException in dispose()
             throw new IllegalArgumentException("store: addAppendListener returned null, not the Disposable that "
@@ -400,6 +410,11 @@ public final class PullConsumer implements Disposable {
      * boundary (HTTP, a queue) must use {@link #ack(String, String, String, Collection)}. Unknown or
      * already settled offsets are ignored.
      *
+     * <p>A failed acknowledgement is not a nack: when an {@link AsyncMessageStore} (Redis) fails to record it,
+     * the result fails with {@link MessageStoreException}, and the consumer keeps the acknowledgement and sends
+     * it again, with a back-off, until the store records it; the messages are then settled and not delivered
+     * again (unless their ack timeout passed first: at least once).
+     *
      * @param subject the subject
      * @param group   the consumer group
      * @param offsets the offsets of the messages handled
@@ -421,7 +436,9 @@ public final class PullConsumer implements Disposable {
      * @param epoch   the epoch of the answer that delivered the messages
      * @param offsets the offsets of the messages handled
      * @return the group's committed offset after the ack; a {@link StaleDeliveryException} if
-     *         {@code epoch} is not the store's current epoch (nothing is settled then)
+     *         {@code epoch} is not the store's current epoch (nothing is settled then); a
+     *         {@link MessageStoreException} if the store failed to record it (kept and sent again, as for
+     *         {@link #ack(String, String, Collection)})
      */
     public Mono<Long> ack(String subject, String group, String epoch, Collection<Long> offsets) {
         Names.subject(subject);
@@ -1081,6 +1098,19 @@ public final class PullConsumer implements Disposable {
         if (groups != null) {
             for (ConsumerGroupActor a : groups) {
                 a.appended(endOffset);
+            }
+        }
+    }
+
+    /**
+     * The store may have missed telling appends (its notification channel was down): every group asks the
+     * store again, the waiting ones at once (each resumes at most once), so a long poll does not wait out its
+     * timeout for a message appended meanwhile.
+     */
+    private void appendsMissed() {
+        for (List<ConsumerGroupActor> groups : bySubject.values()) {
+            for (ConsumerGroupActor a : groups) {
+                a.appended(-1);
             }
         }
     }

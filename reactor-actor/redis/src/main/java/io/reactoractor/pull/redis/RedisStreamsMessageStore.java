@@ -101,7 +101,10 @@ import reactor.util.Loggers;
  * Commands fail at once while the connection is down ({@code REJECT_COMMANDS}) and after
  * {@link Builder#commandTimeout} otherwise; Lettuce reconnects by itself, and re-subscribes the Pub/Sub
  * connection. A lost wake-up costs latency, not messages: a pull asks Redis unless a fetch issued
- * within the last millisecond covers it; a pull arriving while the command connection is down fails at
+ * within the last millisecond covers it, and once the Pub/Sub connection is subscribed again (and the command
+ * connection is up) the listeners are told that appends may have been missed
+ * ({@link MessageStore.AppendListener#appendsMissed}), so the long polls that waited across the outage ask
+ * Redis again rather than wait out their timeouts; a pull arriving while the command connection is down fails at
  * once ({@link #connected()}).
  * {@link #append} completes only once Redis answered the {@code XADD}.
  *
@@ -337,6 +340,8 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     private final byte[] maxLenArg;
     private final byte[] channelArg;
     private final CopyOnWriteArrayList<MessageStore.AppendListener> listeners = new CopyOnWriteArrayList<>();
+    /** Confirmed subscriptions of the Pub/Sub connection: 1 after the constructor's, more after reconnects. */
+    private final AtomicLong subscriptions = new AtomicLong();
     private volatile boolean disposed;
 
     private RedisStreamsMessageStore(Builder b) {
@@ -378,6 +383,15 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
                 @Override
                 public void message(String ch, String message) {
                     heard(message);
+                }
+
+                @Override
+                public void subscribed(String ch, long count) {
+                    // Redis confirms each SUBSCRIBE: the first is this constructor's, a later one Lettuce's
+                    // re-subscription after a reconnect, when what was published meanwhile is lost
+                    if (subscriptions.getAndIncrement() > 0) {
+                        resubscribed(0);
+                    }
                 }
             });
             p.sync().subscribe(channel);
@@ -887,6 +901,42 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
             end = -1;
         }
         notifyListeners(message.substring(0, nl), end);
+    }
+
+    /** How often, and how many times, {@link #resubscribed} looks whether the command connection is back. */
+    private static final long RECONNECT_CHECK_MILLIS = 50;
+    private static final int RECONNECT_CHECKS = 1_200;
+
+    /**
+     * The Pub/Sub connection subscribed again after a lost connection: appends published while it was down
+     * were not heard, so the listeners are told to look again ({@link MessageStore.AppendListener#appendsMissed})
+     * once the command connection is up too (their fetches would fail before that, and fail the long polls
+     * waiting). Redis orders each lost {@code PUBLISH} before this subscription, and its {@code XADD} before
+     * that, so a fetch issued after this call sees those entries. Looked at every 50 ms on Lettuce's event
+     * executor, for at most a minute (then the long polls fall back on their timeouts, as before).
+     */
+    private void resubscribed(int checks) {
+        if (disposed) {
+            return;
+        }
+        if (connection.isOpen()) {
+            for (MessageStore.AppendListener l : listeners) {
+                try {
+                    l.appendsMissed();
+                } catch (Throwable t) {
+                    Exceptions.throwIfJvmFatal(t);
+                    LOG.warn("append listener " + l + " failed", t);
+                }
+            }
+        } else if (checks < RECONNECT_CHECKS) {
+            try {
+                client.getResources().eventExecutorGroup().schedule(() -> resubscribed(checks + 1),
+                        RECONNECT_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (RuntimeException e) {
+                // the client is shutting down (its executor refuses): nothing will be fetched anyway
+                LOG.debug("append listeners not told of missed appends: " + e);
+            }
+        }
     }
 
     private void notifyListeners(String subject, long endOffset) {

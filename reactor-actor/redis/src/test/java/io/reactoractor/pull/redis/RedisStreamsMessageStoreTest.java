@@ -723,6 +723,36 @@ class RedisStreamsMessageStoreTest {
                 "reconnected; the failed append was not stored (Redis had no AOF and restarted empty)");
     }
 
+    /**
+     * An append whose notification was lost while the store's Pub/Sub connection was down (here: an entry added
+     * without one, then that connection killed) reaches a long poll that waited across it, once Lettuce has
+     * subscribed again (found by a black-box probe: the poll waited out its whole timeout, answered empty,
+     * though the message was there).
+     */
+    @Test
+    void aLongPollWaitingAcrossALostNotificationConnectionLooksAgainOnceResubscribed() throws Exception {
+        String prefix = unique("resub") + ":";
+        RedisStreamsMessageStore store = store(shared, prefix, "c");
+        PullConsumer c = consumer(store, Duration.ofSeconds(30));
+        c.appendAsync("s", b("first")).block(WAIT);
+        PullResult first = c.pull("s", "g", 10, Duration.ofSeconds(10)).block(WAIT);
+        c.ack("s", "g", first.epoch(), first.messages().stream().map(Message::offset).toList()).block(WAIT);
+
+        CompletableFuture<PullResult> waiting = c.pull("s", "g", 10, Duration.ofSeconds(60)).toFuture();
+        await(() -> c.stats("s", "g").waitingPulls() == 1, "the long poll waits");
+        // an append nobody is told of: what an append made while the Pub/Sub connection is down amounts to
+        String id = shared.command("XADD " + prefix + "s * " + RedisStreamsMessageStore.PAYLOAD_FIELD + " unheard");
+        assertTrue(id.startsWith("$"), id); // a bulk string: the entry's ID on the next line
+        pause(300);
+        assertFalse(waiting.isDone(), "not heard, so not fetched: " + waiting);
+        String killed = shared.command("CLIENT KILL TYPE pubsub");
+        assertTrue(killed.startsWith(":") && !killed.equals(":0"), killed);
+
+        PullResult r = waiting.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(PullResult.Status.MESSAGES, r.status(), r.toString());
+        assertEquals(List.of("unheard"), r.messages().stream().map(Message::payloadAsString).toList());
+    }
+
     @Test
     void aSlowRedisNeverHoldsAPollPastItsTimeout() throws Exception {
         TestRedis redis = TestRedis.start(false);
