@@ -227,7 +227,10 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      * share the mailbox's credits. It counts from now for the actor's completion ("when every inbound
      * subscriber completed"): one handed out and never subscribed keeps the actor from completing by
      * itself ({@link #complete()} still ends it), and one subscribed after the other upstreams completed
-     * still feeds it. It exposes the actor's {@link #currentContext()} (its subscriber's) to the upstream.
+     * still feeds it. One handed out once every upstream counted so far had completed comes too late: the
+     * actor's completion was requested at that moment (as by {@link #complete()}, even with messages still in
+     * its mailbox), so the port cancels its upstream unread when subscribed, as {@link #tell} answers
+     * {@code false} after {@code complete()}. It exposes the actor's {@link #currentContext()} (its subscriber's) to the upstream.
      * It is {@link Scannable} as a Reactor operator's inner subscriber: {@code PARENT} its upstream,
      * {@code ACTUAL} this actor (so a walk down from the upstream reaches the actor and its subscriber),
      * {@code PREFETCH} its window, {@code TERMINATED} once its upstream ended, {@code CANCELLED} once the
@@ -301,10 +304,13 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      *         is closing gracefully (a send already waiting for a credit then fails so too, when the actor
      *         next frees one, at the latest when the disposal ends); a send still waiting for a credit when
      *         the actor terminates fails with the actor's error if it failed ({@code CancellationException} for {@link #dispose()}),
-     *         else with {@code IllegalStateException}. Cancelling it before it completes (a
-     *         {@code timeout}, a {@code take}) withdraws the message: it is never taken, so
-     *         {@code send(m).timeout(d).retry()} does not deliver {@code m} twice; a cancel that races the
-     *         acceptance itself may come too late, as any cancel after a completion
+     *         else with {@code IllegalStateException}. Cancelling it while it waits for a credit (a
+     *         {@code timeout}, a {@code take}) withdraws the message: it is never taken, so a
+     *         {@code send(m).timeout(d).retry()} whose timeout fires while the send waits does not deliver
+     *         {@code m} twice. A cancel that races the acceptance itself comes too late (the message was taken,
+     *         the completion is on its way): the timeout then still fires and the retry sends {@code m} again,
+     *         as any retry after a timeout does with a call that succeeded late. So {@code timeout(d).retry()}
+     *         is at least once, not exactly once; the shorter {@code d}, the likelier the race
      */
     public Mono<Void> send(I message) {
         Objects.requireNonNull(message, "message");
