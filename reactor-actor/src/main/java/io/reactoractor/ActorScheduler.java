@@ -215,8 +215,11 @@ public final class ActorScheduler implements Scheduler, Scannable {
      * exists, this returns that same object: registered, or retired after an idle period and still
      * referenced by the application (it is then re-attached). A disposed group leaves the scheduler's
      * registries (and its meters are removed), so the same name then creates a new group; so does the
-     * name of a retired group nobody references any more. On a disposed scheduler the group it returns
-     * rejects its tasks, as a worker of a disposed scheduler does.
+     * name of a retired group nobody references any more. A group closing gracefully
+     * ({@link ActorGroup#disposeGracefully()} under way) has not left yet: until its close ends this returns it,
+     * disposed (it rejects new tasks). On a disposed scheduler, also while it closes gracefully, the group it
+     * returns is disposed and rejects its tasks, as a worker of a disposed scheduler does; a new one is not
+     * registered (it is neither in {@link #groups()} nor in {@link #stats()}).
      *
      * @param name   the group's name: not blank, at most 128 characters, no {@code '/'} or control characters
      *               (it is a metric tag value and part of actor paths)
@@ -278,10 +281,11 @@ public final class ActorScheduler implements Scheduler, Scannable {
         g = new ActorGroup(this, engine, sg);
         groups.put(name, g);
         armSweepLocked();
-        if (engine.isStopping()) {
-            // created on a terminated scheduler (or as it terminated: the termination writes the state,
-            // then reads the registered groups): disposed at once, as a worker of a disposed scheduler is
-            // (it rejects its tasks), and out of the registries again
+        if (engine.isDisposed()) {
+            // created on a disposed scheduler, also one closing gracefully (or as it was disposed: the disposal
+            // writes the state, then reads the registered groups): disposed at once, as a worker of a disposed
+            // scheduler is (it rejects its tasks), and out of the registries again, so a dead scheduler's
+            // stats do not count the groups clients asked for while it closed
             g.dispose();
         }
         return g;
