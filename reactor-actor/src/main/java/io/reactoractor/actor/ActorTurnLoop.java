@@ -597,8 +597,14 @@ final class ActorTurnLoop<I, O> {
             // saw the error finds them all; what is told meanwhile is discarded by drainTerminated
             discardMailbox();
         }
-        out.terminate(error, signal);
-        cell.terminate();
+        try {
+            out.terminate(error, signal);
+        } finally {
+            // also when the subscriber's onError or onComplete throws (rule 2.13 broken downstream; the error
+            // goes on to the turn, which reports it): the cell must leave its group all the same, or it stays
+            // counted as a live actor, reachable from the group's set, and keeps a client-named group from retiring
+            cell.terminate();
+        }
     }
 
     /** Hands the mailbox's messages to the subscriber's discard hook (the mailbox's consumer only). */

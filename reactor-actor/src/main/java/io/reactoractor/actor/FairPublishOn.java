@@ -656,8 +656,11 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                         if (asyncSource) {
                             clearAsyncSource();
                         }
-                        actual.onError(e);
-                        terminate();
+                        try {
+                            actual.onError(e);
+                        } finally {
+                            terminate(); // also when onError throws: see finish
+                        }
                         return;
                     }
                 } else {
@@ -929,14 +932,20 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             if (!outputFused) {
                 discardRest(); // output-fused: the downstream's queue (a normal end finds it empty)
             }
-            if (signal) {
-                if (e != null) {
-                    actual.onError(e);
-                } else {
-                    actual.onComplete();
+            try {
+                if (signal) {
+                    if (e != null) {
+                        actual.onError(e);
+                    } else {
+                        actual.onComplete();
+                    }
                 }
+            } finally {
+                // also when the subscriber's onError or onComplete throws (rule 2.13 broken downstream; the
+                // error goes on to the turn, which reports it): the drain's cell must leave its group all the
+                // same, as Reactor's publishOn disposes its worker, or it stays counted as a live actor
+                terminate();
             }
-            terminate();
         }
 
         @Override

@@ -36,6 +36,92 @@ class ActorTerminationEdgesTest {
         assertTrue(ActorTestSupport.disposeBounded(scheduler));
     }
 
+    /** A subscriber that breaks rule 2.13: its {@code onError} and {@code onComplete} throw. */
+    private static final class ThrowingOnTerminal<T> extends BaseSubscriber<T> {
+        final CountDownLatch terminal = new CountDownLatch(1);
+
+        @Override
+        protected void hookOnError(Throwable throwable) {
+            terminal.countDown();
+            throw new IllegalStateException("the subscriber's onError throws");
+        }
+
+        @Override
+        protected void hookOnComplete() {
+            terminal.countDown();
+            throw new IllegalStateException("the subscriber's onComplete throws");
+        }
+    }
+
+    private static void awaitActors(ActorScheduler s, int expected) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (s.stats().actors() != expected && System.nanoTime() < until) {
+            Thread.sleep(5);
+        }
+        assertEquals(expected, s.stats().actors(), "live actors: " + s.stats());
+    }
+
+    /**
+     * An actor whose subscriber throws from {@code onError} or {@code onComplete} still leaves its group (found
+     * by a black-box probe, leaks): it reported terminated but stayed counted as a live actor, reachable from
+     * its group, and kept a client-named group from retiring, for good. Reactor's {@code publishOn} disposes its
+     * worker in that case too.
+     */
+    @Test
+    void anActorWhoseSubscriberThrowsFromItsTerminalSignalStillLeavesItsGroup() throws Exception {
+        ActorScheduler s = ActorScheduler.builder().name("terminal-throws").threads(2)
+                .groupIdleTimeout(Duration.ofMillis(50)).build();
+        try {
+            int base = s.stats().actors();
+            for (int i = 0; i < 5; i++) {
+                Actor<Integer, Integer> failing = Actor.<Integer, Integer>builder(s.group("tenant-" + i, 1))
+                        .capacity(4).behaviour((m, ctx) -> { throw new IllegalArgumentException("behaviour"); })
+                        .build();
+                ThrowingOnTerminal<Integer> a = new ThrowingOnTerminal<>();
+                failing.subscribe(a);
+                failing.tell(1);
+                Actor<Integer, Integer> completing = Actor.identity(s.group("tenant-" + i, 1), 4);
+                ThrowingOnTerminal<Integer> b = new ThrowingOnTerminal<>();
+                completing.subscribe(b);
+                completing.complete();
+                Actor<Integer, Integer> failedUpstream = Actor.identity(s, 4);
+                ThrowingOnTerminal<Integer> c = new ThrowingOnTerminal<>();
+                failedUpstream.subscribe(c);
+                Flux.<Integer>error(new IllegalArgumentException("upstream")).subscribe(failedUpstream);
+                assertTrue(a.terminal.await(10, TimeUnit.SECONDS));
+                assertTrue(b.terminal.await(10, TimeUnit.SECONDS));
+                assertTrue(c.terminal.await(10, TimeUnit.SECONDS));
+            }
+            awaitActors(s, base);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (s.groups().size() > 1 && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+            assertEquals(1, s.groups().size(), "the client-named groups retired when idle: " + s.groups());
+        } finally {
+            assertTrue(ActorTestSupport.disposeBounded(s));
+        }
+    }
+
+    /** The same for the fair {@code publishOn}: its drain leaves the group as Reactor's publishOn disposes its worker. */
+    @Test
+    void aFairPublishOnWhoseSubscriberThrowsFromItsTerminalSignalStillLeavesItsGroup() throws Exception {
+        int base = scheduler.stats().actors();
+        for (int i = 0; i < 5; i++) {
+            ThrowingOnTerminal<Integer> failed = new ThrowingOnTerminal<>();
+            Flux.concat(Flux.just(1), Flux.<Integer>error(new IllegalArgumentException("upstream")))
+                    .transform(ActorOperators.publishOn(scheduler)).subscribe(failed);
+            ThrowingOnTerminal<Integer> completed = new ThrowingOnTerminal<>();
+            Flux.range(0, 3).transform(ActorOperators.publishOn(scheduler)).subscribe(completed);
+            ThrowingOnTerminal<Integer> hidden = new ThrowingOnTerminal<>(); // not fused: the other drain path
+            Flux.range(0, 3).hide().transform(ActorOperators.publishOn(scheduler)).subscribe(hidden);
+            assertTrue(failed.terminal.await(10, TimeUnit.SECONDS));
+            assertTrue(completed.terminal.await(10, TimeUnit.SECONDS));
+            assertTrue(hidden.terminal.await(10, TimeUnit.SECONDS));
+        }
+        awaitActors(scheduler, base);
+    }
+
     /**
      * {@code dispose()} signals its {@code CancellationException}: no task was rejected, so no rejection is counted
      * and the error hooks see none (the terminal drain made one and dropped it: every dispose counted a rejected task
