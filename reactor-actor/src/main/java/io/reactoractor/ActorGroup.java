@@ -500,6 +500,7 @@ public final class ActorGroup implements Scheduler, Scannable {
         return Mono.defer(() -> {
             if (!disposed) {
                 disposed = true;
+                group.startQuiescing(); // before the first check: the turns its actors start are counted
                 forEachWorker(ActorWorker::cancelPeriodic);
                 new QuiescenceCheck().arm();
                 // a scheduler disposed meanwhile drops the check from its timer: the group is then
@@ -532,9 +533,30 @@ public final class ActorGroup implements Scheduler, Scannable {
      * the scheduler's graceful shutdown waits for it.
      */
     private boolean quiescent() {
+        // One walk over the actors is not a snapshot: an actor seen suspended for want of demand can be resumed
+        // by a later one's turn (a chain: b requests from a), which then ends and is seen idle, so the walk saw
+        // every actor at rest, though never all at once, and the disposal discarded what a still held (found
+        // by a black-box probe). So: two walks, with the turns the group's actors started (counted from the
+        // start of the close, SchedulingGroup#turnsWhileQuiescing) read before the first and after the second.
+        // Every wake-up comes from a turn (the closing group takes no new input from outside). A turn that
+        // started before the first read had ended by the time the first walk saw its actor at rest: what it woke
+        // is either scheduled when the second walk sees it (not at rest) or started a turn (counted). A turn that
+        // started later is counted. So with both walks at rest and the count unchanged, there was a moment
+        // between the walks when every actor was at rest, and nothing ran after it.
+        long turns = group.turnsWhileQuiescing();
+        return atRest() && atRest() && group.turnsWhileQuiescing() == turns;
+    }
+
+    /**
+     * One walk: every actor idle, or suspended with no timer of the library armed for it, and in either case not
+     * scheduled (see {@link #quiescent}): an actor that suspended itself in a turn still running (for want of
+     * demand) can still wake another as that turn ends (the credits it hands back upstream), so it is at rest only
+     * once its carrier let it go; a suspended actor still queued is skipped when taken, which the next check sees.
+     */
+    private boolean atRest() {
         boolean[] idle = {true};
         scheduler.forEachCell(group, c -> {
-            if (!c.isTerminated() && (c.awaitsTimer() || (!c.isIdle() && !c.isSuspended()))) {
+            if (!c.isTerminated() && (c.awaitsTimer() || c.isScheduled() || (!c.isIdle() && !c.isSuspended()))) {
                 idle[0] = false;
             }
         });

@@ -221,6 +221,7 @@ final class CarrierThread extends Thread implements NonBlocking {
                 // flag before each task (Turn.endTask clears it between the tasks of a turn)
                 Thread.interrupted();
                 if (cell.runnable()) {
+                    cell.group().turnStarting(); // counted while its group closes gracefully (ActorGroup)
                     try {
                         turn.runTurn(); // cell's turn, inside Schedulers.onScheduleHook (Turn)
                     } catch (Throwable t) {

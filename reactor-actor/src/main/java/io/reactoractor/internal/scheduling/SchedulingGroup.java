@@ -75,6 +75,13 @@ public final class SchedulingGroup extends SchedulingEntity {
      * after that terminates itself ({@link ActorCell#joinGroup()}).
      */
     private volatile boolean closed;
+    /**
+     * Set when the group begins to close gracefully (volatile): from then on each turn of its actors is counted
+     * in {@link #turnsWhileQuiescing} as it starts, which its quiescence check needs ({@code ActorGroup}); before,
+     * a turn pays one read of this rarely written field and nothing else.
+     */
+    private volatile boolean quiescing;
+    private final java.util.concurrent.atomic.AtomicLong turnsWhileQuiescing = new java.util.concurrent.atomic.AtomicLong();
 
     SchedulingGroup(String name, int weight) {
         this.name = name;
@@ -307,6 +314,23 @@ public final class SchedulingGroup extends SchedulingEntity {
     /** @return whether the group was disposed */
     public boolean isClosed() {
         return closed;
+    }
+
+    /** The group begins to close gracefully: count the turns its actors start from now on. */
+    public void startQuiescing() {
+        quiescing = true;
+    }
+
+    /** A carrier is about to run a turn of one of this group's actors (before any of its work). */
+    void turnStarting() {
+        if (quiescing) {
+            turnsWhileQuiescing.incrementAndGet(); // volatile: ordered before the turn's work, and its wake-ups
+        }
+    }
+
+    /** @return the turns started since {@link #startQuiescing()} (only counted from then) */
+    public long turnsWhileQuiescing() {
+        return turnsWhileQuiescing.get();
     }
 
     /** @return whether the group is marked retired */
