@@ -109,7 +109,8 @@ import reactor.core.scheduler.Schedulers;
  * {@code ack(..)} nobody subscribes to acknowledges nothing). After {@link #dispose()}, a call signals
  * {@link java.util.concurrent.RejectedExecutionException} (refused, nothing done, as a disposed Reactor
  * scheduler refuses a task); what was under way at the disposal ends with
- * {@link IllegalStateException}: the pulls waiting then and the live {@link #consume} streams.
+ * {@link IllegalStateException}: the pulls waiting then, the live {@link #consume} streams, and the
+ * acknowledgements and nacks not handled yet.
  * While the scheduler (or a pair's scheduling group {@code cg.<group>}) closes gracefully, a new pull is
  * refused the same way ({@code RejectedExecutionException}; a {@link #consume} stream then ends with it, its
  * unacknowledged messages released), as the closing scheduler refuses new tasks, so consumers that keep
@@ -774,8 +775,9 @@ public final class PullConsumer implements Disposable {
      *         {@link Builder#maxGroups} entries (prefer {@link #stats(int)} where output must be small)
      */
     public List<GroupStats> stats() {
-        List<GroupStats> out = new ArrayList<>(actors.size());
-        for (ConsumerGroupActor a : actors.values()) {
+        List<ConsumerGroupActor> live = liveActors();
+        List<GroupStats> out = new ArrayList<>(live.size());
+        for (ConsumerGroupActor a : live) {
             out.add(a.stats());
         }
         out.sort(BY_NAME);
@@ -797,7 +799,7 @@ public final class PullConsumer implements Disposable {
         java.util.Comparator<GroupStats> worstFirst = java.util.Comparator.comparingLong(GroupStats::lag).reversed()
                 .thenComparing(BY_NAME);
         java.util.PriorityQueue<GroupStats> best = new java.util.PriorityQueue<>(worstFirst.reversed());
-        for (ConsumerGroupActor a : actors.values()) {
+        for (ConsumerGroupActor a : liveActors()) {
             best.add(a.stats());
             if (best.size() > limit) {
                 best.poll();
@@ -806,6 +808,24 @@ public final class PullConsumer implements Disposable {
         List<GroupStats> out = new ArrayList<>(best);
         out.sort(worstFirst);
         return out;
+    }
+
+    /**
+     * The registered actors not retired, for the statistics: never more than {@link Builder#maxGroups}. The map
+     * is read without the lock, while actors retire and others take their place: an actor is created only once
+     * one that made room retired (marked before it left the map), so a second look at each actor seen in the
+     * pass, after the pass, finds retired every one whose place an actor seen in the pass took (found by a
+     * black-box probe: three entries with a cap of two, the retired ones among them).
+     */
+    private List<ConsumerGroupActor> liveActors() {
+        List<ConsumerGroupActor> live = new ArrayList<>(actors.size());
+        for (ConsumerGroupActor a : actors.values()) {
+            if (!a.isRetired()) {
+                live.add(a);
+            }
+        }
+        live.removeIf(ConsumerGroupActor::isRetired);
+        return live;
     }
 
     /** @return how many (subject, group) actors are live now (none once the consumer is disposed) */
