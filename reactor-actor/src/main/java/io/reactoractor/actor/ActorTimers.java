@@ -221,7 +221,7 @@ final class ActorTimers {
      *
      * @return whether a due timer's task is, or is about to be, in the control mailbox
      */
-    static boolean handOverDueTasks(ActorTurnLoop<?, ?> loop, java.util.Set<ActorTimer> tracked) {
+    static boolean handOverDueTasks(java.util.Set<ActorTimer> tracked) {
         if (tracked == null || tracked.isEmpty()) {
             return false;
         }
@@ -276,7 +276,10 @@ final class ActorTimers {
             loop.untrackTimer(this);
         }
 
-        /** @return whether the task is due by {@code now} and neither disposed nor handed over yet (any thread) */
+        /**
+         * @return whether the task is due by {@code now} and not disposed (any thread); also while the timer thread
+         *         hands it over (it is untracked once its task is offered, see {@link #handOverDueTasks})
+         */
         boolean isDueBy(long now) {
             return now - due >= 0 && !disposed;
         }

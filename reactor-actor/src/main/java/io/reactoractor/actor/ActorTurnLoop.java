@@ -473,7 +473,7 @@ final class ActorTurnLoop<I, O> {
                     // tasks already due run first too (ActorContext#schedule), also one whose timer the timer
                     // thread has not fired yet: handed to the control queue here. Read before the control queue
                     // (the order ActorTimers.handOverDueTasks argues)
-                    if (ActorTimers.handOverDueTasks(this, timers)) {
+                    if (ActorTimers.handOverDueTasks(timers)) {
                         continue;
                     }
                     MpscChunkedArrayQueue<Runnable> timed = control;

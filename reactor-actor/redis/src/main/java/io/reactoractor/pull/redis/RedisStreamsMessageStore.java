@@ -920,14 +920,7 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
             return;
         }
         if (connection.isOpen()) {
-            for (MessageStore.AppendListener l : listeners) {
-                try {
-                    l.appendsMissed();
-                } catch (Throwable t) {
-                    Exceptions.throwIfJvmFatal(t);
-                    LOG.warn("append listener " + l + " failed", t);
-                }
-            }
+            forEachListener(MessageStore.AppendListener::appendsMissed);
         } else if (checks < RECONNECT_CHECKS) {
             try {
                 client.getResources().eventExecutorGroup().schedule(() -> resubscribed(checks + 1),
@@ -940,9 +933,14 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     }
 
     private void notifyListeners(String subject, long endOffset) {
+        forEachListener(l -> l.appended(subject, endOffset));
+    }
+
+    /** Calls each listener; one that throws is logged and the others are still called. */
+    private void forEachListener(java.util.function.Consumer<MessageStore.AppendListener> call) {
         for (MessageStore.AppendListener l : listeners) {
             try {
-                l.appended(subject, endOffset);
+                call.accept(l);
             } catch (Throwable t) {
                 Exceptions.throwIfJvmFatal(t);
                 LOG.warn("append listener " + l + " failed", t);
