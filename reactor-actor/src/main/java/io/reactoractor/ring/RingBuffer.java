@@ -1047,7 +1047,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             return isClosed();
         }
         if (key == Attr.CANCELLED) {
-            return upstreamDone && !upstreamTerminated;
+            // the ring cancelled a subscribed upstream: not a ring that never had one, nor one whose upstream
+            // ended by itself (complete() and error(..) end the imperative producer's ring without a cancel)
+            return upstreamCancelled.get();
         }
         if (key == Attr.ERROR) {
             Throwable f = failure.get();

@@ -169,6 +169,38 @@ class RingDiscardTest {
     }
 
     @Test
+    void theRingReportsCancelledOnlyWhenItCancelledAnUpstream() {
+        // no upstream ever: complete() closes the imperative producer's ring, it cancels nothing
+        RingBuffer<Integer> imperative = RingBuffer.<Integer>builder(scheduler).size(8).build();
+        RingConsumer<Integer, Integer> c = imperative.publishedConsumer("c", (e, seq, end) -> e);
+        imperative.handleEventsWith(c);
+        imperative.start();
+        assertThat(imperative.tryPublish(1)).isTrue();
+        imperative.complete();
+        assertThat(Flux.from(c).collectList().block(Duration.ofSeconds(30))).containsExactly(1);
+        Scannable s = Scannable.from(imperative);
+        assertThat(s.scan(Scannable.Attr.PARENT)).isNull();
+        assertThat(s.scan(Scannable.Attr.TERMINATED)).isTrue();
+        assertThat(s.scan(Scannable.Attr.CANCELLED)).isFalse();
+
+        // an upstream that completed by itself was not cancelled
+        RingProcessor<Integer> completed = RingProcessor.create(scheduler, 16);
+        Flux.range(0, 3).subscribe(completed);
+        assertThat(Flux.from(completed).count().block(Duration.ofSeconds(30))).isEqualTo(3L);
+        assertThat(Scannable.from(completed.ring()).scan(Scannable.Attr.CANCELLED)).isFalse();
+
+        // a live upstream that complete() cancelled was
+        RingProcessor<Integer> cancelled = RingProcessor.create(scheduler, 16);
+        TestPublisher<Integer> upstream = TestPublisher.create();
+        upstream.subscribe(cancelled);
+        Flux.from(cancelled).subscribe();
+        assertThat(Scannable.from(cancelled.ring()).scan(Scannable.Attr.CANCELLED)).isFalse();
+        cancelled.ring().complete();
+        upstream.assertCancelled();
+        assertThat(Scannable.from(cancelled.ring()).scan(Scannable.Attr.CANCELLED)).isTrue();
+    }
+
+    @Test
     void anOverflowingUpstreamLosesNoElementSilently() {
         List<Object> dropped = new CopyOnWriteArrayList<>();
         Hooks.onNextDropped(dropped::add);
