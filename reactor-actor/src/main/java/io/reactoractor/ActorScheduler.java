@@ -818,7 +818,9 @@ public final class ActorScheduler implements Scheduler, Scannable {
 
         /**
          * @param threshold a task running longer than this is a hog: it is logged and a compensating
-         *                  thread is started (default 10 × quota); at least the quota, at most 1 day when set
+         *                  thread is started, up to {@link #maxCompensatingThreads} at once, during a graceful
+         *                  disposal too (its queued work still runs); default 10 × quota; at least the quota,
+         *                  at most 1 day when set
          * @return this
          */
         public Builder hogThreshold(Duration threshold) {

@@ -119,6 +119,38 @@ class HogTest {
                 () -> "compensating threads retire after the drain loops end: " + s.stats());
     }
 
+    @Test
+    void aHogDetectedWhileTheSchedulerClosesGracefullyIsCompensatedSoQueuedWorkStillRuns() throws Exception {
+        String name = uniqueName("hog-closing");
+        ActorScheduler s = resources.scheduler(ActorScheduler.builder()
+                .name(name)
+                .threads(1)
+                .hogThreshold(Duration.ofMillis(50))
+                .maxCompensatingThreads(1));
+        CountDownLatch hogStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        s.createWorker().schedule(() -> {
+            hogStarted.countDown();
+            TestSupport.awaitQuietly(release, LONG); // blocked: a hog once past the threshold
+        });
+        await(hogStarted, LONG, "the hog occupies the only carrier");
+        CountDownLatch queued = new CountDownLatch(1);
+        s.createWorker().schedule(queued::countDown);
+        // the close begins before the hog is detected (50 ms after it started, confirmed one check later)
+        CountDownLatch closed = new CountDownLatch(1);
+        s.disposeGracefully().subscribe(null, e -> { }, closed::countDown);
+        try {
+            // "queued tasks still run": a compensating carrier runs it while the hog blocks
+            await(queued, LONG, "the queued task runs while the hog blocks the only carrier");
+            assertTrue(s.stats().hogsDetected() >= 1, () -> "the hog was detected: " + s.stats());
+            assertTrue(closed.getCount() == 1, "the close waits for the hog");
+        } finally {
+            release.countDown();
+        }
+        await(closed, LONG, "the graceful close ends once the hog returns");
+        TestSupport.awaitNoThreadsOf(name, LONG);
+    }
+
     /** An infinite synchronous source published on {@code s}: its drain loop never returns. */
     private static Disposable hotStream(ActorScheduler s, AtomicLong counter) {
         return Flux.<Long, Long>generate(() -> 0L, (i, sink) -> {

@@ -247,12 +247,17 @@ final class CarrierPool {
 
     // ------------------------------------------------------------------ compensation
 
-    /** Starts compensating carriers until {@code min(hogged, maxCompensating)} run. */
+    /**
+     * Starts compensating carriers until {@code min(hogged, maxCompensating)} run. A graceful shutdown
+     * compensates too: the queued work it promises to run would otherwise wait behind the hog (until its
+     * timeout's {@code dispose()} dropped it); only a terminated engine starts none (a carrier started in
+     * the race with termination exits at its first idle check, as the others do).
+     */
     void compensate(int hogged) {
         int wanted = Math.min(hogged, maxCompensating);
         for (;;) {
             int c = compensators.get();
-            if (c >= wanted || engine.isDisposed()) {
+            if (c >= wanted || engine.isStopping()) {
                 return;
             }
             if (!compensators.compareAndSet(c, c + 1)) {
@@ -324,6 +329,11 @@ final class CarrierPool {
 
     int compensators() {
         return compensators.get();
+    }
+
+    /** @return the most compensating carriers at once ({@code 0}: compensation disabled) */
+    int maxCompensating() {
+        return maxCompensating;
     }
 
     /** Visits every live carrier (for the hog monitor and statistics). */

@@ -143,10 +143,30 @@ final class HogMonitor {
         detected.increment();
         ActorCell cell = c.currentCell();
         long ms = TimeUnit.NANOSECONDS.toMillis(now - since);
-        LOG.warn("[{}] actor '{}' has been running one task on thread {} for {} ms (quota {} ms); "
-                        + "starting a compensating thread so the other actors keep running",
+        LOG.warn("[{}] actor '{}' has been running one task on thread {} for {} ms (quota {} ms); {}",
                 engine.config().name(), cell == null ? "?" : cell.path(), c.getName(), ms,
-                TimeUnit.NANOSECONDS.toMillis(engine.config().quotaNanos()));
+                TimeUnit.NANOSECONDS.toMillis(engine.config().quotaNanos()), compensationOutlook());
+    }
+
+    /**
+     * What the warning says happens next: whether {@link #check} will start a compensating carrier for this
+     * hog (the pool starts up to {@code min(hogged, maxCompensating)}), so an operator reading the log is
+     * not told one starts when compensation is disabled, all compensating carriers are taken, or the
+     * scheduler is terminating.
+     */
+    private String compensationOutlook() {
+        int max = engine.pool().maxCompensating();
+        if (max == 0) {
+            return "compensation is disabled (maxCompensatingThreads 0): other actors wait for this thread";
+        }
+        if (engine.isStopping()) {
+            return "the scheduler is terminating: no compensating thread starts";
+        }
+        if (hogged.get() > max) {
+            return "all " + max + " compensating threads are taken (maxCompensatingThreads): "
+                    + "other actors wait for a free thread";
+        }
+        return "starting a compensating thread so the other actors keep running";
     }
 
     /**
