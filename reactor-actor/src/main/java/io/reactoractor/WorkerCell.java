@@ -72,6 +72,11 @@ final class WorkerCell extends ActorCell {
     }
 
     @Override
+    public boolean hasClaimedWork() {
+        return mailbox.size() > 0;
+    }
+
+    @Override
     protected void runTurn(Turn turn) {
         MailboxTask task;
         while (turn.shouldContinue() && (task = mailbox.poll()) != null) {

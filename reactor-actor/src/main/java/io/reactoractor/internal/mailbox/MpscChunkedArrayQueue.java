@@ -52,7 +52,12 @@ import java.util.Objects;
  *       FIFO order is by position), and {@link #isEmpty()} may answer "empty". Both are safe for a
  *       mailbox because <em>every producer signals the actor after {@code offer} returns</em>: the
  *       late producer's own signal (see the handshake below, applied to it) starts the turn that
- *       polls its element and every element behind it.</li>
+ *       polls its element and every element behind it. They are not enough for a decision that
+ *       ends the consumer (a completion, a graceful close): elements behind the unwritten place
+ *       may have been offered, and their producers answered, before that decision, and would be
+ *       discarded when the place is written. Such a decision also asks {@link #size()}, which
+ *       counts claimed places: a claim that precedes the decision's volatile reads in the
+ *       synchronization order is seen there.</li>
  *   <li><b>The Dekker handshake with the status word.</b> The actor protocol is, producer:
  *       publish the element, then read the actor's status word; consumer: CAS-clear
  *       {@code SCHEDULED}, then ask {@link #isEmpty()}. With {@link #offer} the slot store is

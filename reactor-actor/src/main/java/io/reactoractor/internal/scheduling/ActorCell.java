@@ -303,7 +303,22 @@ public abstract class ActorCell extends SchedulingEntity {
      * @return {@code true} if idle
      */
     public boolean isIdle() {
-        return (status & SCHEDULED) == 0 && !hasWork();
+        return (status & SCHEDULED) == 0 && !hasWork() && !hasClaimedWork();
+    }
+
+    /**
+     * Whether the actor's mailbox holds work {@link #hasWork()} may not show: a producer claimed the head's
+     * place and has not written it yet (the mailbox's {@code isEmpty()} then answers "empty", and what was
+     * added behind that place, by producers that returned, waits for it). Scheduling needs no more: that
+     * producer signals the actor once it wrote. A graceful close does: it must not end the actor before then
+     * (a group's quiescence, {@link #isIdle()}; the scheduler's, {@link SchedulerEngine}), or the work added
+     * behind the place, accepted before the close began, would be discarded. Any thread; the default, for
+     * actors whose work is not claimed in two steps, is {@code false}.
+     *
+     * @return whether claimed work is waiting
+     */
+    public boolean hasClaimedWork() {
+        return false;
     }
 
     /** @return how much work is waiting (approximate); used for {@code Scannable.Attr.BUFFERED} */

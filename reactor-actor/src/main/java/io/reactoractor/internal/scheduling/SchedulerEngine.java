@@ -269,13 +269,31 @@ public final class SchedulerEngine {
             long since = quiescentSince.get();
             if (since == 0) {
                 quiescentSince.compareAndSet(0, now);
-            } else if (now - since >= 1_000_000L
+            } else if (now - since >= 1_000_000L && !anyClaimedWork()
                     && STATE.compareAndSet(this, SHUTTING_DOWN, TERMINATED)) {
                 onTerminatedState(false);
             }
         } else {
             quiescentSince.set(0);
         }
+    }
+
+    /**
+     * Whether a live actor that is not suspended has work a producer claimed and has not written yet
+     * ({@link ActorCell#hasClaimedWork()}): nothing is queued for it, because that producer signals it only
+     * once written, but what was added behind that place was accepted before the shutdown began and must run
+     * (a producer descheduled between its claim and its store is enough). One walk over the actors, made only
+     * when everything else says quiescent, once per poll.
+     */
+    private boolean anyClaimedWork() {
+        for (SchedulingGroup g : groups.values()) {
+            for (ActorCell c : g.cells) {
+                if (!c.isTerminated() && !c.isSuspended() && c.hasClaimedWork()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
