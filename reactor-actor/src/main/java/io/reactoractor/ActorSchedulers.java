@@ -18,9 +18,12 @@ import reactor.core.scheduler.Schedulers;
  *       <td>an {@code ActorScheduler} named after the thread factory's prefix ({@code "parallel"} for
  *       {@code parallel()}) with {@code n} carrier threads</td></tr>
  *   <tr><td>{@code Schedulers.single()}, {@code newSingle(name)}</td>
- *       <td>an {@code ActorScheduler} with one carrier thread and no compensating thread: as on
- *       Reactor's single thread, no two of its tasks ever run at once (a hogging task holds it; the
- *       hog is still detected and logged)</td></tr>
+ *       <td>an {@code ActorScheduler} with one carrier thread and no compensating thread, whatever a
+ *       {@link #factory(Consumer) customizer} sets: as on Reactor's single thread, no two of its tasks
+ *       ever run at once (a hogging task holds it; the hog is still detected and logged). The tasks of
+ *       one worker run in the order they were scheduled; those of different workers take turns in the
+ *       fair order, not necessarily in the order they were scheduled (Reactor's single thread runs all
+ *       of them first in, first out)</td></tr>
  *   <tr><td>{@code Schedulers.boundedElastic()}, {@code newBoundedElastic(..)} and the
  *       thread-per-task variant</td>
  *       <td>Reactor's own scheduler, unchanged: blocking work must not land on the
@@ -33,7 +36,10 @@ import reactor.core.scheduler.Schedulers;
  * when the factory exposes one as a {@code Supplier<String>} (Reactor's own thread factories do), and
  * its daemon flag ({@link ActorScheduler.Builder#daemon(boolean)}): as with Reactor's schedulers,
  * {@code Schedulers.newParallel(name, n)} makes non-daemon carriers, which keep the JVM running until the
- * scheduler is disposed, and the shared {@code Schedulers.parallel()} daemon ones. Use
+ * scheduler is disposed, and the shared {@code Schedulers.parallel()} daemon ones. An
+ * {@code ActorScheduler} starts its carriers when it is built, where Reactor's schedulers start a thread
+ * with its first task: a {@code newParallel(name, n)} nobody uses keeps the JVM running too, until
+ * disposed. Use
  * {@link #factory(Consumer)} to set the quota, preemption granularity or metrics of every scheduler
  * the factory builds.
  *
@@ -59,7 +65,9 @@ public final class ActorSchedulers {
 
     /**
      * @param customizer applied to each builder after the name and thread count are set (it may
-     *                   override them); must not be null
+     *                   override them, but for {@code single()} and {@code newSingle(..)}: one carrier
+     *                   thread and no compensating thread are set again after it, which their mutual
+     *                   exclusion rests on); must not be null
      * @return a {@link Schedulers.Factory} building customised fair {@link ActorScheduler}s
      * @throws IllegalArgumentException if {@code customizer} is null
      */
@@ -91,15 +99,17 @@ public final class ActorSchedulers {
 
         private ActorScheduler build(int threads, ThreadFactory threadFactory, boolean single) {
             ActorScheduler.Builder builder = ActorScheduler.builder().threads(threads);
-            if (single) {
-                builder.maxCompensatingThreads(0);
-            }
             String prefix = prefixOf(threadFactory);
             if (prefix != null) {
                 builder.name(prefix);
             }
             builder.daemon(daemonOf(threadFactory));
             customizer.accept(builder);
+            if (single) {
+                // after the customizer: a second carrier, or a compensating one started for a hog, would run two
+                // tasks of the single scheduler at once, and callers rely on its mutual exclusion
+                builder.threads(1).maxCompensatingThreads(0);
+            }
             return builder.build();
         }
 

@@ -188,6 +188,33 @@ class ActorSchedulersFactoryTest {
     }
 
     @Test
+    void aCustomizerCannotGiveSingleASecondThreadOrACompensatingOne() throws InterruptedException {
+        Schedulers.setFactory(ActorSchedulers.factory(b -> b.threads(4).maxCompensatingThreads(2)
+                .hogThreshold(Duration.ofMillis(20))));
+        Scheduler s = Schedulers.newSingle("solo");
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try {
+            ActorScheduler actor = assertInstanceOf(ActorScheduler.class, s);
+            assertEquals(1, actor.threads());
+            java.util.concurrent.CountDownLatch hogging = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicBoolean otherRan = new java.util.concurrent.atomic.AtomicBoolean();
+            s.createWorker().schedule(() -> {
+                hogging.countDown();
+                TestSupport.awaitQuietly(release, TestSupport.LONG); // blocked: a hog past 20 ms
+            });
+            assertTrue(hogging.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            s.createWorker().schedule(() -> otherRan.set(true));
+            TestSupport.await(TestSupport.LONG, () -> actor.stats().hogsDetected() >= 1, "the hog is detected");
+            TestSupport.sleepMillis(300); // a compensating thread, had one started, would have run the other task
+            assertEquals(0, actor.stats().compensatingThreads());
+            assertFalse(otherRan.get(), "no two tasks of a single scheduler at once");
+        } finally {
+            release.countDown();
+            s.dispose();
+        }
+    }
+
+    @Test
     void customizerAppliesToEveryScheduler() {
         Schedulers.setFactory(ActorSchedulers.factory(b -> b.quota(Duration.ofMillis(2))
                 .ordering(ActorScheduler.Ordering.FIFO)));
