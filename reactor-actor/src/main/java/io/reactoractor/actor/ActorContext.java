@@ -28,7 +28,10 @@ public interface ActorContext<O> {
 
     /**
      * Sends a result downstream (at once when demand allows, otherwise buffered until it does; the
-     * actor processes no further message while results are buffered).
+     * actor processes no further message while results are buffered). A result emitted once the actor
+     * terminated, through a context kept past its turn, reaches nobody: it goes to the subscriber's
+     * discard hook if the subscriber cancelled, otherwise to {@code Hooks.onNextDropped} (as Reactor's
+     * {@code FluxSink.next} after {@code complete()}).
      *
      * @param result the result, not {@code null}
      * @throws NullPointerException if {@code result} is null

@@ -314,6 +314,36 @@ class ActorReactorConventionsTest {
     }
 
     @Test
+    void aResultEmittedThroughAContextKeptPastTheEndGoesToTheDroppedHookAsAfterAFluxSinksCompletion() {
+        List<Object> dropped = new CopyOnWriteArrayList<>();
+        Hooks.onNextDropped(dropped::add);
+        List<Object> discarded = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<ActorContext<String>> kept =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Actor<Integer, String> a = Actor.<Integer, String>builder(scheduler).capacity(8).behaviour((m, ctx) -> {
+            kept.set(ctx);
+            ctx.emit("v" + m);
+            return true;
+        }).build();
+        StepVerifier.create(Flux.from(a).doOnDiscard(Object.class, discarded::add))
+                .then(() -> {
+                    a.tell(1);
+                    a.complete();
+                })
+                .expectNext("v1")
+                .verifyComplete();
+        kept.get().emit("late");
+        // Reactor's peer: FluxSink.next after complete() goes to the same hook
+        java.util.concurrent.atomic.AtomicReference<reactor.core.publisher.FluxSink<String>> sink =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Flux.<String>create(sink::set).subscribe();
+        sink.get().complete();
+        sink.get().next("peer-late");
+        assertEquals(List.of("late", "peer-late"), dropped);
+        assertEquals(List.of(), discarded);
+    }
+
+    @Test
     void resultsWaitingForDemandAreDiscardedOnCancelBeforeTheMailbox() {
         List<Object> discarded = new CopyOnWriteArrayList<>();
         Actor<Integer, Integer> a = threeResultsPerMessage();
