@@ -86,7 +86,10 @@ public interface ActorContext<O> {
      * @return cancels the task
      * @throws java.util.concurrent.RejectedExecutionException if the scheduler or the actor's group is closing
      *         gracefully or disposed (a new task, rejected as Reactor's schedulers reject theirs; a task armed
-     *         before the graceful disposal began still runs, and the disposal waits for it)
+     *         before the graceful disposal began still runs, and the disposal waits for it, unless the actor,
+     *         when the task falls due, is suspended or its downstream has no demand: the disposal does not wait
+     *         for a suspended actor's work, so the task is then dropped with the messages it holds, its handle
+     *         disposed)
      */
     Disposable schedule(Duration delay, Runnable task);
 
