@@ -205,18 +205,19 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
             Operators.onDiscard(result, discardContext);
             return;
         }
-        if (loop.done) {
-            // after the terminal signal (a context kept past its turn): nothing more reaches the subscriber (rule
-            // 1.7), and the result is not left in a buffer nobody flushes: it goes to Hooks.onNextDropped, as
-            // Reactor's FluxSink.next after complete() hands it there
-            Operators.onNextDropped(result, discardContext);
-            return;
-        }
         Subscriber<? super O> d = downstream;
         if (d != null && outBuffered == 0 && hasDemand()) {
             emitted++;
             signalNext(d, result);
         } else {
+            if (loop.done) {
+                // after the terminal signal (a context kept past its turn; the termination cleared the
+                // downstream, so only this branch needs the check): nothing more reaches the subscriber (rule
+                // 1.7), and the result is not left in a buffer nobody flushes: it goes to Hooks.onNextDropped,
+                // as Reactor's FluxSink.next after complete() hands it there
+                Operators.onNextDropped(result, discardContext);
+                return;
+            }
             if (outBuffer == null) {
                 outBuffer = new ArrayDeque<>();
             }
