@@ -6,6 +6,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A message delivered to a reactive consumer, with the means to settle it. Settling is eager (the
  * call hands the ack or nack to the group's actor at once, no subscription needed) and happens at
  * most once: later calls are ignored.
+ *
+ * <p>It returns before the actor handled it: an ack or nack still queued when {@link PullConsumer#dispose()}
+ * runs is dropped with the actor, and its message is delivered again to the group's next consumer (at least
+ * once; so is the batch {@link AckMode#AFTER_ON_NEXT} sends as a stream ends, e.g. after
+ * {@code take(n)}). To keep them, let the actors finish first: close the consumer's scheduler (or the
+ * pair's scheduling group) with {@code disposeGracefully()}, which runs queued acks, then dispose the
+ * consumer; or settle with {@link PullConsumer#ack} and wait for its {@code Mono}.
  */
 public final class Delivery {
 
