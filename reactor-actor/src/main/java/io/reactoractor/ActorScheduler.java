@@ -270,13 +270,20 @@ public final class ActorScheduler implements Scheduler, Scannable {
             // by name, as a new group: under the cap. Nothing says the application still holds it (a
             // retired group nobody references stays in the weak map until a collection clears it), so
             // bringing every such name back regardless would leave the registry bounded only by the GC
-            makeRoomLocked(name, idleHint);
+            if (!engine.isDisposed()) {
+                makeRoomLocked(name, idleHint); // a disposed scheduler registers nothing (below): no room needed
+            }
             if (reattachLocked(old)) {
                 old.dispose(); // the scheduler terminated meanwhile (see reattachLocked); under the lock, rarely
             }
             return old;
         }
-        makeRoomLocked(name, idleHint);
+        if (!engine.isDisposed()) {
+            // a disposed scheduler's group, also while it closes gracefully, is disposed and let go at once
+            // (below): at maxGroups it must not be refused for want of room, where no group can retire to make
+            // room, but returned disposed as documented. A disposal right after this read finds it registered
+            makeRoomLocked(name, idleHint);
+        }
         SchedulingGroup sg = engine.group(name, weight);
         g = new ActorGroup(this, engine, sg);
         groups.put(name, g);
@@ -707,8 +714,16 @@ public final class ActorScheduler implements Scheduler, Scannable {
         return null;
     }
 
+    /**
+     * @return the registered groups; none once the scheduler terminated (its {@code dispose()}, or the end of a
+     *         graceful disposal), as Reactor's schedulers list no workers then: the registry lets its disposed
+     *         groups go only as each one's own disposal runs, moments later, and they must not show meanwhile
+     */
     @Override
     public Stream<? extends Scannable> inners() {
+        if (engine.isStopping()) {
+            return Stream.empty();
+        }
         return groups.values().stream();
     }
 

@@ -615,11 +615,44 @@ class GroupRetirementTest {
             assertThrows(RejectedExecutionException.class, () -> late.schedule(() -> { }));
         }
         assertEquals(before, s.stats().groups().size(), "none registered while it closes: " + s.stats().groups());
+        assertEquals(before, s.inners().count(), "none listed while it closes");
         release.countDown();
         closed.get(20, java.util.concurrent.TimeUnit.SECONDS);
         assertEquals(before, s.stats().groups().size(), "nor after it terminated: " + s.stats().groups());
-        assertEquals(before, s.inners().count());
+        assertEquals(0, s.inners().count(), "a terminated scheduler lists no group, as Reactor's list no worker");
         assertTrue(s.groups().isEmpty());
+    }
+
+    @Test
+    void groupOnAClosingOrClosedSchedulerAtItsCapIsReturnedDisposedNotRefused() throws Exception {
+        // closed: the default group fills the cap of one, and nothing can retire on a disposed scheduler
+        ActorScheduler closedOne = build(ActorScheduler.builder().threads(1).maxGroups(1));
+        closedOne.dispose();
+        ActorGroup late = closedOne.group("late", 1);
+        assertTrue(late.isDisposed());
+        assertThrows(RejectedExecutionException.class, () -> late.schedule(() -> { }));
+        assertEquals(0, closedOne.inners().count(), "a disposed scheduler lists no group right after dispose()");
+
+        // closing gracefully, with a busy group at the cap of two
+        ActorScheduler closing = build(ActorScheduler.builder().threads(1).maxGroups(2));
+        ActorGroup busy = closing.group("busy", 1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        busy.schedule(() -> {
+            try {
+                release.await(); // holds the close open
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        java.util.concurrent.CompletableFuture<Void> closed = closing.disposeGracefully().toFuture();
+        try {
+            ActorGroup lateToo = closing.group("late", 1);
+            assertTrue(lateToo.isDisposed());
+            assertThrows(RejectedExecutionException.class, () -> lateToo.schedule(() -> { }));
+        } finally {
+            release.countDown();
+        }
+        closed.get(20, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     private static final int ROUNDS = Integer.getInteger("repro.n", 2_000);
