@@ -96,6 +96,14 @@ import reactor.util.context.ContextView;
  *       stops as for a cancel, signalling nothing more) and the error goes to {@code Schedulers.onHandleError},
  *       as with Reactor's {@code publishOn}. It is not the behaviour's error: the {@link ErrorPolicy} does not
  *       see it (a retry would deliver the same result again to a broken subscriber).</li>
+ *   <li>An upstream whose {@code request(n)} throws (rule 3.16 broken), in {@code onSubscribe} or later on
+ *       the actor's thread: it is cancelled and its exception fails the actor as an upstream error would
+ *       (Reactor's {@code subscribe(..)} cancels and signals such an exception too); {@code onSubscribe}
+ *       returns normally (rule 2.13).</li>
+ *   <li>An upstream whose {@code cancel()} throws (rule 3.15 broken): the actor ends all the same (its other
+ *       upstreams cancelled, the mailbox discarded, its subscriber signalled, the actor gone from its group),
+ *       and the exception goes to {@code Hooks.onErrorDropped}; {@link #dispose()} and {@link #complete()}
+ *       return normally.</li>
  * </ul>
  * Terminal signals are delivered on the actor's turn; a user-suspended actor delivers them when
  * resumed (but for {@code dispose()}).

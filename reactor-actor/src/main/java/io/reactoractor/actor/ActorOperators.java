@@ -60,6 +60,9 @@ public final class ActorOperators {
      * the discard hook (a fused source cannot be polled once cancelled), then the error. So a hot source
      * never holds the disposal open. A synchronously fused source (a {@code range}) is not an arrival: it is polled on as
      * long as the downstream requests, as Reactor's drain runs it in one task.
+     * <p>An upstream whose {@code cancel()} throws (rule 3.15 broken): the operator's actor ends all the same
+     * (its queue cleared, the actor gone from its group) and the exception goes to {@code Hooks.onErrorDropped};
+     * Reactor's {@code publishOn} lets it reach whoever cancelled, whose {@code cancel()} then throws too.
      *
      * @param scheduler an {@code ActorScheduler} or one of its groups
      * @param <T>       the element type

@@ -1,6 +1,7 @@
 package io.reactoractor.actor;
 
 import io.reactoractor.ActorGroup;
+import io.reactoractor.internal.BrokenUpstreams;
 import io.reactoractor.internal.Internals;
 import io.reactoractor.internal.scheduling.ActorCell;
 import io.reactoractor.internal.scheduling.Turn;
@@ -330,7 +331,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                             && qs.requestFusion(Fuseable.SYNC | Fuseable.THREAD_BARRIER) == Fuseable.SYNC) {
                         sync = qs;
                     } else {
-                        s.cancel();
+                        BrokenUpstreams.cancel(s, actual::currentContext);
                     }
                     actual.onSubscribe(this);
                     if (sync != null) {
@@ -472,7 +473,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
          */
         private void rejectArrival() {
             arrivalRejected = true;
-            s.cancel();
+            BrokenUpstreams.cancel(s, actual::currentContext);
             error = engine().rejectSignal(actual.currentContext());
             DONE.setVolatile(this, true);
         }
@@ -543,7 +544,10 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             cancelled = true;
             Subscription up = s;
             if (up != null) {
-                up.cancel();
+                // an upstream whose cancel() throws (rule 3.15 broken) must not keep this actor from
+                // terminating below (it would stay counted in its group, its queue never cleared): the
+                // exception goes to onErrorDropped (Reactor's publishOn lets it reach the canceller)
+                BrokenUpstreams.cancel(up, actual::currentContext);
             }
             // terminating drains the queue (drainTerminated: discard, no signal) on this thread when the
             // actor is idle, as Reactor's cancel() clears its queue when no drain runs; else the running
@@ -705,7 +709,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
             }
             IllegalArgumentException bad = badRequest;
             if (bad != null) {
-                s.cancel();
+                BrokenUpstreams.cancel(s, actual::currentContext);
                 if (outputFused) {
                     clear(); // as Reactor's publishOn clears before a rejection's error (guarded)
                 }
@@ -716,7 +720,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 // an asynchronously fused source signalled while closing: Reactor's publishOn rejects that
                 // drain, cancelling the source and clearing its queue (which cannot be polled once cancelled:
                 // a fused source clears itself), then signals the rejection; so does this, as the consumer
-                s.cancel();
+                BrokenUpstreams.cancel(s, actual::currentContext);
                 if (outputFused) {
                     clear(); // guarded; unfused, finish() clears the source
                 }
@@ -956,7 +960,8 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 finished = true;
                 Subscription up = s;
                 if (up != null && !cancelled) {
-                    up.cancel(); // a cancel() cancelled it already: once, as Reactor's publishOn
+                    // a cancel() cancelled it already: once, as Reactor's publishOn
+                    BrokenUpstreams.cancel(up, actual::currentContext);
                 }
                 if (!outputFused) {
                     discardRest();

@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.reactoractor.internal.BrokenUpstreams;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
@@ -201,19 +202,35 @@ final class InboundPort<I> implements CoreSubscriber<I>, Scannable {
         return upstream.get();
     }
 
-    /** Passes granted credits upstream as demand (never under the credits' lock). */
+    /**
+     * Passes granted credits upstream as demand (never under the credits' lock). An upstream whose
+     * {@code request} throws (rule 3.16 broken) is cancelled and its exception fails the actor, as an
+     * upstream error would (Reactor's {@code subscribe(..)} cancels and signals such an exception too): the
+     * demand it was granted is gone, and the actor's {@code onSubscribe}, where the first request happens,
+     * returns normally (rule 2.13).
+     */
     void request(long n) {
         Subscription s = upstream.get();
         if (s != null && !closed) {
-            s.request(n);
+            try {
+                s.request(n);
+            } catch (Throwable t) {
+                Exceptions.throwIfJvmFatal(t);
+                cancelUpstream();
+                loop.fail(t);
+            }
         }
     }
 
+    /**
+     * Cancels the upstream once; one whose {@code cancel()} throws (rule 3.15 broken) does not cut short
+     * the actor's termination, which cancels its upstreams midway: see {@link BrokenUpstreams}.
+     */
     void cancelUpstream() {
         closed = true;
         Subscription s = upstream.getAndSet(Operators.cancelledSubscription());
         if (s != null && s != Operators.cancelledSubscription()) {
-            s.cancel();
+            BrokenUpstreams.cancel(s, this::currentContext);
         }
     }
 }

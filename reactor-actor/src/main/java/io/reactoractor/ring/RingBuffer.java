@@ -17,12 +17,14 @@ import java.util.function.Supplier;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.ActorScheduler;
+import io.reactoractor.internal.BrokenUpstreams;
 import io.reactoractor.internal.Internals;
 import io.reactoractor.internal.metrics.MetricsBinding;
 import io.reactoractor.internal.metrics.RingMetrics;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
 import reactor.core.Scannable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
@@ -147,7 +149,11 @@ import reactor.util.context.Context;
  * more: nobody is left to read, so a {@link #publish} waiting for space fails and {@code tryPublish}
  * says {@code false}. A signal the upstream sends after its own {@code onComplete}/{@code onError}
  * goes to Reactor's {@code Hooks.onNextDropped}/{@code onErrorDropped}; an element still in flight
- * after the ring cancelled it goes to the discard hook, a late error to {@code onErrorDropped}.
+ * after the ring cancelled it goes to the discard hook, a late error to {@code onErrorDropped}. An
+ * upstream whose {@code request(n)} throws (rule 3.16 broken) is cancelled and closes the ring with that
+ * exception, after the events it emitted before it threw ({@code onSubscribe} returns normally, rule 2.13);
+ * one whose {@code cancel()} throws (rule 3.15 broken) does not keep the ring from closing: the exception
+ * goes to {@code Hooks.onErrorDropped} and {@link #complete()}, {@link #error} return normally.
  *
  * <h2>Graceful disposal</h2>
  * While the ring's scheduler or group closes gracefully ({@code disposeGracefully()} subscribed) the ring
@@ -1694,7 +1700,9 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         }
         Subscription s = upstream.get();
         if (s != null && upstreamCancelled.compareAndSet(false, true)) {
-            s.cancel();
+            // an upstream whose cancel() throws (rule 3.15 broken) must not cut short the ring's closing,
+            // which cancels it midway (consumers still to wake, unhandled events still to discard)
+            BrokenUpstreams.cancel(s, this::currentContext);
         }
     }
 
@@ -1858,9 +1866,13 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
      * as they are released (its barrier reads are acquires).
      */
     private void requestBurst(Subscription up, long n) {
+        Throwable broken = null;
         requesting = Thread.currentThread();
         try {
             up.request(n);
+        } catch (Throwable t) {
+            Exceptions.throwIfJvmFatal(t);
+            broken = t;
         } finally {
             requesting = null;
             if (singleProducer) {
@@ -1873,6 +1885,13 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
                 VarHandle.fullFence();
             }
             wakeRoots();
+        }
+        if (broken != null) {
+            // an upstream whose request(n) throws (rule 3.16 broken) is cancelled and fails the ring, as an
+            // overflow does, once the events it emitted inside the call are published (above); onSubscribe,
+            // where the first request happens, returns normally (rule 2.13)
+            cancelUpstream();
+            closeWithError(broken);
         }
     }
 
