@@ -62,7 +62,10 @@ public final class ActorOperators {
      * long as the downstream requests, as Reactor's drain runs it in one task.
      * <p>An upstream whose {@code cancel()} throws (rule 3.15 broken): the operator's actor ends all the same
      * (its queue cleared, the actor gone from its group) and the exception goes to {@code Hooks.onErrorDropped};
-     * Reactor's {@code publishOn} lets it reach whoever cancelled, whose {@code cancel()} then throws too.
+     * Reactor's {@code publishOn} lets it reach whoever cancelled, whose {@code cancel()} then throws too. One
+     * whose replenishing {@code request(n)} throws (rule 3.16 broken) is cancelled and the stream fails with the
+     * exception; Reactor's lets it leave the drain task (to {@code Schedulers.onHandleError}) and its stream
+     * then waits for good. The first request, in {@code onSubscribe}, throws to the caller in both.
      *
      * @param scheduler an {@code ActorScheduler} or one of its groups
      * @param <T>       the element type

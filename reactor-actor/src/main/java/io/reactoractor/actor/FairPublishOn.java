@@ -691,8 +691,31 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 produced++;
                 if (fused == null && limit != Integer.MAX_VALUE && ++sinceReplenish == limit) {
                     sinceReplenish = 0;
-                    s.request(limit);
+                    if (!replenish()) {
+                        return;
+                    }
                 }
+            }
+        }
+
+        /**
+         * Asks the upstream for the next {@code limit} elements, from the drain. An upstream whose
+         * {@code request(n)} throws (rule 3.16 broken) would leave the stream waiting for elements it was never
+         * asked for: it is cancelled and the stream fails with the exception (what is queued goes to the
+         * discard hook), as when a fused source's {@code poll()} throws. Reactor's {@code publishOn} lets the
+         * exception leave its drain task, and its stream then waits for good.
+         *
+         * @return {@code false} if the stream ended
+         */
+        private boolean replenish() {
+            try {
+                s.request(limit);
+                return true;
+            } catch (Throwable ex) {
+                Exceptions.throwIfJvmFatal(ex);
+                BrokenUpstreams.cancel(s, actual::currentContext);
+                finish(Operators.onOperatorError(ex, actual.currentContext()), true);
+                return false;
             }
         }
 

@@ -262,4 +262,22 @@ class ActorUpstreamFaultsTest {
         assertThat(dropped).singleElement().satisfies(t -> assertThat(t).hasMessage("cancel boom"));
         assertThat(handled).as("no turn failed").isEmpty();
     }
+
+    @Test
+    void aFairPublishOnWhoseUpstreamsReplenishingRequestThrowsFailsWithThatError() {
+        ThrowingRequest up = new ThrowingRequest(2); // the first request (the prefetch) is served
+        Downstream d = new Downstream();
+        reactor.core.publisher.Flux.<Integer>from(s -> {
+            up.subscriber = (CoreSubscriber<? super Integer>) s;
+            s.onSubscribe(up);
+        }).transform(ActorOperators.publishOn(scheduler, 4)).subscribe(d);
+        await(() -> d.s != null, "onSubscribe");
+
+        d.s.request(100); // after 3 elements (the prefetch's replenish limit) it asks for more: that throws
+
+        await(() -> d.signals.contains("onError(IllegalStateException)"), "the request's exception downstream");
+        assertThat(d.signals).endsWith("onError(IllegalStateException)");
+        assertThat(up.cancelled).isTrue();
+        assertThat(handled).as("no turn failed").isEmpty();
+    }
 }
