@@ -141,7 +141,8 @@ import reactor.util.context.Context;
  * / {@link #error(Throwable)} closes it the same way and each consumer signals {@code onError} after
  * the events published before (events already accepted are not lost). A handler failure follows the
  * {@link RingErrorPolicy}: {@code STOP} stops the ring at once (upstream cancelled, every consumer
- * signals {@code onError}, waiting publishes fail), {@code SKIP} goes on, {@code retry(n, backoff)}
+ * signals {@code onError}, publishes still waiting fail; one that got its slot just before succeeded, and its
+ * event is discarded with the others no consumer will handle), {@code SKIP} goes on, {@code retry(n, backoff)}
  * suspends the failing consumer for a back-off and calls its handler again on the same event (then
  * stops, or skips with {@code retryThenSkip}). {@link #whenTerminated()}
  * completes when every consumer terminated. When the last live consumer terminates or leaves (for
@@ -177,9 +178,11 @@ import reactor.util.context.Context;
  * their queue on cancel: those above the lowest position of the consumers that ended with the ring (a
  * failure or a disposal stopped them; each goes to the hook of that consumer, the one furthest behind), or,
  * when every consumer left because its subscriber cancelled, those no consumer handled, above the highest
- * position any of them reached (each goes to the hook of the consumer that got furthest). A consumer whose
- * subscriber cancelled wants nothing more, and an event some consumer handled went to that consumer's
- * subscriber: as with Reactor's multicast operators, it is not discarded as well. The hook is the
+ * position any of them reached (each goes to the hook of the consumer that got furthest). In that second
+ * case a consumer whose subscriber cancelled wants nothing more, and an event some consumer handled went to
+ * that consumer's subscriber: as with Reactor's multicast operators, it is not discarded as well. In the
+ * first, an event a faster consumer already handled is discarded when the one furthest behind never will
+ * handle it (the hook sees what that consumer's subscriber never got). The hook is the
  * consumer's subscriber's context, or the ring's {@link #currentContext()} (its first published consumer's
  * subscriber's, as Reactor's multicast operators expose their first subscriber's context) for a consumer
  * without one. A ring completed normally discards nothing: every consumer handled every event. Rings
@@ -1017,7 +1020,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
 
     /**
      * @return a {@link Mono} that completes when every consumer terminated, or fails with the ring's
-     *         error (a closing error or a handler failure under {@link RingErrorPolicy#STOP}); by then
+     *         error (the one it was closed with: {@link #error(Throwable)}, the upstream's {@code onError};
+     *         or a handler failure under {@link RingErrorPolicy#STOP}); by then
      *         the events no consumer handled have gone to the discard hook (class doc, "Discarded events")
      */
     public Mono<Void> whenTerminated() {
