@@ -182,7 +182,11 @@ import reactor.util.context.Context;
  * case a consumer whose subscriber cancelled wants nothing more, and an event some consumer handled went to
  * that consumer's subscriber: as with Reactor's multicast operators, it is not discarded as well. In the
  * first, an event a faster consumer already handled is discarded when the one furthest behind never will
- * handle it (the hook sees what that consumer's subscriber never got). The hook is the
+ * handle it (the hook sees what that consumer's subscriber never got). These discards happen as the last
+ * consumer terminates, before its subscriber gets {@code onError} or {@code onComplete} (as Reactor's operators
+ * discard their queue before {@code onError}; a single-consumer ring's subscriber, a {@link RingProcessor}'s,
+ * finds them all once it saw its terminal signal); other consumers may have signalled theirs before, and
+ * {@link #whenTerminated()} signals after. The hook is the
  * consumer's subscriber's context, or the ring's {@link #currentContext()} (its first published consumer's
  * subscriber's, as Reactor's multicast operators expose their first subscriber's context) for a consumer
  * without one. A ring completed normally discards nothing: every consumer handled every event. Rings
@@ -662,7 +666,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
 
     /**
      * Registers the ring's meters with its scheduler's metrics binding, if it has one (a scheduler
-     * built with {@code .metrics(..)}); {@link #consumerTerminated()} removes them. A registration
+     * built with {@code .metrics(..)}); {@link #lastConsumerTerminated()} removes them. A registration
      * that fails (a registry refusing the meters) is logged, never thrown: the ring runs unmetered.
      */
     private void bindMetrics() {
@@ -1146,7 +1150,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     /**
      * The gating minimum is {@link Long#MAX_VALUE} on a started ring: every consumer left the gating set
      * (cancelled, or a bad request), so nobody will read another event. The last one's termination
-     * closes the ring ({@link #consumerTerminated}); a reservation that comes first must not slip an
+     * closes the ring ({@link #consumerTerminating}); a reservation that comes first must not slip an
      * event (a waiting publish, a burst of upstream demand) into that window, where nobody would handle
      * or discard it: it closes the ring itself and fails, so publishes fail as documented.
      */
@@ -1536,13 +1540,17 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     }
 
     /**
-     * A consumer terminated for good; if it was the last live one, the ring closes and the events it had
-     * not handled go to the discard hook (class doc, "Discarded events").
+     * A consumer terminates for good, before it signals its subscriber; if it is the last live one, the ring
+     * closes and the events no consumer will handle go to the discard hook (class doc, "Discarded events"),
+     * so that subscriber sees them discarded before its terminal signal, as Reactor's operators discard
+     * their queue before {@code onError}. The consumer then calls {@link #lastConsumerTerminated()} once it
+     * signalled, if this returned {@code true}.
      *
      * @param handled the highest event the consumer handled ({@code -1} for none)
      * @param context its subscriber's context, or the ring's when it had none
+     * @return whether it was the last live consumer
      */
-    void consumerTerminated(long handled, Context context, boolean leaves) {
+    boolean consumerTerminating(long handled, Context context, boolean leaves) {
         if (leaves) {
             leftAt(handled, context);
         } else {
@@ -1554,7 +1562,6 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             // sees the cancellation sees a closed ring
             close();
             cancelUpstream();
-            unbindMetrics(); // before whenTerminated() signals: its subscribers find the meters gone
             if (!preallocated) {
                 // before whenTerminated() signals too: whoever waits for the end finds every unhandled
                 // event already handed to the discard hook. Not from this consumer's position: which one
@@ -1578,15 +1585,25 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
                 // nobody reads the slots any more: let the events go
                 Arrays.fill(slots, null);
             }
-            Throwable f = failure.get();
-            if (f == null) {
-                f = closingError();
-            }
-            if (f != null) {
-                terminated.tryEmitError(f);
-            } else {
-                terminated.tryEmitEmpty();
-            }
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The last live consumer terminated and signalled its subscriber ({@link #consumerTerminating} returned
+     * {@code true}): {@link #whenTerminated()} signals, once the meters are gone.
+     */
+    void lastConsumerTerminated() {
+        unbindMetrics(); // before whenTerminated() signals: its subscribers find the meters gone
+        Throwable f = failure.get();
+        if (f == null) {
+            f = closingError();
+        }
+        if (f != null) {
+            terminated.tryEmitError(f);
+        } else {
+            terminated.tryEmitEmpty();
         }
     }
 

@@ -748,6 +748,9 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         Context discardTo = signalContext();
         terminal = signal ? (error != null ? error : COMPLETED) : null;
         done = true;
+        // the last consumer's discards come before its subscriber's terminal signal, as Reactor's operators
+        // discard their queue before onError (a StepVerifier's hasDiscarded(..) after the error finds them)
+        boolean last = ring.consumerTerminating(handled, discardTo, leaves);
         Throwable subscriberFailed = null;
         if (signal) {
             Subscriber<? super R> d = downstream;
@@ -772,7 +775,9 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             c.dropBackoff(); // terminated during a back-off (scheduler disposed): disarm the timer
             c.terminate();
         }
-        ring.consumerTerminated(handled, discardTo, leaves);
+        if (last) {
+            ring.lastConsumerTerminated();
+        }
         if (subscriberFailed != null) {
             // as a throwing onNext (runBatch): dropped, and a JVM-fatal one goes on to the carrier, which
             // reports it

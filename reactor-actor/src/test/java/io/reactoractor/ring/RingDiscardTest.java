@@ -139,6 +139,59 @@ class RingDiscardTest {
     }
 
     @Test
+    void theLastConsumerDiscardsBeforeItsSubscriberSeesTheErrorAsReactorsPublishOnDoes() {
+        RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(16).build();
+        RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> {
+            if (e == 3) {
+                throw new IllegalStateException("expected test failure: handler fails on 3");
+            }
+            return e;
+        });
+        for (int i = 0; i < 10; i++) {
+            assertThat(ring.tryPublish(i)).isTrue();
+        }
+        List<Object> discarded = new CopyOnWriteArrayList<>();
+        AtomicReference<List<Object>> discardedAtError = new AtomicReference<>();
+        Flux.from(c).doOnDiscard(Object.class, discarded::add)
+                .subscribe(e -> { }, e -> discardedAtError.set(List.copyOf(discarded)));
+        ring.start();
+        await().until(() -> discardedAtError.get() != null);
+        // what a subscriber checking the discards once it saw the error finds: all of them, as with Reactor's
+        // publishOn and an Actor (a StepVerifier's verifyThenAssertThat().hasDiscarded(..) relies on it)
+        assertThat(discardedAtError.get()).containsExactly(4, 5, 6, 7, 8, 9);
+        assertThat(discarded).containsExactly(4, 5, 6, 7, 8, 9);
+
+        RingBuffer<Integer> ring2 = RingBuffer.<Integer>builder(scheduler).size(16).build();
+        RingConsumer<Integer, Integer> c2 = ring2.publishedConsumer("c", (e, s, eob) -> {
+            if (e == 3) {
+                throw new IllegalStateException("expected test failure: handler fails on 3");
+            }
+            return e;
+        });
+        for (int i = 0; i < 10; i++) {
+            assertThat(ring2.tryPublish(i)).isTrue();
+        }
+        ring2.start();
+        reactor.test.StepVerifier.create(c2)
+                .expectNext(0, 1, 2)
+                .expectErrorMessage("expected test failure: handler fails on 3")
+                .verifyThenAssertThat(Duration.ofSeconds(30))
+                .hasDiscardedExactly(4, 5, 6, 7, 8, 9);
+        // and the peer: Reactor's publishOn, failing in a map on 3
+        reactor.test.StepVerifier.create(Flux.range(0, 10).hide().publishOn(reactor.core.scheduler.Schedulers.single())
+                        .map(e -> {
+                            if (e == 3) {
+                                throw new IllegalStateException("expected test failure: map fails on 3");
+                            }
+                            return e;
+                        }))
+                .expectNext(0, 1, 2)
+                .expectErrorMessage("expected test failure: map fails on 3")
+                .verifyThenAssertThat(Duration.ofSeconds(30))
+                .hasDiscarded(4, 5, 6, 7, 8, 9);
+    }
+
+    @Test
     void aRingCompletedNormallyDiscardsNothing() {
         RingProcessor<Integer> p = RingProcessor.create(scheduler, 16);
         List<Object> discarded = new CopyOnWriteArrayList<>();
