@@ -115,7 +115,11 @@ import reactor.core.scheduler.Schedulers;
  * refused the same way ({@code RejectedExecutionException}; a {@link #consume} stream then ends with it, its
  * unacknowledged messages released), as the closing scheduler refuses new tasks, so consumers that keep
  * pulling cannot hold the shutdown open; appends, acknowledgements, nacks and the pulls already waiting go
- * on. For a shutdown that answers the waiting long polls at once instead, {@link #quiesce()} first. When the
+ * on while something else holds the shutdown open. A waiting long poll does not hold it open itself (its
+ * timeout may be minutes away): once the scheduler's other work is done, the graceful disposal ends and the
+ * pulls still waiting then fail with {@code RejectedExecutionException} (below), typically well before their
+ * timeout and without a message. For a shutdown that answers the waiting long polls instead (with what is
+ * there, often nothing, as a timeout would), {@link #quiesce()} first. When the
  * scheduler (or {@code cg.<group>}) terminates under this consumer (its {@code dispose()}, or the end of a
  * graceful one while a long poll still waits), what was under way at that moment ends with
  * {@code RejectedExecutionException} too (the pulls waiting, the {@link #consume} streams, acknowledgements
