@@ -548,7 +548,9 @@ public final class ActorGroup implements Scheduler, Scannable {
     }
 
     /**
-     * One walk: every actor idle, or suspended with no timer of the library armed for it, and in either case not
+     * One walk: every actor idle, or suspended with no timer of the library armed for it and no outside answer
+     * awaited ({@code ActorCell.awaitsReply()}: the answer is posted to it, a wake-up from outside the group that
+     * the turn count below does not see, so an actor awaiting one is not at rest), and in either case not
      * scheduled (see {@link #quiescent}): an actor that suspended itself in a turn still running (for want of
      * demand) can still wake another as that turn ends (the credits it hands back upstream), so it is at rest only
      * once its carrier let it go; a suspended actor still queued is skipped when taken, which the next check sees.
@@ -556,7 +558,8 @@ public final class ActorGroup implements Scheduler, Scannable {
     private boolean atRest() {
         boolean[] idle = {true};
         scheduler.forEachCell(group, c -> {
-            if (!c.isTerminated() && (c.awaitsTimer() || c.isScheduled() || (!c.isIdle() && !c.isSuspended()))) {
+            if (!c.isTerminated() && (c.awaitsTimer() || c.awaitsReply() || c.isScheduled()
+                    || (!c.isIdle() && !c.isSuspended()))) {
                 idle[0] = false;
             }
         });

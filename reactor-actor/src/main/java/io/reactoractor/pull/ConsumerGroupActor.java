@@ -413,6 +413,20 @@ final class ConsumerGroupActor extends ActorCell {
         }
     }
 
+    /**
+     * An asynchronous store's calls outstanding, or acknowledgements still to send to it (retried while it
+     * fails): a graceful close of the scheduler or of {@code cg.<group>} waits until the store answered them,
+     * so that acknowledgements handed in before the close are recorded and answered, not failed half done
+     * (the class doc of {@link PullConsumer}). Written by the actor at the end of each turn, read by the
+     * close's checks on other threads.
+     */
+    private volatile boolean awaitingStore;
+
+    @Override
+    public boolean awaitsReply() {
+        return awaitingStore;
+    }
+
     /** Whether nothing would be lost or kept waiting if the actor retired now (actor thread). */
     private boolean idle() {
         // uncommitted progress (a refused or failed commit) would be lost with the actor: its group would
@@ -532,6 +546,9 @@ final class ConsumerGroupActor extends ActorCell {
         }
         if (remote != null) {
             remote.issueCalls(now, ledger.committedOffset());
+            // before the turn releases the actor (awaitsReply's contract): from the turn that made a call (or
+            // left acknowledgements to send) until the turn that applied the last answer, a graceful close waits
+            awaitingStore = !remote.idle();
         }
         if (idleTimeoutNanos > 0 && idle() && now - lastActive >= idleTimeoutNanos && tryRetire()) {
             return;

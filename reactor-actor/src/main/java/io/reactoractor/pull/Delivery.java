@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * runs is dropped with the actor, and its message is delivered again to the group's next consumer (at least
  * once; so is the batch {@link AckMode#AFTER_ON_NEXT} sends as a stream ends, e.g. after
  * {@code take(n)}). To keep them, let the actors finish first: close the consumer's scheduler (or the
- * pair's scheduling group) with {@code disposeGracefully()}, which runs queued acks, then dispose the
- * consumer; or settle with {@link PullConsumer#ack} and wait for its {@code Mono}.
+ * pair's scheduling group) with {@code disposeGracefully()}, which runs queued acks and, with an asynchronous
+ * store (Redis), waits until the store recorded them, then dispose the consumer; or settle with
+ * {@link PullConsumer#ack} and wait for its {@code Mono}.
  */
 public final class Delivery {
 

@@ -74,6 +74,8 @@ final class RecordingAsyncStore implements AsyncMessageStore {
     volatile boolean acknowledgeFails;
     /** Whether acknowledge calls never end (their Mono never signals), as a store that hangs. */
     volatile boolean acknowledgeHangs;
+    /** How long acknowledge calls take to answer ({@code null}: as the delegate answers), as a slow store. */
+    volatile Duration acknowledgeDelay;
     /** Acknowledge calls made, failed or not. */
     final java.util.concurrent.atomic.AtomicInteger acknowledgeCalls = new java.util.concurrent.atomic.AtomicInteger();
     /** Offsets the store recorded as acknowledged (successful calls). */
@@ -93,7 +95,12 @@ final class RecordingAsyncStore implements AsyncMessageStore {
         if (acknowledgeHangs) {
             return Mono.never();
         }
-        return delegate.acknowledge(subject, group, offsets, committed).doOnSuccess(v -> {
+        Duration delay = acknowledgeDelay;
+        Mono<Void> call = delegate.acknowledge(subject, group, offsets, committed);
+        if (delay != null) {
+            call = call.delaySubscription(delay);
+        }
+        return call.doOnSuccess(v -> {
             for (long o : offsets) {
                 recordedAcks.add(o);
             }

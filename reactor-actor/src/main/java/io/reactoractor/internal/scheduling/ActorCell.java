@@ -321,6 +321,21 @@ public abstract class ActorCell extends SchedulingEntity {
         return false;
     }
 
+    /**
+     * Whether the actor waits for the answer of a call it made outside the scheduler (a message store's I/O)
+     * and must apply it before it may end: the answer is posted to it when it comes, so nothing is queued
+     * meanwhile and the actor may be idle or suspended. A graceful close of its group or scheduler waits for
+     * it, as it waits for a library timer armed for an actor ({@link #awaitsTimer()}): the work was accepted
+     * before the close began (an acknowledgement handed in, for instance) and would otherwise be failed
+     * half done. Any thread; a momentary answer that must be {@code true} from before the turn that made the
+     * call released the actor until the turn that applied the answer; the default is {@code false}.
+     *
+     * @return whether an outside answer is awaited
+     */
+    public boolean awaitsReply() {
+        return false;
+    }
+
     /** @return how much work is waiting (approximate); used for {@code Scannable.Attr.BUFFERED} */
     public int pendingWork() {
         return hasWork() ? 1 : 0;

@@ -269,7 +269,7 @@ public final class SchedulerEngine {
             long since = quiescentSince.get();
             if (since == 0) {
                 quiescentSince.compareAndSet(0, now);
-            } else if (now - since >= 1_000_000L && !anyClaimedWork()
+            } else if (now - since >= 1_000_000L && !anyHeldWork()
                     && STATE.compareAndSet(this, SHUTTING_DOWN, TERMINATED)) {
                 onTerminatedState(false);
             }
@@ -279,16 +279,18 @@ public final class SchedulerEngine {
     }
 
     /**
-     * Whether a live actor that is not suspended has work a producer claimed and has not written yet
-     * ({@link ActorCell#hasClaimedWork()}): nothing is queued for it, because that producer signals it only
-     * once written, but what was added behind that place was accepted before the shutdown began and must run
-     * (a producer descheduled between its claim and its store is enough). One walk over the actors, made only
-     * when everything else says quiescent, once per poll.
+     * Whether a live actor holds work nothing queued shows: one that is not suspended has work a producer
+     * claimed and has not written yet ({@link ActorCell#hasClaimedWork()}: that producer signals it only once
+     * written, but what was added behind that place was accepted before the shutdown began and must run; a
+     * producer descheduled between its claim and its store is enough), or one, suspended or not, waits for
+     * the answer of an outside call it must apply ({@link ActorCell#awaitsReply()}: a store's
+     * acknowledgement, posted to it when it comes). One walk over the actors, made only when everything else
+     * says quiescent, once per poll.
      */
-    private boolean anyClaimedWork() {
+    private boolean anyHeldWork() {
         for (SchedulingGroup g : groups.values()) {
             for (ActorCell c : g.cells) {
-                if (!c.isTerminated() && !c.isSuspended() && c.hasClaimedWork()) {
+                if (!c.isTerminated() && (c.awaitsReply() || (!c.isSuspended() && c.hasClaimedWork()))) {
                     return true;
                 }
             }
