@@ -110,7 +110,10 @@ import reactor.core.scheduler.Schedulers;
  * {@link java.util.concurrent.RejectedExecutionException} (refused, nothing done, as a disposed Reactor
  * scheduler refuses a task); what was under way at the disposal ends with
  * {@link IllegalStateException}: the pulls waiting then, the live {@link #consume} streams, and the
- * acknowledgements and nacks not handled yet.
+ * acknowledgements and nacks not handled yet. With an {@link AsyncMessageStore}, an acknowledgement already
+ * sent to the store when its answer is cut off this way (here, or by the scheduler's {@code dispose()} below)
+ * may still have been recorded: its failure means its outcome is unknown, not that the message comes again
+ * (at least once holds either way; a graceful close of the scheduler waits for the answers instead).
  * While the scheduler (or a pair's scheduling group {@code cg.<group>}) closes gracefully, a new pull is
  * refused the same way ({@code RejectedExecutionException}; a {@link #consume} stream then ends with it, its
  * unacknowledged messages released), as the closing scheduler refuses new tasks, so consumers that keep
