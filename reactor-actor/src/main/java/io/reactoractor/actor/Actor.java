@@ -357,7 +357,10 @@ public final class Actor<I, O> implements Processor<I, O>, CoreSubscriber<I>, Sc
      * Reactor hands it over without a wrapper): its subscriber's context, as Reactor's processors expose
      * theirs, or an empty one before anyone subscribed. The upstream's {@code deferContextual} and the
      * dropped-signal hooks local to that context see it; an upstream subscribed before the actor's subscriber
-     * sees an empty context. Each {@link #newSubscriber(ContextView)} exposes its own.
+     * sees an empty context. The subscriber is asked each time, as Reactor's processors ask theirs, so a chain
+     * built before its last subscriber ({@code Flux.from(a).map(f).subscribe(b)}, then {@code b} subscribed
+     * with a {@code contextWrite}) sees that context at {@code a}; once the actor terminated, its subscriber's
+     * last context. Each {@link #newSubscriber(ContextView)} exposes its own.
      *
      * @return the downstream subscriber's context, or an empty one
      */

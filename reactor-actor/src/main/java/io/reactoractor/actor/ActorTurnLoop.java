@@ -141,6 +141,8 @@ final class ActorTurnLoop<I, O> {
      */
     private volatile Set<ActorTimers.ActorTimer> timers;
     final OutboundPort<O> out;
+    /** The subscriber's context, asked for only under automatic context propagation (each turn). */
+    private final java.util.function.Supplier<Context> subscriberContext;
     final InboundCredits<I> credits;
     private final BehaviourContext<O> context;
     /** Created last: the cell is published to its group inside its constructor (see {@link Cell}). */
@@ -187,6 +189,7 @@ final class ActorTurnLoop<I, O> {
         this.behaviour = behaviour;
         this.policy = policy;
         this.out = new OutboundPort<>(this);
+        this.subscriberContext = out::discardContext;
         this.credits = new InboundCredits<>(this, capacity);
         this.context = new BehaviourContext<>(this, out);
         this.cell = new Cell(path, weight);
@@ -389,7 +392,7 @@ final class ActorTurnLoop<I, O> {
     private void runTurn(Turn turn) {
         // inside Schedulers.onScheduleHook (the carrier decorates each turn: Turn), and inside the subscriber's
         // thread locals under Reactor's automatic context propagation, as its publishOn's map would run
-        try (ContextThreadLocals.Scope ignored = ContextThreadLocals.open(out.discardContext())) {
+        try (ContextThreadLocals.Scope ignored = ContextThreadLocals.open(subscriberContext)) {
             loop(turn);
         } finally {
             if (unreturnedCredits > 0 && (unreturnedCredits >= credits.replenishBatch || mailbox.isEmpty() || done)) {

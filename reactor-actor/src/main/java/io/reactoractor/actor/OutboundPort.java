@@ -71,6 +71,14 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
      * Written before the subscriber is published to the actor ({@code downstream}, volatile).
      */
     private volatile Context discardContext = Context.empty();
+    /**
+     * The subscriber while it is attached, when it is a {@link CoreSubscriber}: its context is asked for each
+     * time ({@link #discardContext()}), as Reactor's processors ask theirs, since it may change after it
+     * subscribed (a chain {@code Flux.from(a).map(f).subscribe(b)} built before {@code b}'s own subscriber,
+     * whose {@code contextWrite} then reaches {@code a} through {@code b}). Forgotten at termination
+     * (rule 3.13), its last context kept in {@link #discardContext}.
+     */
+    private volatile CoreSubscriber<?> contextSubscriber;
     /** Whether a subscriber ever attached (written before it is published, like {@link #discardContext}). */
     private volatile boolean hadSubscriber;
     /** Through {@link #REQUESTED}: volatile reads, CAS updates ({@link #request}). */
@@ -143,6 +151,7 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
         hadSubscriber = true;
         if (s instanceof CoreSubscriber<?> cs) {
             discardContext = cs.currentContext();
+            contextSubscriber = cs;
         }
         try {
             s.onSubscribe(this);
@@ -155,6 +164,7 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
         if (subscriberSlot == TerminatedSubscriber.instance() && DOWNSTREAM.compareAndSet(this, s, null)) {
             // the actor terminated between our slot CAS and now, and its terminate found no downstream yet:
             // the terminal signal is ours to deliver (terminate took it instead if its getAndSet came first)
+            forgetContextSubscriber(); // terminate may have run before this subscriber was recorded above
             Throwable e = terminalError;
             if (e != null) {
                 s.onError(e);
@@ -168,9 +178,23 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
         loop.wake();
     }
 
-    /** @return the context whose discard hook receives the messages the actor drops (any thread) */
+    /**
+     * @return the subscriber's context, asked for now while it is attached (its last one once the actor
+     *         terminated; empty before a subscriber): the one whose discard hook receives the messages the
+     *         actor drops, exposed upstream and to the behaviour (any thread)
+     */
     Context discardContext() {
-        return discardContext;
+        CoreSubscriber<?> cs = contextSubscriber;
+        return cs != null ? cs.currentContext() : discardContext;
+    }
+
+    /** Keeps the attached subscriber's last context and lets the subscriber go (rule 3.13). */
+    private void forgetContextSubscriber() {
+        CoreSubscriber<?> cs = contextSubscriber;
+        if (cs != null) {
+            discardContext = cs.currentContext();
+            contextSubscriber = null;
+        }
     }
 
     /** @return whether the downstream asked for more than was emitted (actor thread) */
@@ -202,7 +226,7 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
             // the downstream cancelled, perhaps inside the onNext of an earlier result of this same
             // behaviour call: nothing more reaches it (as Reactor's sources stop at once), and what it
             // will never get goes to its discard hook
-            Operators.onDiscard(result, discardContext);
+            Operators.onDiscard(result, discardContext());
             return;
         }
         Subscriber<? super O> d = downstream;
@@ -215,7 +239,7 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
                 // downstream, so only this branch needs the check): nothing more reaches the subscriber (rule
                 // 1.7), and the result is not left in a buffer nobody flushes: it goes to Hooks.onNextDropped,
                 // as Reactor's FluxSink.next after complete() hands it there
-                Operators.onNextDropped(result, discardContext);
+                Operators.onNextDropped(result, discardContext());
                 return;
             }
             if (outBuffer == null) {
@@ -272,6 +296,7 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
      * {@code getAndSet} on one field let exactly one of them have it.
      */
     void terminate(Throwable error, boolean signal) {
+        forgetContextSubscriber();
         terminalError = error;
         terminalSignalled = signal;
         // rule 3.13: drop the reference to the subscriber; the sentinel keeps rejecting later subscribers

@@ -75,6 +75,20 @@ public final class ContextThreadLocals {
         return open(subscriber.currentContext());
     }
 
+    /**
+     * {@link #open(ContextView)} with a context asked for only when the mode is on (it may cost a walk down a
+     * subscriber chain).
+     *
+     * @param context where the context comes from
+     * @return the scope to close after the user code
+     */
+    public static Scope open(java.util.function.Supplier<? extends ContextView> context) {
+        if (!Hooks.isAutomaticContextPropagationEnabled() || unavailable) {
+            return NONE;
+        }
+        return open(context.get());
+    }
+
     /** The only place the optional library's types appear. */
     private static final class Snapshots {
 

@@ -637,4 +637,29 @@ class ActorReactorConventionsTest {
         StepVerifier.create(Flux.from(a).contextWrite(reactor.util.context.Context.of("tenant", "t-9")))
                 .expectNext("t-9").thenCancel().verify(Duration.ofSeconds(10));
     }
+
+    /**
+     * A chain built before its last subscriber ({@code Flux.from(a).map(f).subscribe(b)}, then {@code b}
+     * subscribed with a {@code contextWrite}): the first actor's upstream and behaviour see that context, as
+     * Reactor's processors ask their subscriber for it each time. The actor had copied its subscriber's context
+     * once, at subscription, when {@code b} had none yet (probe actorops).
+     */
+    @Test
+    void aChainBuiltBeforeItsSubscriberSeesTheContextItWritesLater() throws Exception {
+        Actor<Integer, String> a = Actor.<Integer, String>builder(scheduler).capacity(4)
+                .behaviour((m, ctx) -> {
+                    ctx.emit(m + "@" + ctx.contextView().getOrDefault("k", "-"));
+                    return true;
+                }).build();
+        Actor<String, String> b = Actor.identity(scheduler, 4);
+        Flux.from(a).map(v -> v + "!").subscribe(b);
+        assertTrue(a.currentContext().isEmpty(), "no context before b's subscriber");
+
+        CompletableFuture<List<String>> got = Flux.from(b).contextWrite(reactor.util.context.Context.of("k", "v"))
+                .collectList().toFuture();
+        Flux.deferContextual(c -> Flux.just(c.getOrDefault("k", "-").equals("v") ? 1 : -1)).subscribe(a);
+
+        assertEquals(List.of("1@v!"), got.get(30, TimeUnit.SECONDS), "upstream and behaviour see k=v");
+        assertEquals("v", a.currentContext().getOrDefault("k", "-"), "after the end: the last context, kept");
+    }
 }
