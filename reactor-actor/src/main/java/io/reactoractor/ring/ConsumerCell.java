@@ -24,6 +24,8 @@ import io.reactoractor.internal.scheduling.Turn;
 final class ConsumerCell extends ActorCell {
 
     private final RingConsumer<?, ?> consumer;
+    /** The subscriber's context, asked for only under automatic context propagation (each turn). */
+    private final java.util.function.Supplier<reactor.util.context.Context> subscriberContext;
     /** The turn being run; carrier-confined (set and cleared by the carrier holding the cell). */
     private Turn turn;
     /**
@@ -36,6 +38,7 @@ final class ConsumerCell extends ActorCell {
     ConsumerCell(ActorGroup group, String path, RingConsumer<?, ?> consumer) {
         super(Internals.engine(group), Internals.schedulingGroup(group), path, 1);
         this.consumer = consumer;
+        this.subscriberContext = consumer::subscriberContext;
     }
 
     /** Makes the consumer runnable if it has work; a no-op while it runs or after it terminated. */
@@ -137,7 +140,7 @@ final class ConsumerCell extends ActorCell {
         this.turn = turn;
         // inside Schedulers.onScheduleHook (the carrier decorates each turn: Turn), and inside the subscriber's
         // thread locals under Reactor's automatic context propagation (ContextThreadLocals)
-        try (ContextThreadLocals.Scope ignored = ContextThreadLocals.open(consumer.subscriberContext())) {
+        try (ContextThreadLocals.Scope ignored = ContextThreadLocals.open(subscriberContext)) {
             consumer.runTurn();
         } finally {
             this.turn = null;

@@ -135,11 +135,34 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
      * still reaches that subscriber's discard hook.
      */
     private volatile Context context;
+    /**
+     * The subscriber while it is attached, when it is a {@link CoreSubscriber}: its context is asked for each
+     * time ({@link #subscriberContext()}), as Reactor's processors ask theirs, since it may change after it
+     * subscribed (a chain built before its last subscriber, whose {@code contextWrite} reaches this consumer
+     * through it). Forgotten at termination (rule 3.13), its last context kept in {@link #context}.
+     */
+    private volatile CoreSubscriber<?> contextSubscriber;
 
-    /** @return the context of this consumer's subscriber, or an empty one (none yet, or not a CoreSubscriber) */
+    /**
+     * @return the context of this consumer's subscriber, asked for now while it is attached (its last one after
+     *         the end), or an empty one (none yet, or not a CoreSubscriber)
+     */
     Context subscriberContext() {
+        CoreSubscriber<?> cs = contextSubscriber;
+        if (cs != null) {
+            return cs.currentContext();
+        }
         Context c = context;
         return c != null ? c : Context.empty();
+    }
+
+    /** Keeps the attached subscriber's last context and lets the subscriber go (rule 3.13). */
+    private void forgetContextSubscriber() {
+        CoreSubscriber<?> cs = contextSubscriber;
+        if (cs != null) {
+            context = cs.currentContext();
+            contextSubscriber = null;
+        }
     }
 
     /** @return the subscriber's context once one subscribed, else the ring's (where a failure or a discard is reported) */
@@ -285,7 +308,12 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
                     + " allows only one subscriber"));
             return;
         }
-        context = s instanceof CoreSubscriber<?> cs ? cs.currentContext() : Context.empty();
+        if (s instanceof CoreSubscriber<?> cs) {
+            context = cs.currentContext();
+            contextSubscriber = cs;
+        } else {
+            context = Context.empty();
+        }
         ConsumerSubscription subscription = new ConsumerSubscription();
         try {
             s.onSubscribe(subscription);
@@ -295,6 +323,9 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             return;
         }
         downstream = s;
+        if (done) {
+            forgetContextSubscriber(); // terminate() may have run before this subscriber was recorded above
+        }
         if (done && terminalDelivered.compareAndSet(false, true)) {
             try {
                 deliverTerminal(s, terminal); // raced the termination (see terminate())
@@ -767,6 +798,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             terminalDelivered.set(true); // cancelled: nothing to deliver
         }
         downstream = null;
+        forgetContextSubscriber();
         // rule 3.13: forget the subscriber; a late first subscriber gets `terminal`, a second one an error
         subscriberSlot.getAndUpdate(cur -> cur == null ? TerminatedSubscriber.instance()
                 : TerminatedSubscriber.afterSubscriber());

@@ -909,4 +909,26 @@ class RingBufferTest {
         await(() -> got.contains("t-3"), "the upstream saw the subscriber's context: " + got);
         assertTrue(seen.get(0) == p, "the processor itself, not a wrapper: " + seen);
     }
+
+    /**
+     * A chain built before its last subscriber ({@code Flux.from(processor).map(f).subscribe(actor)}, then the
+     * actor subscribed with a {@code contextWrite}): the ring's upstream sees that context, as Reactor's
+     * processors ask their subscriber for it each time; the consumer had copied it once, at subscription, when
+     * the actor had none yet (probe actorops, on the actor's side).
+     */
+    @Test
+    void aChainBuiltBeforeItsSubscriberExposesTheContextItWritesLater() {
+        RingProcessor<Integer> p = RingProcessor.create(scheduler, 8);
+        io.reactoractor.actor.Actor<Integer, Integer> b = io.reactoractor.actor.Actor.identity(scheduler, 4);
+        Flux.from(p).map(v -> v * 10).subscribe(b);
+        assertTrue(p.currentContext().isEmpty(), "no context before the actor's subscriber");
+
+        Mono<List<Integer>> got = Flux.from(b).contextWrite(reactor.util.context.Context.of("k", "v")).collectList()
+                .cache();
+        got.subscribe();
+        Flux.deferContextual(c -> Flux.just(c.getOrDefault("k", "-").equals("v") ? 1 : -1)).subscribe(p);
+
+        assertEquals(List.of(10), got.block(Duration.ofSeconds(30)), "the ring's upstream saw k=v");
+        assertEquals("v", p.currentContext().getOrDefault("k", "-"), "after the end: the last context, kept");
+    }
 }
