@@ -1113,5 +1113,12 @@ final class ConsumerGroupActor extends ActorCell {
         protected boolean awaitedOnShutdown() {
             return false; // long-poll timeouts never hold up a graceful shutdown
         }
+
+        @Override
+        protected boolean keptOnShutdown() {
+            // but the tick stays: it also sends again the acknowledgements a failing store did not record,
+            // which hold the shutdown open (awaitsReply); removed, they would wait for good, and so would it
+            return true;
+        }
     }
 }

@@ -120,4 +120,38 @@ class GracefulCloseAwaitsStoreTest {
         Awaitility.await().atMost(WAIT).until(() -> outcome.containsKey(0L));
         assertThat(outcome.get(0L)).isNotEqualTo("ok");
     }
+
+    /**
+     * The store fails the acknowledgements while the close begins, then recovers: the pair sends them again
+     * after its back-off (its timer must survive the close's start, which removes the timers it does not wait
+     * for) and the close ends once the store recorded them. A probe found the retry gone and the close open
+     * for good.
+     */
+    @Test
+    void theSchedulersGracefulCloseEndsOnceAStoreThatFailedForAWhileRecordedTheAcknowledgements() {
+        consumer = PullConsumer.builder(scheduler).asyncStore(store).ackTimeout(Duration.ofSeconds(60)).build();
+        for (int i = 0; i < 10; i++) {
+            consumer.appendAsync("s", ("m" + i).getBytes(StandardCharsets.UTF_8)).block(WAIT);
+        }
+        List<Message> got = new ArrayList<>();
+        String epoch = null;
+        while (got.size() < 10) {
+            PullResult r = consumer.pull("s", "g", 100, Duration.ofSeconds(5)).block(WAIT);
+            got.addAll(r.messages());
+            epoch = r.epoch();
+        }
+        store.acknowledgeFails = true;
+        for (Message m : got) {
+            consumer.ack("s", "g", epoch, List.of(m.offset())).onErrorResume(e -> Mono.empty()).subscribe();
+        }
+        Awaitility.await().atMost(WAIT).until(() -> store.acknowledgeCalls.get() > 0);
+        java.util.concurrent.CompletableFuture<Void> closed = scheduler.disposeGracefully().toFuture();
+        Awaitility.await().during(Duration.ofMillis(200)).atMost(WAIT).until(() -> !closed.isDone());
+
+        store.acknowledgeFails = false;
+
+        Awaitility.await().atMost(WAIT).until(closed::isDone);
+        assertThat(store.recordedAcks).containsExactlyInAnyOrderElementsOf(
+                LongStream.range(0, 10).boxed().collect(Collectors.toList()));
+    }
 }

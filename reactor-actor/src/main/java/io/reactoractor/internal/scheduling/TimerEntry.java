@@ -31,6 +31,20 @@ public abstract class TimerEntry {
         return false;
     }
 
+    /**
+     * Whether a graceful shutdown leaves this entry queued although it does not wait for it ({@link
+     * #awaitedOnShutdown()} {@code false}): it keeps firing while the shutdown runs and goes with the
+     * scheduler's termination. For an entry whose firing the shutdown may wait for indirectly: a pull pair's
+     * tick, which also sends again the acknowledgements its store failed to record, which hold the shutdown
+     * open ({@link ActorCell#awaitsReply()}); removed, the retry never came and the shutdown never ended. The
+     * scheduler's own entries ({@link #internal()}) are kept too.
+     *
+     * @return whether a graceful shutdown leaves this entry queued
+     */
+    protected boolean keptOnShutdown() {
+        return internal();
+    }
+
     /** Called when a graceful shutdown removed this (periodic) entry from the timer. */
     protected void shutdownCancelled() {
     }

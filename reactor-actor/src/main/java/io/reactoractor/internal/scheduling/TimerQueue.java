@@ -103,13 +103,13 @@ final class TimerQueue implements Runnable {
         }
     }
 
-    /** Removes every queued user entry that is not awaited on shutdown (periodic work) and returns them. */
+    /** Removes every queued entry that is neither awaited nor kept on shutdown (periodic work) and returns them. */
     List<TimerEntry> removeNotAwaited() {
         List<TimerEntry> removed = new ArrayList<>();
         lock.lock();
         try {
             for (int i = size - 1; i >= 0; i--) {
-                if (!heap[i].awaitedOnShutdown() && !heap[i].internal()) {
+                if (!heap[i].awaitedOnShutdown() && !heap[i].keptOnShutdown()) {
                     removed.add(heap[i]);
                 }
             }
