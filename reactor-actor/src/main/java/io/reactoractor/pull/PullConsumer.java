@@ -120,9 +120,10 @@ import reactor.core.scheduler.Schedulers;
  * pulling cannot hold the shutdown open; appends, acknowledgements, nacks and the pulls already waiting go
  * on while something else holds the shutdown open. With an {@link AsyncMessageStore} (Redis), the calls a
  * pair made to the store and the acknowledgements it has still to send hold the shutdown open until the
- * store answered them (acknowledgements handed in before the close are recorded and answered, not failed
- * half done; a store that keeps failing or never answers holds it until then, so bound the close with a
- * timeout, then {@code dispose()}, as for any graceful disposal). A waiting long poll does not hold it open itself (its
+ * store answered them (acknowledgements handed in before the close reach the store, not dropped half done; one
+ * whose call failed is told so at once, as {@link #ack} says, and is still sent again until the store records
+ * it; a store that keeps failing or never answers holds the close until then, so bound it with a timeout,
+ * then {@code dispose()}, as for any graceful disposal). A waiting long poll does not hold it open itself (its
  * timeout may be minutes away): once the scheduler's other work is done, the graceful disposal ends and the
  * pulls still waiting then fail with {@code RejectedExecutionException} (below), typically well before their
  * timeout and without a message. For a shutdown that answers the waiting long polls instead (with what is
