@@ -183,8 +183,9 @@ import reactor.util.context.Context;
  * that consumer's subscriber: as with Reactor's multicast operators, it is not discarded as well. In the
  * first, an event a faster consumer already handled is discarded when the one furthest behind never will
  * handle it (the hook sees what that consumer's subscriber never got). These discards happen as the last
- * consumer terminates, before its subscriber gets {@code onError} or {@code onComplete} (as Reactor's operators
- * discard their queue before {@code onError}; a single-consumer ring's subscriber, a {@link RingProcessor}'s,
+ * consumer terminates, before its subscriber gets {@code onError} or {@code onComplete} (as an {@code Actor}
+ * discards its mailbox, and Reactor's {@code publishOn} its queue, before they signal an upstream's error; a
+ * single-consumer ring's subscriber, a {@link RingProcessor}'s,
  * finds them all once it saw its terminal signal); other consumers may have signalled theirs before, and
  * {@link #whenTerminated()} signals after. The hook is the
  * consumer's subscriber's context, or the ring's {@link #currentContext()} (its first published consumer's
@@ -1542,8 +1543,8 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
     /**
      * A consumer terminates for good, before it signals its subscriber; if it is the last live one, the ring
      * closes and the events no consumer will handle go to the discard hook (class doc, "Discarded events"),
-     * so that subscriber sees them discarded before its terminal signal, as Reactor's operators discard
-     * their queue before {@code onError}. The consumer then calls {@link #lastConsumerTerminated()} once it
+     * so that subscriber sees them discarded before its terminal signal, as an {@code Actor} discards its
+     * mailbox before {@code onError}. The consumer then calls {@link #lastConsumerTerminated()} once it
      * signalled, if this returned {@code true}.
      *
      * @param handled the highest event the consumer handled ({@code -1} for none)

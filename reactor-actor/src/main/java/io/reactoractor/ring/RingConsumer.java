@@ -779,8 +779,8 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         Context discardTo = signalContext();
         terminal = signal ? (error != null ? error : COMPLETED) : null;
         done = true;
-        // the last consumer's discards come before its subscriber's terminal signal, as Reactor's operators
-        // discard their queue before onError (a StepVerifier's hasDiscarded(..) after the error finds them)
+        // the last consumer's discards come before its subscriber's terminal signal, as an Actor discards its
+        // mailbox before onError (a StepVerifier's hasDiscarded(..) after the error then finds them all)
         boolean last = ring.consumerTerminating(handled, discardTo, leaves);
         Throwable subscriberFailed = null;
         if (signal) {

@@ -139,7 +139,7 @@ class RingDiscardTest {
     }
 
     @Test
-    void theLastConsumerDiscardsBeforeItsSubscriberSeesTheErrorAsReactorsPublishOnDoes() {
+    void theLastConsumerDiscardsBeforeItsSubscriberSeesTheError() {
         RingBuffer<Integer> ring = RingBuffer.<Integer>builder(scheduler).size(16).build();
         RingConsumer<Integer, Integer> c = ring.publishedConsumer("c", (e, s, eob) -> {
             if (e == 3) {
@@ -156,8 +156,9 @@ class RingDiscardTest {
                 .subscribe(e -> { }, e -> discardedAtError.set(List.copyOf(discarded)));
         ring.start();
         await().until(() -> discardedAtError.get() != null);
-        // what a subscriber checking the discards once it saw the error finds: all of them, as with Reactor's
-        // publishOn and an Actor (a StepVerifier's verifyThenAssertThat().hasDiscarded(..) relies on it)
+        // what a subscriber checking the discards once it saw the error finds: all of them, as with an Actor, and as
+        // Reactor's publishOn clears its queue before it signals an upstream's error (a StepVerifier's
+        // verifyThenAssertThat().hasDiscarded(..) after the error then finds them; it raced the discards before)
         assertThat(discardedAtError.get()).containsExactly(4, 5, 6, 7, 8, 9);
         assertThat(discarded).containsExactly(4, 5, 6, 7, 8, 9);
 
@@ -177,18 +178,6 @@ class RingDiscardTest {
                 .expectErrorMessage("expected test failure: handler fails on 3")
                 .verifyThenAssertThat(Duration.ofSeconds(30))
                 .hasDiscardedExactly(4, 5, 6, 7, 8, 9);
-        // and the peer: Reactor's publishOn, failing in a map on 3
-        reactor.test.StepVerifier.create(Flux.range(0, 10).hide().publishOn(reactor.core.scheduler.Schedulers.single())
-                        .map(e -> {
-                            if (e == 3) {
-                                throw new IllegalStateException("expected test failure: map fails on 3");
-                            }
-                            return e;
-                        }))
-                .expectNext(0, 1, 2)
-                .expectErrorMessage("expected test failure: map fails on 3")
-                .verifyThenAssertThat(Duration.ofSeconds(30))
-                .hasDiscarded(4, 5, 6, 7, 8, 9);
     }
 
     @Test
