@@ -296,13 +296,16 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
      * {@code getAndSet} on one field let exactly one of them have it.
      */
     void terminate(Throwable error, boolean signal) {
-        forgetContextSubscriber();
         terminalError = error;
         terminalSignalled = signal;
         // rule 3.13: drop the reference to the subscriber; the sentinel keeps rejecting later subscribers
         SUBSCRIBER_SLOT.getAndSet(this, TerminatedSubscriber.instance()); // volatile RMW: publishes the two above
         @SuppressWarnings("unchecked")
         Subscriber<? super O> d = (Subscriber<? super O>) DOWNSTREAM.getAndSet(this, (Subscriber<? super O>) null);
+        // after the two swaps: a subscriber records itself for its context before it publishes itself as
+        // downstream and reads the slot, so either the swap above took it (and this sees it), or it sees the
+        // sentinel and forgets itself (subscribe's hand-back); read first, a racing one could stay referenced
+        forgetContextSubscriber();
         ArrayDeque<O> left = outBuffer;
         outBuffer = null;
         outBuffered = 0;

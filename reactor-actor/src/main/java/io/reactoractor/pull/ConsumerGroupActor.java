@@ -548,7 +548,10 @@ final class ConsumerGroupActor extends ActorCell {
             remote.issueCalls(now, ledger.committedOffset());
             // before the turn releases the actor (awaitsReply's contract): from the turn that made a call (or
             // left acknowledgements to send) until the turn that applied the last answer, a graceful close waits
-            awaitingStore = !remote.idle();
+            boolean awaiting = !remote.idle();
+            if (awaiting != awaitingStore) {
+                awaitingStore = awaiting; // a volatile write only when it changes, not at every turn
+            }
         }
         if (idleTimeoutNanos > 0 && idle() && now - lastActive >= idleTimeoutNanos && tryRetire()) {
             return;
