@@ -6,10 +6,10 @@ import java.util.ArrayDeque;
 import java.util.Objects;
 
 import io.reactoractor.internal.Internals;
+import io.reactoractor.internal.SubscriberContext;
 import io.reactoractor.internal.TerminatedSubscriber;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
@@ -66,20 +66,13 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
     private Throwable terminalError;
     private boolean terminalSignalled;
     /**
-     * The subscriber's Reactor context (its {@code doOnDiscard} hook), kept past termination when the
-     * subscriber itself is forgotten (rule 3.13): messages the actor drops are discarded through it.
-     * Written before the subscriber is published to the actor ({@code downstream}, volatile).
+     * The subscriber's Reactor context (its {@code doOnDiscard} hook): asked for live while it is attached, its
+     * last one kept past termination when the subscriber itself is forgotten (rule 3.13), so messages the
+     * actor drops then are still discarded through it. Recorded before the subscriber is published to the
+     * actor ({@code downstream}, volatile).
      */
-    private volatile Context discardContext = Context.empty();
-    /**
-     * The subscriber while it is attached, when it is a {@link CoreSubscriber}: its context is asked for each
-     * time ({@link #discardContext()}), as Reactor's processors ask theirs, since it may change after it
-     * subscribed (a chain {@code Flux.from(a).map(f).subscribe(b)} built before {@code b}'s own subscriber,
-     * whose {@code contextWrite} then reaches {@code a} through {@code b}). Forgotten at termination
-     * (rule 3.13), its last context kept in {@link #discardContext}.
-     */
-    private volatile CoreSubscriber<?> contextSubscriber;
-    /** Whether a subscriber ever attached (written before it is published, like {@link #discardContext}). */
+    private final SubscriberContext subscriberContext = new SubscriberContext();
+    /** Whether a subscriber ever attached (written before it is published, like {@link #subscriberContext}). */
     private volatile boolean hadSubscriber;
     /** Through {@link #REQUESTED}: volatile reads, CAS updates ({@link #request}). */
     private volatile long requested;
@@ -149,22 +142,19 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
             return;
         }
         hadSubscriber = true;
-        if (s instanceof CoreSubscriber<?> cs) {
-            discardContext = cs.currentContext();
-            contextSubscriber = cs;
-        }
+        Context context = subscriberContext.attach(s);
         try {
             s.onSubscribe(this);
         } catch (Throwable t) {
             // rule 2.13 broken: the actor stops, as for a cancel
-            Internals.reportThrowInSubscribe(s, this, t, discardContext);
+            Internals.reportThrowInSubscribe(s, this, t, context);
             return;
         }
         downstream = s; // volatile: then the slot's read below (the handshake with terminate)
         if (subscriberSlot == TerminatedSubscriber.instance() && DOWNSTREAM.compareAndSet(this, s, null)) {
             // the actor terminated between our slot CAS and now, and its terminate found no downstream yet:
             // the terminal signal is ours to deliver (terminate took it instead if its getAndSet came first)
-            forgetContextSubscriber(); // terminate may have run before this subscriber was recorded above
+            subscriberContext.forget(); // terminate may have run before this subscriber was recorded above
             Throwable e = terminalError;
             if (e != null) {
                 s.onError(e);
@@ -184,17 +174,7 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
      *         actor drops, exposed upstream and to the behaviour (any thread)
      */
     Context discardContext() {
-        CoreSubscriber<?> cs = contextSubscriber;
-        return cs != null ? cs.currentContext() : discardContext;
-    }
-
-    /** Keeps the attached subscriber's last context and lets the subscriber go (rule 3.13). */
-    private void forgetContextSubscriber() {
-        CoreSubscriber<?> cs = contextSubscriber;
-        if (cs != null) {
-            discardContext = cs.currentContext();
-            contextSubscriber = null;
-        }
+        return subscriberContext.current();
     }
 
     /** @return whether the downstream asked for more than was emitted (actor thread) */
@@ -305,7 +285,7 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
         // after the two swaps: a subscriber records itself for its context before it publishes itself as
         // downstream and reads the slot, so either the swap above took it (and this sees it), or it sees the
         // sentinel and forgets itself (subscribe's hand-back); read first, a racing one could stay referenced
-        forgetContextSubscriber();
+        subscriberContext.forget();
         ArrayDeque<O> left = outBuffer;
         outBuffer = null;
         outBuffered = 0;
@@ -313,7 +293,7 @@ final class OutboundPort<O> implements Subscription, Scannable, io.reactoractor.
             // results the behaviour emitted beyond the demand (a completion waits until there are none):
             // the subscriber's discard hook gets them, before the terminal signal, as Reactor's operators
             // clear their queue before they signal an error
-            Operators.onDiscardMultiple(left, discardContext);
+            Operators.onDiscardMultiple(left, subscriberContext.current());
         }
         if (signal && d != null) {
             if (error != null) {

@@ -11,11 +11,11 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.reactoractor.ActorGroup;
 import io.reactoractor.internal.Internals;
+import io.reactoractor.internal.SubscriberContext;
 import io.reactoractor.internal.TerminatedSubscriber;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
@@ -129,40 +129,18 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
     private volatile Subscriber<? super R> downstream;
 
     /**
-     * The context of the subscriber that subscribed, {@code null} before one did (an empty one for a plain
-     * Reactive Streams subscriber). Written once, before the subscription is handed over, and kept after
-     * termination (a context is immutable and holds no subscriber), so what is discarded after the end
-     * still reaches that subscriber's discard hook.
+     * The context of this consumer's subscriber: asked for live while it is attached, its last one kept after
+     * termination (the subscriber itself forgotten, rule 3.13), so what is discarded after the end still
+     * reaches that subscriber's discard hook. Recorded before the subscription is handed over.
      */
-    private volatile Context context;
-    /**
-     * The subscriber while it is attached, when it is a {@link CoreSubscriber}: its context is asked for each
-     * time ({@link #subscriberContext()}), as Reactor's processors ask theirs, since it may change after it
-     * subscribed (a chain built before its last subscriber, whose {@code contextWrite} reaches this consumer
-     * through it). Forgotten at termination (rule 3.13), its last context kept in {@link #context}.
-     */
-    private volatile CoreSubscriber<?> contextSubscriber;
+    private final SubscriberContext subscriberContext = new SubscriberContext();
 
     /**
      * @return the context of this consumer's subscriber, asked for now while it is attached (its last one after
      *         the end), or an empty one (none yet, or not a CoreSubscriber)
      */
     Context subscriberContext() {
-        CoreSubscriber<?> cs = contextSubscriber;
-        if (cs != null) {
-            return cs.currentContext();
-        }
-        Context c = context;
-        return c != null ? c : Context.empty();
-    }
-
-    /** Keeps the attached subscriber's last context and lets the subscriber go (rule 3.13). */
-    private void forgetContextSubscriber() {
-        CoreSubscriber<?> cs = contextSubscriber;
-        if (cs != null) {
-            context = cs.currentContext();
-            contextSubscriber = null;
-        }
+        return subscriberContext.current();
     }
 
     /** @return the subscriber's context once one subscribed, else the ring's (where a failure or a discard is reported) */
@@ -172,7 +150,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
 
     /** @return whether a subscriber subscribed (its context is then {@link #subscriberContext()}) */
     boolean hasSubscribed() {
-        return context != null;
+        return subscriberContext.attachedOnce();
     }
 
     /** The highest event handled, as {@link #sequence} but kept when it leaves the gating set (actor-confined). */
@@ -308,12 +286,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
                     + " allows only one subscriber"));
             return;
         }
-        if (s instanceof CoreSubscriber<?> cs) {
-            context = cs.currentContext();
-            contextSubscriber = cs;
-        } else {
-            context = Context.empty();
-        }
+        Context context = subscriberContext.attach(s);
         ConsumerSubscription subscription = new ConsumerSubscription();
         try {
             s.onSubscribe(subscription);
@@ -324,13 +297,13 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         }
         downstream = s;
         if (done) {
-            forgetContextSubscriber(); // terminate() may have run before this subscriber was recorded above
+            subscriberContext.forget(); // terminate() may have run before this subscriber was recorded above
         }
         if (done && terminalDelivered.compareAndSet(false, true)) {
             try {
                 deliverTerminal(s, terminal); // raced the termination (see terminate())
             } catch (Throwable t) {
-                Operators.onErrorDropped(t, context); // rule 2.13 broken: as in terminate()
+                Operators.onErrorDropped(t, subscriberContext.current()); // rule 2.13 broken: as in terminate()
                 Exceptions.throwIfJvmFatal(t);
             }
             return;
@@ -798,7 +771,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             terminalDelivered.set(true); // cancelled: nothing to deliver
         }
         downstream = null;
-        forgetContextSubscriber();
+        subscriberContext.forget();
         // rule 3.13: forget the subscriber; a late first subscriber gets `terminal`, a second one an error
         subscriberSlot.getAndUpdate(cur -> cur == null ? TerminatedSubscriber.instance()
                 : TerminatedSubscriber.afterSubscriber());
