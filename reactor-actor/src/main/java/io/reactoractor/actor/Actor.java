@@ -103,7 +103,9 @@ import reactor.util.context.ContextView;
  *   <li>An upstream whose {@code cancel()} throws (rule 3.15 broken): the actor ends all the same (its other
  *       upstreams cancelled, the mailbox discarded, its subscriber signalled, the actor gone from its group),
  *       and the exception goes to {@code Hooks.onErrorDropped}; {@link #dispose()} and {@link #complete()}
- *       return normally.</li>
+ *       return normally. Wherever the actor hands an error to {@code Hooks.onErrorDropped} while it ends, a hook
+ *       that throws does not stop it ending: the hook's exception is logged (Reactor's operators let it
+ *       propagate).</li>
  * </ul>
  * Terminal signals are delivered on the actor's turn; a user-suspended actor delivers them when
  * resumed (but for {@code dispose()}).

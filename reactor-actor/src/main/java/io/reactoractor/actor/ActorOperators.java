@@ -61,7 +61,8 @@ public final class ActorOperators {
      * never holds the disposal open. A synchronously fused source (a {@code range}) is not an arrival: it is polled on as
      * long as the downstream requests, as Reactor's drain runs it in one task.
      * <p>An upstream whose {@code cancel()} throws (rule 3.15 broken): the operator's actor ends all the same
-     * (its queue cleared, the actor gone from its group) and the exception goes to {@code Hooks.onErrorDropped};
+     * (its queue cleared, the actor gone from its group) and the exception goes to {@code Hooks.onErrorDropped}
+     * (a hook that throws as well is logged and does not stop that either);
      * Reactor's {@code publishOn} lets it reach whoever cancelled, whose {@code cancel()} then throws too. One
      * whose replenishing {@code request(n)} throws (rule 3.16 broken) is cancelled and the stream fails with the
      * exception; Reactor's lets it leave the drain task (to {@code Schedulers.onHandleError}) and its stream

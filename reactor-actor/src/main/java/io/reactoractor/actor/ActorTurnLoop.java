@@ -269,7 +269,7 @@ final class ActorTurnLoop<I, O> {
         if (!PENDING_ERROR.compareAndSet(this, null, t) && pendingError != t) {
             // the first failure wins (the class doc of Actor); a later one is not lost without trace: it goes
             // to Hooks.onErrorDropped, as Reactor's operators with several sources drop their later errors
-            Operators.onErrorDropped(t, out.discardContext());
+            Internals.onErrorDropped(t, out.discardContext());
         }
         endRetryBackoff();
         wake();

@@ -485,7 +485,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 throw new NullPointerException("onError called with null (rule 2.13)");
             }
             if (done) {
-                Operators.onErrorDropped(t, actual.currentContext());
+                Internals.onErrorDropped(t, actual.currentContext());
                 return;
             }
             error = t;
@@ -1013,7 +1013,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                     Operators.onDiscardQueueWithClear(fused, actual.currentContext(), null);
                 } catch (Throwable ex) {
                     Exceptions.throwIfJvmFatal(ex);
-                    Operators.onErrorDropped(ex, actual.currentContext()); // a failing source while clearing
+                    Internals.onErrorDropped(ex, actual.currentContext()); // a failing source while clearing
                 }
             }
             discardQueue();
@@ -1037,7 +1037,7 @@ final class FairPublishOn<T> extends Flux<T> implements Scannable, Fuseable {
                 queue.clear();
             } catch (Throwable ex) {
                 Exceptions.throwIfJvmFatal(ex);
-                Operators.onErrorDropped(ex, actual.currentContext());
+                Internals.onErrorDropped(ex, actual.currentContext());
             }
         }
 

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.reactoractor.internal.BrokenUpstreams;
+import io.reactoractor.internal.Internals;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
@@ -179,7 +180,7 @@ final class InboundPort<I> implements CoreSubscriber<I>, Scannable {
     public void onError(Throwable t) {
         Objects.requireNonNull(t, "onError");
         if (closed) {
-            Operators.onErrorDropped(t, currentContext());
+            Internals.onErrorDropped(t, currentContext());
             return;
         }
         upstreamDone = true;

@@ -4,7 +4,6 @@ import java.util.function.Supplier;
 
 import org.reactivestreams.Subscription;
 import reactor.core.Exceptions;
-import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
 /**
@@ -14,8 +13,9 @@ import reactor.util.context.Context;
  * {@code publishOn} drains its queue): an exception thrown there would cut that termination short and
  * leave a stage that is neither live nor ended (counted in its group for ever, its subscriber never
  * signalled). Reactor's operators let such an exception propagate to whoever cancelled; these stages
- * finish their own termination first and report it to {@link Operators#onErrorDropped} (the stage is
- * ending: there is nobody left to signal it to). JVM-fatal errors still propagate
+ * finish their own termination first and report it to {@code Hooks.onErrorDropped} (the stage is
+ * ending: there is nobody left to signal it to), through {@link Internals#onErrorDropped}, which survives a
+ * hook that throws. JVM-fatal errors still propagate
  * ({@link Exceptions#throwIfJvmFatal}). Not API.
  */
 public final class BrokenUpstreams {
@@ -35,7 +35,7 @@ public final class BrokenUpstreams {
             upstream.cancel();
         } catch (Throwable t) {
             Exceptions.throwIfJvmFatal(t);
-            Operators.onErrorDropped(t, context.get());
+            Internals.onErrorDropped(t, context.get());
         }
     }
 }

@@ -122,6 +122,30 @@ public final class Internals {
     }
 
     /**
+     * An error nobody can receive any more, to {@code Hooks.onErrorDropped} (the hook local to {@code context},
+     * else the global one, else Reactor's log line), as Reactor's operators hand theirs over. The library does
+     * so in the middle of its own terminations (an upstream's {@code cancel()} that threw while an actor ended,
+     * a second failure after the first), so a hook that throws must not cut them short: its exception and the dropped
+     * error are logged (at error level) and this returns normally. A JVM-fatal error the hook
+     * throws is thrown on ({@code Exceptions.throwIfJvmFatal}), as everywhere else.
+     *
+     * @param dropped the error nobody can receive
+     * @param context the context whose hook gets it
+     */
+    public static void onErrorDropped(Throwable dropped, reactor.util.context.Context context) {
+        try {
+            reactor.core.publisher.Operators.onErrorDropped(dropped, context);
+        } catch (Throwable hookFailed) {
+            reactor.core.Exceptions.throwIfJvmFatal(hookFailed);
+            reactor.util.Logger log = reactor.util.Loggers.getLogger(Internals.class);
+            log.error("Hooks.onErrorDropped threw", hookFailed);
+            if (hookFailed != dropped) {
+                log.error("... on this error, which is dropped", dropped);
+            }
+        }
+    }
+
+    /**
      * Rule 2.13 broken by a subscriber's {@code onSubscribe}, as a publisher of this library handles it: the
      * subscription counts as cancelled ({@code subscription.cancel()}, so the actor or consumer behind it
      * stops as for a cancel) and, as Reactor's publishers do ({@code Operators.reportThrowInSubscribe}),
@@ -141,7 +165,7 @@ public final class Internals {
         try {
             s.onError(reactor.core.publisher.Operators.onOperatorError(error, context));
         } catch (Throwable again) {
-            reactor.core.publisher.Operators.onErrorDropped(again, context);
+            onErrorDropped(again, context);
         }
     }
 

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
+import io.reactoractor.internal.Internals;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
 import reactor.core.Scannable;
@@ -519,7 +520,7 @@ final class ConsumerSubscription implements Subscription, Scannable, ConsumerGro
     private void error(Throwable t) {
         if (!done.compareAndSet(false, true)) {
             if (t != pendingError.get() && t != QUIESCED) {
-                Operators.onErrorDropped(t, actual.currentContext());
+                Internals.onErrorDropped(t, actual.currentContext());
             }
             return;
         }

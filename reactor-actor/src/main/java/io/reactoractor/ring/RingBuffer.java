@@ -154,7 +154,8 @@ import reactor.util.context.Context;
  * upstream whose {@code request(n)} throws (rule 3.16 broken) is cancelled and closes the ring with that
  * exception, after the events it emitted before it threw ({@code onSubscribe} returns normally, rule 2.13);
  * one whose {@code cancel()} throws (rule 3.15 broken) does not keep the ring from closing: the exception
- * goes to {@code Hooks.onErrorDropped} and {@link #complete()}, {@link #error} return normally.
+ * goes to {@code Hooks.onErrorDropped} and {@link #complete()}, {@link #error} return normally (an
+ * {@code onErrorDropped} hook that throws as well is logged and does not keep the ring from closing either).
  *
  * <h2>Graceful disposal</h2>
  * While the ring's scheduler or group closes gracefully ({@code disposeGracefully()} subscribed) the ring
@@ -910,7 +911,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         Objects.requireNonNull(t, "onError throwable");
         if (upstreamDone) {
             // after the upstream's own terminal signal, or after we cancelled it: nobody takes it any more
-            Operators.onErrorDropped(t, currentContext());
+            Internals.onErrorDropped(t, currentContext());
             return;
         }
         upstreamTerminated = true;
@@ -1733,7 +1734,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
 
     private void closeWithError(Throwable t) {
         if (!closeCause.compareAndSet(null, t)) {
-            Operators.onErrorDropped(t, Context.empty());
+            Internals.onErrorDropped(t, Context.empty());
             return;
         }
         setClosed();

@@ -303,7 +303,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
             try {
                 deliverTerminal(s, terminal); // raced the termination (see terminate())
             } catch (Throwable t) {
-                Operators.onErrorDropped(t, subscriberContext.current()); // rule 2.13 broken: as in terminate()
+                Internals.onErrorDropped(t, subscriberContext.current()); // rule 2.13 broken: as in terminate()
                 Exceptions.throwIfJvmFatal(t);
             }
             return;
@@ -660,7 +660,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         }
         if (subscriberFailed != null) {
             cancelled = true; // the turn's loop removes this consumer, as for a cancel
-            Operators.onErrorDropped(subscriberFailed,
+            Internals.onErrorDropped(subscriberFailed,
                     subscriberContext());
             Exceptions.throwIfJvmFatal(subscriberFailed);
             return false;
@@ -786,7 +786,7 @@ public final class RingConsumer<T, R> implements Publisher<R>, Scannable {
         if (subscriberFailed != null) {
             // as a throwing onNext (runBatch): dropped, and a JVM-fatal one goes on to the carrier, which
             // reports it
-            Operators.onErrorDropped(subscriberFailed, discardTo);
+            Internals.onErrorDropped(subscriberFailed, discardTo);
             Exceptions.throwIfJvmFatal(subscriberFailed);
         }
     }

@@ -96,6 +96,37 @@ class RingUpstreamFaultsTest {
     }
 
     @Test
+    void completeClosesTheRingWhenTheUpstreamsCancelAndTheOnErrorDroppedHookBothThrow() {
+        Hooks.resetOnErrorDropped(); // Hooks.onErrorDropped composes: this one replaces the recording one
+        Hooks.onErrorDropped(t -> {
+            dropped.add(t);
+            throw new IllegalStateException("hook boom");
+        });
+        RingProcessor<Integer> p = RingProcessor.create(scheduler, 16);
+        Recorder r = new Recorder();
+        p.subscribe(r);
+        p.onSubscribe(new Subscription() {
+            @Override
+            public void request(long n) {
+            }
+
+            @Override
+            public void cancel() {
+                throw new IllegalStateException("cancel boom");
+            }
+        });
+        assertThat(p.ring().tryPublish(1)).isTrue();
+
+        assertThatCode(() -> p.ring().complete()).doesNotThrowAnyException();
+
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> r.signals.contains("onComplete"));
+        assertThat(r.signals).containsExactly("onNext(1)", "onComplete");
+        assertThat(p.ring().whenTerminated().block(Duration.ofSeconds(30))).isNull();
+        assertThat(dropped).singleElement().satisfies(t -> assertThat(t).hasMessage("cancel boom"));
+        assertThat(handled).isEmpty();
+    }
+
+    @Test
     void anUpstreamWhoseRequestThrowsFailsTheRingAfterWhatItEmittedAndOnSubscribeReturnsNormally() {
         RingProcessor<Integer> p = RingProcessor.create(scheduler, 16);
         Recorder r = new Recorder();
