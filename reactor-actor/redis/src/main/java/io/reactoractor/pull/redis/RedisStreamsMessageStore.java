@@ -114,7 +114,7 @@ import reactor.util.Loggers;
  * PullConsumer consumer = PullConsumer.builder(scheduler).asyncStore(store).build();
  * }</pre>
  */
-public final class RedisStreamsMessageStore implements AsyncMessageStore, Disposable {
+public final class RedisStreamsMessageStore implements AsyncMessageStore, Disposable, AutoCloseable {
 
     private static final Logger LOG = Loggers.getLogger(RedisStreamsMessageStore.class);
 
@@ -770,7 +770,18 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
         return keyPrefix + Objects.requireNonNull(subject, "subject");
     }
 
-    /** Closes the connections (and the client, unless it was given to the builder). */
+    /**
+     * {@link #dispose()}, under the name a container closes a resource by: a Spring {@code @Bean} of this type is
+     * closed with the context without a {@code destroyMethod} (Spring infers {@code close()}; Reactor's
+     * {@code Disposable} alone it does not know). Close the store after the consumers using it finished with it:
+     * the Spring Boot starter closes its scheduler and consumer before Spring destroys any bean.
+     */
+    @Override
+    public void close() {
+        dispose();
+    }
+
+    /** Closes the connections (and the client, unless it was given to the builder). Idempotent. */
     @Override
     public void dispose() {
         synchronized (this) {

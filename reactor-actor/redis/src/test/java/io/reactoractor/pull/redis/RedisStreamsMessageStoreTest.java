@@ -160,6 +160,19 @@ class RedisStreamsMessageStoreTest {
         assertTrue(s.append("s", b("m")).block(WAIT) >= 0);
     }
 
+    /** {@code close()} (AutoCloseable: what a Spring bean without a destroyMethod is closed by) disposes the store. */
+    @Test
+    void closeDisposesTheStoreAsAContainerClosesIt() throws Exception {
+        RedisStreamsMessageStore s = store(shared, unique("close") + ":", "c1");
+        assertTrue(s.append("s", b("m")).block(WAIT) >= 0);
+        try (AutoCloseable resource = s) {
+            assertFalse(s.isDisposed());
+        }
+        assertTrue(s.isDisposed());
+        assertFalse(s.connected());
+        s.close(); // idempotent, as dispose()
+    }
+
     /** The store's own keys use '#': a subject or group with one (or an empty one) is refused at the call. */
     @Test
     void theStoreRefusesNamesItCannotKey() throws Exception {

@@ -26,8 +26,11 @@ import org.springframework.context.event.ContextClosedEvent;
  *       poll (up to its timeout) and every endless stream. Nothing is disposed yet: requests still
  *       arriving, and those the graceful shutdown lets finish, are served as usual.</li>
  *   <li>{@link #PHASE} ({@code DEFAULT_PHASE - 4096}), after the web server stopped
- *       ({@code DEFAULT_PHASE - 2048}): the pull consumers are disposed, then the schedulers, each given
- *       at most {@code reactor.actor.shutdown-timeout} to finish its queued work.</li>
+ *       ({@code DEFAULT_PHASE - 2048}): the schedulers close gracefully, each given at most
+ *       {@code reactor.actor.shutdown-timeout} to finish its queued work (the consumers' queued
+ *       acknowledgements included, and with an asynchronous store until the store recorded them), then the
+ *       pull consumers are disposed. All of it before Spring destroys any bean, so an application's store
+ *       bean is still open while the acknowledgements reach it.</li>
  * </ol>
  * Without a web server the two steps simply follow each other. Only what the auto-configuration created is
  * shut down here; an application's own scheduler or consumer bean is the application's to shut down.
@@ -110,15 +113,22 @@ final class ReactorActorShutdown extends ShutdownStep
         return quiescence;
     }
 
-    /** The second step: disposes the consumers, then the schedulers. */
+    /**
+     * The second step: closes the schedulers gracefully, each bounded by the timeout, then disposes the
+     * consumers. In that order because the consumers quiesced in the first step (no pull waits any more,
+     * their streams completed), while acknowledgements handed in before the close may still be queued on a
+     * consumer's actors or, with an asynchronous store, be on their way to it: a graceful close runs them and
+     * waits until the store recorded them (a dead letter's copy and its acknowledgement too); a consumer
+     * disposed first dropped them, and an application's store bean destroyed next cut the calls in flight,
+     * so their messages came again.
+     */
     @Override
     synchronized void shutDown() {
-        // the consumers first: their answers to the pulls still waiting need the scheduler's threads
-        for (PullConsumer consumer : consumers) {
-            consumer.dispose();
-        }
         for (ActorScheduler scheduler : schedulers) {
             disposeGracefully(scheduler);
+        }
+        for (PullConsumer consumer : consumers) {
+            consumer.dispose();
         }
     }
 
