@@ -64,7 +64,9 @@ import reactor.util.Loggers;
  * {@value #FRESH_FETCH_NANOS} ns before it (outstanding or answered): that fetch, or the append
  * notification of anything appended since, serves it. A pull arriving while the store says it is
  * {@linkplain AsyncMessageStore#connected() disconnected} fails at once ({@code ConsumerGroupActor}); one
- * waiting when a fetch fails is failed with it.
+ * waiting when a fetch fails is failed with it, unless the failure is an outage (an I/O failure, or the store then
+ * says it is disconnected), which the pulls waiting wait out (their deadline, or the fetch that the store's
+ * reconnection or a new pull asks for).
  *
  * <h2>Store calls (actor thread, but for {@code maybeMore})</h2>
  * <pre>
@@ -76,8 +78,8 @@ import reactor.util.Loggers;
  *                 | pulls wait with fetched empty (none out), or | (a batch, with its time); a full batch
  *                 | pulls took in the last two fetch intervals   | sets maybeMore; an error fails every
  *                 | and fetched + outstanding &lt; READ_AHEAD_BELOW | waiting pull ({@link MessageStoreException})
- *                 | (read-ahead): fetching=true,                 |
- *                 | maybeMore=false (an append listener, on any  |
+ *                 | (read-ahead): fetching=true,                 | unless it is an outage (I/O, disconnected:
+ *                 | maybeMore=false (an append listener, on any  | they wait on; maybeMore stays false)
  *                 | thread, or a pull not covered by a fresh     |
  *                 | fetch sets maybeMore again)                  |
  *   acknowledge   | a consumer's ack handled (at once, in the    | one call fewer outstanding; the acks it
@@ -272,6 +274,29 @@ final class AsyncStoreCalls {
     /** @return whether the store can be reached, as far as it knows (its connection is up) */
     boolean connected() {
         return remote.connected();
+    }
+
+    /**
+     * Whether a call failed because the store could not be reached: an I/O failure (a
+     * {@link java.io.IOException} among its causes: the connection broke, e.g. {@code Connection reset}, which a
+     * client reports before it marks the connection down), or the store now says it is not connected. A store
+     * whose {@code connected()} throws is taken as reachable (the failure is then the store's, as any other).
+     *
+     * @param error the call's failure
+     * @return whether it is an outage rather than the store refusing the call
+     */
+    private boolean outage(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.io.IOException) {
+                return true;
+            }
+        }
+        try {
+            return !remote.connected();
+        } catch (Throwable t) {
+            reactor.core.Exceptions.throwIfJvmFatal(t);
+            return false;
+        }
     }
 
     /** A consumer acknowledged {@code offset}: every offset, known here or not (another process may have delivered it). */
@@ -601,6 +626,13 @@ final class AsyncStoreCalls {
         private void applyInOrder(long now) {
             if (error != null) {
                 lastFetchFull = false;
+                if (outage(error)) {
+                    // the store went down (its connection lost, as it says): the pulls waiting wait on, as those
+                    // waiting while no fetch was under way do. Their deadlines answer them TIMED_OUT, or the store's
+                    // reconnection (appendsMissed) or a new pull makes a turn fetch again; not before (a fetch now
+                    // would fail at once, turn after turn)
+                    return;
+                }
                 maybeMore = true; // ask again with the next pull
                 // the store could not answer what the waiting pulls wait for
                 waiting.failAll(new MessageStoreException("pull group " + subject + "/" + group

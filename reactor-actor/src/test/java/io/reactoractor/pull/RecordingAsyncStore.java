@@ -28,10 +28,19 @@ final class RecordingAsyncStore implements AsyncMessageStore {
         return connected;
     }
 
+    /** When set, fetch calls fail with it (their Mono errors). */
+    volatile Throwable fetchFailure;
+    /** Fetch calls failed with {@link #fetchFailure}. */
+    final java.util.concurrent.atomic.AtomicInteger failedFetches = new java.util.concurrent.atomic.AtomicInteger();
+
     @Override
     public Mono<List<Message>> fetch(String subject, String group, long fromOffset, int maxMessages) {
         if (throwInTheCall) {
             throw new IllegalStateException("test: the store threw in the call to fetch");
+        }
+        Throwable failure = fetchFailure;
+        if (failure != null) {
+            return Mono.<List<Message>>error(failure).doFinally(signal -> failedFetches.incrementAndGet());
         }
         return delegate.fetch(subject, group, fromOffset, maxMessages)
                 .doOnSubscribe(s -> fetchesInFlight.incrementAndGet())
