@@ -267,6 +267,28 @@ class PullConsumerTest {
     }
 
     @Test
+    void cancelledConsumeStreamsStopCountingAsWaitingAtOnce() throws Exception {
+        PullConsumer consumer = consumer();
+        consumer.append("s", new byte[] {1});
+        ConsumerOptions explicit = ConsumerOptions.builder().ackMode(AckMode.EXPLICIT).batchSize(1)
+                .pollTimeout(Duration.ofMinutes(2)).build();
+        java.util.concurrent.CountDownLatch got = new java.util.concurrent.CountDownLatch(1);
+        Disposable stream = consumer.consume("s", "g", explicit).subscribe(d -> got.countDown());
+        assertTrue(got.await(10, TimeUnit.SECONDS));
+        List<Disposable> idle = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            idle.add(consumer.consume("s", "g", explicit).subscribe());
+        }
+        // the first stream's next long poll and the five others' first ones
+        await(() -> consumer.stats("s", "g").waitingPulls() == 6, "6 waiting");
+        stream.dispose();
+        idle.forEach(Disposable::dispose);
+        // no append, no other call: the cancels themselves give the actor the turn that drops their long polls
+        await(() -> consumer.stats("s", "g").waitingPulls() == 0, "none waiting after the cancels: "
+                + consumer.stats("s", "g"));
+    }
+
+    @Test
     void unacknowledgedMessagesAreRedeliveredAfterTheAckTimeout() {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofMillis(150)));
         c.append("s", b("m0"));
