@@ -103,7 +103,8 @@ import reactor.util.context.ContextView;
  *   <li>An upstream whose {@code cancel()} throws (rule 3.15 broken): the actor ends all the same (its other
  *       upstreams cancelled, the mailbox discarded, its subscriber signalled, the actor gone from its group),
  *       and the exception goes to {@code Hooks.onErrorDropped}; {@link #dispose()} and {@link #complete()}
- *       return normally. Wherever the actor hands an error to {@code Hooks.onErrorDropped} while it ends, a hook
+ *       return normally, and so does the {@code onSubscribe} of a second subscription (rule 2.5), cancelled as
+ *       refused. Wherever the actor hands an error to {@code Hooks.onErrorDropped} while it ends, a hook
  *       that throws does not stop it ending: the hook's exception is logged (Reactor's operators let it
  *       propagate).</li>
  * </ul>

@@ -137,7 +137,8 @@ final class InboundPort<I> implements CoreSubscriber<I>, Scannable {
     public void onSubscribe(Subscription s) {
         Objects.requireNonNull(s, "subscription");
         if (!upstream.compareAndSet(null, s)) {
-            s.cancel(); // rule 2.5: one active subscription per subscriber
+            // rule 2.5: one active subscription per subscriber; a cancel that throws must not escape onSubscribe (2.13)
+            BrokenUpstreams.cancel(s, this::currentContext);
             return;
         }
         if (loop.done || closed) {

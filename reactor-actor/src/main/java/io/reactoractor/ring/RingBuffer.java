@@ -154,7 +154,8 @@ import reactor.util.context.Context;
  * upstream whose {@code request(n)} throws (rule 3.16 broken) is cancelled and closes the ring with that
  * exception, after the events it emitted before it threw ({@code onSubscribe} returns normally, rule 2.13);
  * one whose {@code cancel()} throws (rule 3.15 broken) does not keep the ring from closing: the exception
- * goes to {@code Hooks.onErrorDropped} and {@link #complete()}, {@link #error} return normally (an
+ * goes to {@code Hooks.onErrorDropped} and {@link #complete()}, {@link #error} return normally, as does the
+ * {@code onSubscribe} of a second upstream, cancelled as refused (rule 2.5) (an
  * {@code onErrorDropped} hook that throws as well is logged and does not keep the ring from closing either).
  *
  * <h2>Graceful disposal</h2>
@@ -846,7 +847,7 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
         Objects.requireNonNull(s, "subscription");
         if (singleProducer && !claimSubscriber()) {
             // the imperative producer is this ring's one producer: a second one would race it
-            s.cancel();
+            BrokenUpstreams.cancel(s, this::currentContext);
             if (!upstreamDone && !isClosed()) {
                 closeWithError(new IllegalStateException("ring " + name + " is single-producer and already has "
                         + "an imperative producer (tryPublish/tryPublishEvent/publish): it cannot also be "
@@ -855,11 +856,13 @@ public final class RingBuffer<T> implements CoreSubscriber<T>, Scannable {
             return;
         }
         if (upstreamDone || isClosed() || !upstream.compareAndSet(null, s)) {
-            s.cancel(); // rule 2.5: one upstream at a time
+            // rule 2.5: one upstream at a time; a cancel that throws must not escape onSubscribe (2.13)
+            BrokenUpstreams.cancel(s, this::currentContext);
             return;
         }
         if (upstreamDone && upstreamCancelled.compareAndSet(false, true)) {
-            s.cancel(); // the ring closed while this subscribed: cancelUpstream() may have read no upstream yet
+            // the ring closed while this subscribed: cancelUpstream() may have read no upstream yet
+            BrokenUpstreams.cancel(s, this::currentContext);
             return;
         }
         if (started) {

@@ -156,6 +156,29 @@ class ActorUpstreamFaultsTest {
     }
 
     @Test
+    void aSecondSubscriptionWhoseCancelThrowsIsRefusedAndOnSubscribeReturnsNormally() {
+        ActorGroup group = scheduler.group("faulty-cancel-second", 1);
+        Actor<Integer, Integer> actor = Actor.identity(group, 8);
+        ThrowingCancel first = new ThrowingCancel();
+        actor.onSubscribe(first);
+        ThrowingCancel second = new ThrowingCancel();
+
+        // rule 2.5: the second subscription is cancelled; its throwing cancel must not escape onSubscribe (2.13)
+        assertThatCode(() -> actor.onSubscribe(second)).doesNotThrowAnyException();
+
+        assertThat(dropped).singleElement().satisfies(t -> assertThat(t).hasMessage("cancel boom"));
+        assertThat(second.requested).as("nothing asked of the refused subscription").isZero();
+        Downstream d = new Downstream();
+        actor.subscribe(d);
+        await(() -> d.s != null, "onSubscribe");
+        d.s.request(1);
+        actor.onNext(7); // the first upstream still feeds the actor
+        await(() -> d.signals.contains("onNext(7)"), "the first upstream's element");
+        assertThat(actor.isTerminated()).isFalse();
+        actor.dispose();
+    }
+
+    @Test
     void aCancellingDownstreamEndsTheActorCompletelyWhenAnUpstreamsCancelThrows() {
         ActorGroup group = scheduler.group("faulty-cancel-downstream", 1);
         Actor<Integer, Integer> actor = Actor.identity(group, 8);

@@ -111,6 +111,44 @@ class RingUpstreamFaultsTest {
     }
 
     @Test
+    void aSecondUpstreamWhoseCancelThrowsIsRefusedAndOnSubscribeReturnsNormally() {
+        RingProcessor<Integer> p = RingProcessor.create(scheduler, 16);
+        Recorder r = new Recorder();
+        p.subscribe(r);
+        p.onSubscribe(new Subscription() {
+            @Override
+            public void request(long n) {
+            }
+
+            @Override
+            public void cancel() {
+            }
+        });
+        AtomicBoolean asked = new AtomicBoolean();
+        Subscription second = new Subscription() {
+            @Override
+            public void request(long n) {
+                asked.set(true);
+            }
+
+            @Override
+            public void cancel() {
+                throw new IllegalStateException("cancel boom");
+            }
+        };
+
+        // rule 2.5: the second upstream is cancelled; its throwing cancel must not escape onSubscribe (2.13)
+        assertThatCode(() -> p.onSubscribe(second)).doesNotThrowAnyException();
+
+        assertThat(dropped).singleElement().satisfies(t -> assertThat(t).hasMessage("cancel boom"));
+        assertThat(asked).isFalse();
+        p.onNext(1); // the first upstream still feeds the ring
+        p.onComplete();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> r.signals.contains("onComplete"));
+        assertThat(r.signals).containsExactly("onNext(1)", "onComplete");
+    }
+
+    @Test
     void anUpstreamWhoseRequestThrowsFailsTheRingAfterWhatItEmittedAndOnSubscribeReturnsNormally() {
         RingProcessor<Integer> p = RingProcessor.create(scheduler, 16);
         Recorder r = new Recorder();
