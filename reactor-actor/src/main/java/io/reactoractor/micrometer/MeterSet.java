@@ -82,9 +82,10 @@ final class MeterSet {
      * source, and is left out here. Created or handed back is told by the registry's {@code onMeterAdded}
      * listener ({@link #listen}), which Micrometer calls, on the registering thread, only for a meter it
      * creates. A registration that fails removes only what it left behind: Micrometer adds a meter before
-     * it calls the listeners, so one whose later listener failed stays registered (nothing would remove
-     * it later), while a meter of another type with the same id (Micrometer refuses the new one) is
-     * someone else's and stays.
+     * it calls the listeners, so one whose earlier listener failed stays registered (nothing would remove
+     * it later), while a meter of another type with the same id (Micrometer refuses the new one), or one the
+     * registry held whole before (a filter that fails, re-applied by Micrometer to an existing id, fails the
+     * registration before anything is created) is someone else's and stays.
      *
      * @return the meter, or {@code null} if its registration failed or another owner holds that id
      */
@@ -112,9 +113,13 @@ final class MeterSet {
                         registry.remove(left);
                     }
                 } else {
-                    // our listener was not reached (an earlier one failed): the meter of our type under our id
+                    // our listener was not reached: an earlier listener failed after Micrometer created the meter
+                    // (half-registered: ours to remove), or a filter failed before anything was created (the meter
+                    // under our id, if any, is its owner's: another scheduler of the same name, the application).
+                    // Told apart by the ids the registry held before, as far as our listeners saw them (REGISTERED)
+                    java.util.Set<Meter.Id> held = REGISTERED.get(registry);
                     for (Meter left : registry.find(name).tags(tags).meters()) {
-                        if (type.isInstance(left)) {
+                        if (type.isInstance(left) && held != null && !held.contains(left.getId())) {
                             registry.remove(left);
                         }
                     }
@@ -143,22 +148,46 @@ final class MeterSet {
         return false;
     }
 
-    /** The registries {@link #listen} added its listener to (weak: a registry may be dropped). */
-    private static final java.util.Map<MeterRegistry, Boolean> LISTENING =
+    /** The prefix of every meter name of the library ({@link #REGISTERED} keeps only those). */
+    private static final String PREFIX = "reactor.actor.";
+
+    /**
+     * Per registry {@link #listen} added its listeners to (weak: a registry may be dropped): the ids of the
+     * registry's meters named {@value #PREFIX}... that were registered whole, as its listeners saw them (added on
+     * {@code onMeterAdded}, removed on {@code onMeterRemoved}, and those the registry held when the listeners were
+     * added). A meter Micrometer created while an earlier {@code onMeterAdded} listener failed is not among them:
+     * that is how {@link #add} tells a meter its own failed registration left behind from one somebody else holds.
+     */
+    private static final java.util.Map<MeterRegistry, java.util.Set<Meter.Id>> REGISTERED =
             java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     /**
-     * Adds, once per registry, the {@code onMeterAdded} listener that tells {@link #add} a meter was created
-     * by its registration. Outside {@code add} (the application's registrations) it does nothing.
+     * Adds, once per registry, the listeners that tell {@link #add} a meter was created by its registration (outside
+     * {@code add}, the application's registrations, they only keep {@link #REGISTERED}).
      */
     private static void listen(MeterRegistry registry) {
-        if (LISTENING.putIfAbsent(registry, Boolean.TRUE) == null) {
-            registry.config().onMeterAdded(m -> {
-                List<Meter> created = CREATED.get();
-                if (created != null) {
-                    created.add(m);
-                }
-            });
+        if (REGISTERED.containsKey(registry)) {
+            return;
+        }
+        java.util.Set<Meter.Id> ids = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        if (REGISTERED.putIfAbsent(registry, ids) != null) {
+            return;
+        }
+        registry.config().onMeterAdded(m -> {
+            if (m.getId().getName().startsWith(PREFIX)) {
+                ids.add(m.getId());
+            }
+            List<Meter> created = CREATED.get();
+            if (created != null) {
+                created.add(m);
+            }
+        });
+        registry.config().onMeterRemoved(m -> ids.remove(m.getId()));
+        // after the listeners: a meter registered meanwhile is seen by one or the other (a set: both is fine)
+        for (Meter m : registry.getMeters()) {
+            if (m.getId().getName().startsWith(PREFIX)) {
+                ids.add(m.getId());
+            }
         }
     }
 

@@ -60,8 +60,9 @@ import io.reactoractor.ActorMetrics;
  * when they start and remove them when they terminate; {@link MicrometerRingMetrics} has the table.
  *
  * <p><b>Cardinality.</b> The {@code group} tag takes one value per <em>live</em> scheduler group and the
- * pull meters one {@code (subject, group)} per live pair: a disposed group's meters, and a retired
- * pair's (idle past {@code PullConsumer.Builder.idleTimeout}), are removed. Group names are the
+ * pull meters one {@code (subject, group)} per live pair: a disposed or retired group's meters (a group retires
+ * when idle, as {@code ActorScheduler.group(..)} says), and a retired pair's (idle past
+ * {@code PullConsumer.Builder.idleTimeout}), are removed. Group names are the
  * application's; live pairs are capped by {@code PullConsumer.Builder.maxGroups} (default 10,000, so
  * up to 130,000 pull meters plus 6 per consumer group). Where names come from clients, cap the tag
  * values in the registry, e.g.

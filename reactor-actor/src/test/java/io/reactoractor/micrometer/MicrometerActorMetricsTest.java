@@ -280,6 +280,58 @@ class MicrometerActorMetricsTest {
         assertEquals(List.of(), failing.getMeters(), "every meter is removed, also those after a failing one");
     }
 
+    /** A filter that fails for one meter name (Micrometer re-applies filters added later to existing ids too). */
+    private static io.micrometer.core.instrument.config.MeterFilter failingFor(String name) {
+        return new io.micrometer.core.instrument.config.MeterFilter() {
+            @Override
+            public Meter.Id map(Meter.Id id) {
+                if (id.getName().equals(name)) {
+                    throw new IllegalStateException("a filter failed (test)");
+                }
+                return id;
+            }
+        };
+    }
+
+    @Test
+    void aFilterFailingForANamesakesMeterNeverRemovesTheFirstOwners() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ActorScheduler first = ActorScheduler.builder().name("namesake").threads(1)
+                .metrics(MicrometerActorMetrics.of(registry)).build();
+        ActorScheduler second = null;
+        try {
+            Meter owned = registry.get("reactor.actor.completed").tag("scheduler", "namesake").meter();
+            registry.config().meterFilter(failingFor("reactor.actor.completed"));
+            second = ActorScheduler.builder().name("namesake").threads(1)
+                    .metrics(MicrometerActorMetrics.of(registry)).build();
+            assertTrue(registry.find("reactor.actor.completed").tag("scheduler", "namesake").meter() == owned,
+                    "the first scheduler's meter stays: the second one's failed registration created nothing");
+        } finally {
+            first.dispose();
+            if (second != null) {
+                second.dispose();
+            }
+        }
+    }
+
+    @Test
+    void aFilterFailingForTheApplicationsOwnMeterNeverRemovesIt() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Meter own = io.micrometer.core.instrument.FunctionCounter.builder("reactor.actor.completed", new Object(), o -> 42)
+                .tags("scheduler", "app-owned").register(registry);
+        registry.config().meterFilter(failingFor("reactor.actor.completed"));
+        ActorScheduler s = ActorScheduler.builder().name("app-owned").threads(1)
+                .metrics(MicrometerActorMetrics.of(registry)).build();
+        try {
+            assertTrue(registry.find("reactor.actor.completed").tag("scheduler", "app-owned").meter() == own,
+                    "the application's meter stays");
+        } finally {
+            s.dispose();
+        }
+        assertTrue(registry.find("reactor.actor.completed").tag("scheduler", "app-owned").meter() == own,
+                "and stays after the scheduler's disposal");
+    }
+
     @ParameterizedTest(name = "with an Error: {0}")
     @ValueSource(booleans = {false, true})
     void aRegistryRefusingSomeMetersLeavesThemOutAndEverythingRunsAndCleansUp(boolean withError) throws Exception {
