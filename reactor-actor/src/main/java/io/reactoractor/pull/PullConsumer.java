@@ -1009,7 +1009,19 @@ public final class PullConsumer implements Disposable {
 
     /** Hands a command to the pair's actor, creating it if needed, and again if it just retired. */
     private void submit(String subject, String group, ConsumerGroupCommand c) {
-        while (!actor(subject, group).tryPost(c)) {
+        for (;;) {
+            ConsumerGroupActor a = actor(subject, group);
+            if (a.isTerminated()) {
+                // its scheduler group cg.<group> was disposed under this consumer, and the termination (which ends on
+                // the actor's thread, after a turn in progress) has not taken it out of the registries yet: the
+                // pair's next call builds a new actor (class doc), not a refusal from the dead one. A disposed
+                // scheduler or consumer refuses it in actor() instead
+                leave(a, false);
+                continue;
+            }
+            if (a.tryPost(c)) {
+                return;
+            }
             retiring();
         }
     }

@@ -288,6 +288,42 @@ class PullConsumerTest {
                 + consumer.stats("s", "g"));
     }
 
+    /**
+     * The pair's scheduler group {@code cg.<group>} disposed while the pair's actor is in a turn (here a consume
+     * stream's {@code onNext} holds it): the actor is terminated at once but leaves the registries only when that turn
+     * ends. A call meanwhile builds a new actor for the pair (PullConsumer's class doc), instead of being refused by
+     * the dead one with a {@code RejectedExecutionException}.
+     */
+    @Test
+    void aCallRightAfterThePairsSchedulerGroupWasDisposedIsServedByANewActor() throws Exception {
+        PullConsumer consumer = consumer();
+        consumer.append("s", new byte[] {1});
+        java.util.concurrent.CountDownLatch inOnNext = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<Throwable> streamEnd = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Disposable stream = consumer.consume("s", "g").subscribe(d -> {
+            inOnNext.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, streamEnd::add);
+        try {
+            assertTrue(inOnNext.await(10, TimeUnit.SECONDS));
+            scheduler.group("cg.g", 1).dispose(); // the pair's actor is terminated, its turn still running
+
+            PullResult r = consumer.pullOnce("s", "g", 1).block(Duration.ofSeconds(10));
+            assertNotNull(r);
+            consumer.append("s", new byte[] {2});
+            PullResult next = consumer.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+            assertEquals(PullResult.Status.MESSAGES, next.status(), next::toString);
+        } finally {
+            release.countDown();
+            stream.dispose();
+        }
+    }
+
     @Test
     void unacknowledgedMessagesAreRedeliveredAfterTheAckTimeout() {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofMillis(150)));
