@@ -543,13 +543,19 @@ public final class ActorScheduler implements Scheduler, Scannable {
     }
 
     /**
-     * @return the registered groups (the default group included; retired and disposed ones are not, so the list
-     *         is empty once the scheduler is disposed, gracefully or not: its groups are disposed with it)
+     * @return the registered groups (the default group included), those that count towards
+     *         {@link Builder#maxGroups}: a group closing gracefully ({@link ActorGroup#disposeGracefully()} under
+     *         way, disposed: it rejects new tasks) is listed until its close ends, as {@link #stats()} lists it;
+     *         retired and disposed ones are not. The list is empty once the scheduler is disposed, gracefully or
+     *         not: its groups are disposed with it
      */
     public List<ActorGroup> groups() {
+        if (isDisposed()) {
+            return List.of(); // the scheduler's disposal disposes every group, though they stay registered
+        }
         List<ActorGroup> gs = new ArrayList<>(groups.size());
         for (ActorGroup g : groups.values()) {
-            if (!g.isDisposed()) { // the scheduler's disposal disposes every group, though they stay registered
+            if (!g.isTerminated()) { // a group disposed at once leaves the registry as it terminates
                 gs.add(g);
             }
         }

@@ -205,6 +205,37 @@ class GroupRetirementTest {
     }
 
     @Test
+    void aGroupClosingGracefullyIsListedWhileItHoldsItsSlot() throws Exception {
+        ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ZERO).maxGroups(2));
+        ActorGroup busy = s.group("busy", 1);
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        busy.schedule(() -> {
+            running.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(running.await(10, TimeUnit.SECONDS));
+        Disposable closing = busy.disposeGracefully().subscribe();
+        try {
+            assertTrue(busy.isDisposed(), "closing: it rejects new tasks");
+            // it still holds its maxGroups slot, and stats() lists it: so does groups()
+            assertTrue(registered(s, busy), "groups() lists the closing group: " + s.groups());
+            assertTrue(s.stats().groups().stream().anyMatch(x -> x.name().equals("busy")));
+            RejectedExecutionException full = assertThrows(RejectedExecutionException.class, () -> s.group("other", 1));
+            assertTrue(full.getMessage().contains("maxGroups = 2"), full.getMessage());
+        } finally {
+            release.countDown();
+        }
+        await(LONG, () -> !registered(s, busy), "the close ended: no longer listed");
+        assertFalse(s.group("other", 1).isDisposed(), "its slot is free");
+        closing.dispose();
+    }
+
+    @Test
     void atMaxGroupsIdleGroupsMakeRoomAndBusyOnesAreKept() throws Exception {
         // no idle timeout: only the cap retires groups
         ActorScheduler s = build(ActorScheduler.builder().groupIdleTimeout(Duration.ZERO).maxGroups(3));
