@@ -1009,14 +1009,18 @@ public final class PullConsumer implements Disposable {
 
     /** Hands a command to the pair's actor, creating it if needed, and again if it just retired. */
     private void submit(String subject, String group, ConsumerGroupCommand c) {
+        boolean replaced = false;
         for (;;) {
             ConsumerGroupActor a = actor(subject, group);
-            if (a.isTerminated()) {
+            if (!replaced && a.isTerminated() && !a.isRetired()) {
                 // its scheduler group cg.<group> was disposed under this consumer, and the termination (which ends on
                 // the actor's thread, after a turn in progress) has not taken it out of the registries yet: the
                 // pair's next call builds a new actor (class doc), not a refusal from the dead one. A disposed
-                // scheduler or consumer refuses it in actor() instead
+                // scheduler or consumer refuses it in actor() instead. Once per call: an actor built into a group
+                // that is still closing terminates at once, and then refuses the call as before (no loop building
+                // actors for as long as that close takes). A retiring actor (RETIRED) leaves by itself, counted
                 leave(a, false);
+                replaced = true;
                 continue;
             }
             if (a.tryPost(c)) {

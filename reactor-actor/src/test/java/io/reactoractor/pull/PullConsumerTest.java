@@ -324,6 +324,44 @@ class PullConsumerTest {
         }
     }
 
+    /**
+     * A call for a pair without an actor while its scheduler group {@code cg.<group>} closes gracefully (another pair of
+     * the group keeps the close open) is refused at once, as new work during a graceful close is, not retried for as
+     * long as the close takes.
+     */
+    @Test
+    void aCallForANewPairWhileItsSchedulerGroupClosesGracefullyIsRefusedAtOnce() throws Exception {
+        PullConsumer consumer = consumer();
+        consumer.append("busy", new byte[] {1});
+        java.util.concurrent.CountDownLatch inOnNext = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Disposable stream = consumer.consume("busy", "g").subscribe(d -> {
+            inOnNext.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, e -> { });
+        Disposable closing = null;
+        try {
+            assertTrue(inOnNext.await(10, TimeUnit.SECONDS));
+            closing = scheduler.group("cg.g", 1).disposeGracefully().subscribe();
+            long start = System.nanoTime();
+            Throwable e = assertThrows(RuntimeException.class,
+                    () -> consumer.pullOnce("other", "g", 1).block(Duration.ofSeconds(10)));
+            assertTrue(java.util.concurrent.RejectedExecutionException.class.isInstance(e)
+                    || java.util.concurrent.RejectedExecutionException.class.isInstance(e.getCause()), e::toString);
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "refused at once");
+        } finally {
+            release.countDown();
+            stream.dispose();
+            if (closing != null) {
+                closing.dispose();
+            }
+        }
+    }
+
     @Test
     void unacknowledgedMessagesAreRedeliveredAfterTheAckTimeout() {
         PullConsumer c = consumer(PullConsumer.builder(scheduler).ackTimeout(Duration.ofMillis(150)));
