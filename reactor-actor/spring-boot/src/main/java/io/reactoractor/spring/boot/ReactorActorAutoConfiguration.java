@@ -38,9 +38,9 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  *       unless the application defines an {@code ActorMetrics};</li>
  *   <li>two lifecycle beans that shut down what was created here: before the web server's graceful
  *       shutdown the consumer {@linkplain PullConsumer#quiesce() quiesces} (no long poll or stream holds the
- *       server up, requests are still served); once the server has stopped, the consumer and then the
- *       scheduler are disposed, the scheduler given at most {@code reactor.actor.shutdown-timeout} for its
- *       queued work.</li>
+ *       server up, requests are still served); once the server has stopped, the scheduler closes gracefully,
+ *       given at most {@code reactor.actor.shutdown-timeout} for its queued work (the consumer's acknowledgements
+ *       included), and then the consumer is disposed.</li>
  * </ul>
  * Ordered after Boot's Micrometer auto-configuration, so the registries it creates are known when the
  * metrics condition is evaluated.
@@ -129,8 +129,13 @@ public class ReactorActorAutoConfiguration {
                 // each consumer group's pairs run in a scheduler group cg.<group>, next to the default group: with
                 // fewer scheduler groups than pairs a client met the scheduler's cap first, a 503 that named
                 // neither setting, and pull.max-groups was never reached
+                // the scheduler's cap is reactor.actor.max-groups only for the scheduler made here: an application's
+                // own ActorScheduler bean (or a parent context's) has its builder's, which that property cannot change
+                String cap = shutdown.manages(scheduler) ? "reactor.actor.max-groups, " + scheduler.maxGroups()
+                        : "the maxGroups of the ActorScheduler bean " + scheduler.name() + ", not made from"
+                                + " reactor.actor.max-groups: " + scheduler.maxGroups();
                 throw new IllegalArgumentException("reactor.actor.pull.max-groups must be below the scheduler's"
-                        + " maxGroups (reactor.actor.max-groups, " + scheduler.maxGroups() + ") but was "
+                        + " maxGroups (" + cap + ") but was "
                         + pull.maxGroups() + ": each consumer group runs in a scheduler group of its own, next to the"
                         + " default group");
             }

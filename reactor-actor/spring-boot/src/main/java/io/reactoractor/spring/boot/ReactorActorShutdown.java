@@ -3,8 +3,12 @@ package io.reactoractor.spring.boot;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.reactoractor.ActorScheduler;
+import io.reactoractor.internal.Internals;
 import io.reactoractor.pull.PullConsumer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -76,6 +80,11 @@ final class ReactorActorShutdown extends ShutdownStep
         schedulers.add(scheduler);
     }
 
+    /** @return whether {@code scheduler} was created by the auto-configuration (and is shut down here) */
+    synchronized boolean manages(ActorScheduler scheduler) {
+        return schedulers.contains(scheduler);
+    }
+
     @Override
     public void setApplicationContext(ApplicationContext applicationContext) {
         this.context = applicationContext;
@@ -124,12 +133,42 @@ final class ReactorActorShutdown extends ShutdownStep
      */
     @Override
     synchronized void shutDown() {
+        Thread current = Thread.currentThread();
+        for (ActorScheduler scheduler : schedulers) {
+            if (Internals.engine(scheduler.defaultGroup()).isCarrier(current)) {
+                closeAfterThisTask(scheduler);
+                return;
+            }
+        }
         for (ActorScheduler scheduler : schedulers) {
             disposeGracefully(scheduler);
         }
         for (PullConsumer consumer : consumers) {
             consumer.dispose();
         }
+    }
+
+    /**
+     * The context closes from a task of a scheduler created here: that scheduler's graceful close waits for the
+     * task in progress, this one, so waiting for it here could only time out. The close goes on once this task
+     * returns, off this thread: each scheduler gracefully (bounded by the timeout), then the consumers disposed.
+     * Spring destroys the application's beans meanwhile (an asynchronous store among them), so acknowledgements
+     * still on their way to such a store may be cut off; closing from any other thread waits for them.
+     */
+    private void closeAfterThisTask(ActorScheduler own) {
+        log.warn("the context is closed from a thread of ActorScheduler " + own.name() + ", whose graceful close "
+                + "waits for that thread's task: it goes on after the task returns, without waiting here");
+        List<ActorScheduler> toClose = List.copyOf(schedulers);
+        List<PullConsumer> toDispose = List.copyOf(consumers);
+        reactor.core.publisher.Flux.fromIterable(toClose)
+                .concatMap(s -> s.disposeGracefully().timeout(timeout).onErrorResume(e -> {
+                    log.warn("ActorScheduler " + s.name() + " did not terminate gracefully within " + timeout
+                            + " (reactor.actor.shutdown-timeout); disposing it now", e);
+                    s.dispose();
+                    return reactor.core.publisher.Mono.empty();
+                }))
+                .doFinally(signal -> toDispose.forEach(PullConsumer::dispose))
+                .subscribe();
     }
 
     /** The first step: the consumers quiesce before the web server's graceful shutdown. */
@@ -161,17 +200,26 @@ final class ReactorActorShutdown extends ShutdownStep
         }
     }
 
-    /** Lets queued work finish (the answers just sent), bounded: past the timeout, disposes at once. */
+    /**
+     * Lets queued work finish (the answers just sent), bounded: past the timeout, disposes at once. Waits on a future,
+     * not with {@code block()}: closing a context is a blocking call wherever it is made, and {@code block()} refuses
+     * a thread Reactor marks non-blocking (its {@code parallel()} workers, a Netty event loop) at once, which read as
+     * the timeout: the scheduler was disposed without its graceful close.
+     */
     private void disposeGracefully(ActorScheduler scheduler) {
         try {
-            scheduler.disposeGracefully().block(timeout);
-        } catch (IllegalStateException timedOut) {
-            // block(timeout) throws IllegalStateException when the wait ends first
+            scheduler.disposeGracefully().toFuture().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException timedOut) {
             log.warn("ActorScheduler " + scheduler.name() + " did not terminate within " + timeout
                     + " (reactor.actor.shutdown-timeout); disposing it now");
             scheduler.dispose();
-        } catch (RuntimeException e) {
-            log.warn("ActorScheduler " + scheduler.name() + " failed to shut down gracefully; disposing it now", e);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt(); // the closing thread was interrupted: stop waiting, keep the flag
+            log.warn("interrupted while ActorScheduler " + scheduler.name() + " shut down gracefully; disposing it now");
+            scheduler.dispose();
+        } catch (ExecutionException | RuntimeException e) {
+            log.warn("ActorScheduler " + scheduler.name() + " failed to shut down gracefully; disposing it now",
+                    e instanceof ExecutionException ? e.getCause() : e);
             scheduler.dispose();
         }
     }

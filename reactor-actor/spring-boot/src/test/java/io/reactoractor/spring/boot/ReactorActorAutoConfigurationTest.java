@@ -260,6 +260,28 @@ class ReactorActorAutoConfigurationTest {
                 "reactor.actor.pull.max-groups=3").run(context -> assertThat(context).hasNotFailed());
     }
 
+    /** With the application's own scheduler, the cap that is too small is its builder's: the message says so. */
+    @Test
+    void aPullGroupCapTheApplicationsSchedulerCannotHoldNamesThatScheduler() {
+        io.reactoractor.ActorScheduler own = io.reactoractor.ActorScheduler.builder().name("own-cap").threads(1)
+                .maxGroups(100).build();
+        try {
+            runner.withBean(io.reactoractor.ActorScheduler.class, () -> own)
+                    .withPropertyValues("reactor.actor.pull.enabled=true", "reactor.actor.max-groups=1000000",
+                            "reactor.actor.pull.max-groups=500")
+                    .run(context -> {
+                        assertThat(context).hasFailed();
+                        assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+                                .isInstanceOf(IllegalArgumentException.class)
+                                .hasMessageStartingWith("reactor.actor.pull.max-groups must be below the scheduler's"
+                                        + " maxGroups (the maxGroups of the ActorScheduler bean own-cap, not made from"
+                                        + " reactor.actor.max-groups: 100) but was 500");
+                    });
+        } finally {
+            own.dispose();
+        }
+    }
+
     private void assertStartUpFails(String message, String property) {
         runner.withPropertyValues(property).run(context -> {
             assertThat(context).hasFailed();

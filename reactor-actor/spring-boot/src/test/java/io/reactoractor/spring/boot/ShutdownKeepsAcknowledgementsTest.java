@@ -114,4 +114,62 @@ class ShutdownKeepsAcknowledgementsTest {
         assertThat(store[0].closed).as("the store bean was destroyed after that").isTrue();
         assertThat(consumer[0].isDisposed()).isTrue();
     }
+
+    @Test
+    void closingFromANonBlockingThreadStillWaitsForTheAcknowledgements() throws Exception {
+        SlowAckStore[] store = new SlowAckStore[1];
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Long>[] ack = new CompletableFuture[1];
+        long[] closeMillis = new long[1];
+        runner.withBean(AsyncMessageStore.class, SlowAckStore::new).run(context -> {
+            store[0] = (SlowAckStore) context.getBean(AsyncMessageStore.class);
+            PullConsumer consumer = context.getBean(PullConsumer.class);
+            consumer.appendAsync("s", "m".getBytes()).block(Duration.ofSeconds(10));
+            PullResult got = consumer.pull("s", "g", 1, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
+            ack[0] = consumer.ack("s", "g", got.epoch(), List.of(got.messages().get(0).offset())).toFuture();
+            // Reactor's parallel workers are non-blocking threads: block() refuses them at once
+            reactor.core.scheduler.Scheduler parallel = reactor.core.scheduler.Schedulers.newParallel("closer", 1);
+            try {
+                CompletableFuture<Void> closed = new CompletableFuture<>();
+                parallel.schedule(() -> {
+                    long start = System.nanoTime();
+                    context.close();
+                    closeMillis[0] = (System.nanoTime() - start) / 1_000_000;
+                    closed.complete(null);
+                });
+                closed.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            } finally {
+                parallel.dispose();
+            }
+        });
+        assertThat(ack[0]).as("the acknowledgement handed in before the close (closed in %d ms)", closeMillis[0])
+                .succeedsWithin(Duration.ofSeconds(10)).isEqualTo(1L);
+        assertThat(store[0].backing.committedOffset("s", "g")).isEqualTo(1L);
+    }
+
+    @Test
+    void closingFromATaskOfTheSchedulerItselfDoesNotWaitForThatTaskAndStillEndsEverything() throws Exception {
+        io.reactoractor.ActorScheduler[] scheduler = new io.reactoractor.ActorScheduler[1];
+        PullConsumer[] consumer = new PullConsumer[1];
+        long[] closeMillis = new long[1];
+        runner.run(context -> {
+            scheduler[0] = context.getBean(io.reactoractor.ActorScheduler.class);
+            consumer[0] = context.getBean(PullConsumer.class);
+            CompletableFuture<Void> closed = new CompletableFuture<>();
+            scheduler[0].schedule(() -> {
+                long start = System.nanoTime();
+                context.close(); // its graceful close would wait for this very task
+                closeMillis[0] = (System.nanoTime() - start) / 1_000_000;
+                closed.complete(null);
+            });
+            closed.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        });
+        assertThat(closeMillis[0]).as("close() did not wait out the 10 s shutdown timeout").isLessThan(5_000);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (!(scheduler[0].isDisposed() && consumer[0].isDisposed()) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(scheduler[0].isDisposed()).as("the scheduler closed after that task").isTrue();
+        assertThat(consumer[0].isDisposed()).as("then the consumer was disposed").isTrue();
+    }
 }
