@@ -141,9 +141,9 @@ final class AckLedger {
      *
      * @param attempt the failed delivery's attempt number, {@code 0} if unknown (a nack by offset)
      * @param answer  the nack's caller, answered by the store's reply when the message is being dead-lettered
-     *                with an asynchronous store
-     * @return whether {@code answer} was taken over (answered when the store confirms or fails the copy);
-     *         otherwise the caller answers it now
+     *                or skipped with an asynchronous store
+     * @return whether {@code answer} was taken over (answered when the store confirms or fails the copy, or
+     *         records or fails the skip's acknowledgement); otherwise the caller answers it now
      */
     boolean nack(long offset, FailurePolicy policy, int attempt, long now, ConsumerGroupCommand.Settle answer) {
         InFlight f = pending.get(offset);
@@ -158,6 +158,10 @@ final class AckLedger {
             // needs its delivery count, which only that process keeps
             counters.skipped.increment();
             remote.acked(offset);
+            // answered once the store recorded it, as an ack is: answered at once, the caller's next pull could reach
+            // the store first (a new actor reading its own pending entries) and get the skipped message again
+            remote.answerWhenRecorded(answer);
+            return true;
         }
         return false;
     }
@@ -231,6 +235,8 @@ final class AckLedger {
                 settle(f);
                 if (remote != null) {
                     remote.acked(f.message.offset()); // settled in the store too: no other process takes it over
+                    remote.answerWhenRecorded(answer); // as an ack is (see nack)
+                    return true;
                 }
                 break;
             case RETRY_FOREVER:

@@ -679,7 +679,12 @@ final class ConsumerGroupActor extends ActorCell {
             if (!ledger.nack(n.offset, n.policy, n.attempt, now, n)) {
                 ledger.commitIfAdvanced();
                 n.done(ledger.committedOffset());
-            } // else dead-lettering with an asynchronous store: answered by the store's reply (DeadLettered)
+            } else if (remote != null) {
+                // answered by the store's reply: a dead letter's copy (DeadLettered), or a skip's acknowledgement,
+                // which goes out now if a call slot is free, as an ack's does
+                ledger.commitIfAdvanced();
+                remote.ackHandled(now, ledger.committedOffset());
+            }
         } else if (c instanceof Release r) {
             if (r.offsets == null) {
                 ledger.release(r.consumerId, now);

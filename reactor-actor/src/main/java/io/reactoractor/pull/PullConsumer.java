@@ -501,7 +501,9 @@ public final class PullConsumer implements Disposable {
      * @param offset  the failed message's offset
      * @return the group's committed offset afterwards; when the policy dead-letters the message, once the copy
      *         is made: the store's error if it failed (the message then stays pending and is redelivered after
-     *         the ack timeout), a {@link MessageStoreException} with an {@link AsyncMessageStore}
+     *         the ack timeout), a {@link MessageStoreException} with an {@link AsyncMessageStore}; when it skips the
+     *         message with an {@code AsyncMessageStore}, once the store recorded the acknowledgement, as {@link #ack}
+     *         answers (a failure is a {@link MessageStoreException}, and the acknowledgement is sent again)
      */
     public Mono<Long> nack(String subject, String group, long offset) {
         Names.subject(subject);

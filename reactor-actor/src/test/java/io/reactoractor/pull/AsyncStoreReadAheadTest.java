@@ -181,6 +181,35 @@ class AsyncStoreReadAheadTest {
         }
     }
 
+    /**
+     * A nack the failure policy turns into a skip is answered once the store recorded the acknowledgement, as an ack
+     * is: answered before, the caller's next pull could reach the store first (a new actor for the pair reads its own
+     * pending entries) and get the skipped message again. Both for a message the pair's actor delivered and for one it
+     * does not know (delivered by the actor before it, here one whose scheduler group was disposed).
+     */
+    @Test
+    void aSkippingNackIsAnsweredOnceTheStoreRecordedIt() {
+        RecordingAsyncStore store = new RecordingAsyncStore();
+        store.acknowledgeDelay = Duration.ofMillis(200);
+        PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).failurePolicy(FailurePolicy.skip()).build();
+        try {
+            c.appendAsync("s", new byte[] {1}).block(WAIT);
+            c.appendAsync("s", new byte[] {2}).block(WAIT);
+            PullResult first = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(WAIT);
+            long known = first.messages().get(0).offset();
+            c.nack("s", "g", first.epoch(), known).block(WAIT);
+            assertTrue(store.recordedAcks.contains(known), "answered before the store recorded the skip");
+
+            PullResult second = c.pull("s", "g", 1, Duration.ofSeconds(5)).block(WAIT);
+            long unknown = second.messages().get(0).offset();
+            scheduler.group("cg.g", 1).dispose(); // the next call's actor never delivered it
+            c.nack("s", "g", second.epoch(), unknown).block(WAIT);
+            assertTrue(store.recordedAcks.contains(unknown), "answered before the store recorded the skip");
+        } finally {
+            c.dispose();
+        }
+    }
+
     private static String asks(RecordingAsyncStore store) {
         List<String> out = new ArrayList<>();
         store.fetches.forEach(f -> out.add(f[0] + "->" + f[1]));
