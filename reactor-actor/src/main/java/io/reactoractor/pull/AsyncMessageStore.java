@@ -100,8 +100,7 @@ public interface AsyncMessageStore {
      * Whether the store can be reached, as far as it knows without asking it (a client's connection
      * state): a {@link PullConsumer} fails a new pull at once with a {@link MessageStoreException} while
      * this is {@code false}, instead of letting it wait for data that cannot come. A pull already waiting is not
-     * failed by the outage: when a fetch fails with an I/O failure (a {@link java.io.IOException} among its
-     * causes) or this then says {@code false}, the waiting pulls wait on, until
+     * failed by the outage: when a fetch fails and this then says {@code false}, the waiting pulls wait on, until
      * their timeout or until a fetch brings data again; so a store that can say {@code false} tells its append
      * listeners {@link MessageStore.AppendListener#appendsMissed} once it is reachable again (until then, only a new
      * pull makes its group fetch). Called on scheduler threads: must not block. The default says {@code true} (the

@@ -64,9 +64,8 @@ import reactor.util.Loggers;
  * {@value #FRESH_FETCH_NANOS} ns before it (outstanding or answered): that fetch, or the append
  * notification of anything appended since, serves it. A pull arriving while the store says it is
  * {@linkplain AsyncMessageStore#connected() disconnected} fails at once ({@code ConsumerGroupActor}); one
- * waiting when a fetch fails is failed with it, unless the failure is an outage (an I/O failure, or the store then
- * says it is disconnected), which the pulls waiting wait out (their deadline, or the fetch that the store's
- * reconnection or a new pull asks for).
+ * waiting when a fetch fails is failed with it, unless the store then says it is disconnected: an outage, which
+ * the pulls waiting wait out (their deadline, or the fetch that the store's reconnection or a new pull asks for).
  *
  * <h2>Store calls (actor thread, but for {@code maybeMore})</h2>
  * <pre>
@@ -78,8 +77,8 @@ import reactor.util.Loggers;
  *                 | pulls wait with fetched empty (none out), or | (a batch, with its time); a full batch
  *                 | pulls took in the last two fetch intervals   | sets maybeMore; an error fails every
  *                 | and fetched + outstanding &lt; READ_AHEAD_BELOW | waiting pull ({@link MessageStoreException})
- *                 | (read-ahead): fetching=true,                 | unless it is an outage (I/O, disconnected:
- *                 | maybeMore=false (an append listener, on any  | they wait on; maybeMore stays false)
+ *                 | (read-ahead): fetching=true,                 | unless the store then says disconnected
+ *                 | maybeMore=false (an append listener, on any  | (they wait on; maybeMore stays false)
  *                 | thread, or a pull not covered by a fresh     |
  *                 | fetch sets maybeMore again)                  |
  *   acknowledge   | a consumer's ack handled (at once, in the    | one call fewer outstanding; the acks it
@@ -277,20 +276,15 @@ final class AsyncStoreCalls {
     }
 
     /**
-     * Whether a call failed because the store could not be reached: an I/O failure (a
-     * {@link java.io.IOException} among its causes: the connection broke, e.g. {@code Connection reset}, which a
-     * client reports before it marks the connection down), or the store now says it is not connected. A store
-     * whose {@code connected()} throws is taken as reachable (the failure is then the store's, as any other).
+     * Whether a call failed because the store could not be reached, as the store says: it is not connected now. An
+     * I/O failure alone does not tell (a store whose {@code connected()} always says {@code true} fails every call
+     * with one while it is down, and new pulls must then fail fast). A store whose {@code connected()} throws is
+     * taken as reachable (the failure is then the store's, as any other).
      *
      * @param error the call's failure
      * @return whether it is an outage rather than the store refusing the call
      */
     private boolean outage(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.io.IOException) {
-                return true;
-            }
-        }
         try {
             return !remote.connected();
         } catch (Throwable t) {
