@@ -113,6 +113,23 @@ public interface AsyncMessageStore {
     }
 
     /**
+     * Whether a call failed because the store could not be reached (its connection lost or down), rather than
+     * because it refused the call: a {@link PullConsumer} then leaves the long polls waiting for a failed fetch
+     * waiting, as for any outage ({@link #connected()}), where it fails them for any other failure. A client may
+     * report a call that the lost connection broke (a read under way: "connection reset") before it reports the
+     * connection down, which only the store can tell. Called on scheduler threads: must not block. The default is
+     * {@code !connected()}: a store whose {@code connected()} always says {@code true} has its waiting pulls fail
+     * with each failed fetch, and a store that overrides this should also say {@code false} from
+     * {@code connected()} while it cannot be reached, so that new pulls fail fast then.
+     *
+     * @param error a call's failure
+     * @return {@code true} if it means the store could not be reached
+     */
+    default boolean isConnectionFailure(Throwable error) {
+        return !connected();
+    }
+
+    /**
      * Hands out the group's next messages to this process, creating the subject and the group if
      * needed (a new group starts at the oldest message still held).
      *

@@ -276,17 +276,18 @@ final class AsyncStoreCalls {
     }
 
     /**
-     * Whether a call failed because the store could not be reached, as the store says: it is not connected now. An
-     * I/O failure alone does not tell (a store whose {@code connected()} always says {@code true} fails every call
-     * with one while it is down, and new pulls must then fail fast). A store whose {@code connected()} throws is
-     * taken as reachable (the failure is then the store's, as any other).
+     * Whether a call failed because the store could not be reached, as the store says
+     * ({@link AsyncMessageStore#isConnectionFailure}, by default {@code !connected()}). An I/O failure alone does not
+     * tell here (a store whose {@code connected()} always says {@code true} fails every call with one while it is
+     * down, and new pulls must then fail fast): only the store knows its client. A store whose answer throws is taken
+     * as reachable (the failure is then the store's, as any other).
      *
      * @param error the call's failure
      * @return whether it is an outage rather than the store refusing the call
      */
     private boolean outage(Throwable error) {
         try {
-            return !remote.connected();
+            return remote.isConnectionFailure(error);
         } catch (Throwable t) {
             reactor.core.Exceptions.throwIfJvmFatal(t);
             return false;

@@ -145,16 +145,47 @@ class AsyncStoreReadAheadTest {
         PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).build();
         try {
             CompletableFuture<PullResult> poll = c.pull("s", "g", 1, Duration.ofSeconds(30)).toFuture();
-            AsyncMessageStoreContract.await(() -> c.stats("s", "g").waitingPulls() == 1 && store.fetchesInFlight.get() == 0,
-                    "the long poll waits, with no fetch under way");
+            // its own first fetch answered (empty) and none under way: the next fetch is the failing one
+            AsyncMessageStoreContract.await(() -> c.stats("s", "g").waitingPulls() == 1 && !store.fetches.isEmpty()
+                    && store.fetchesInFlight.get() == 0, "the long poll waits, with no fetch under way");
             store.fetchFailure = new java.io.IOException("test: Connection reset");
             store.connected = false; // the store went down: its calls fail, and it says so
             long offset = c.appendAsync("s", new byte[] {1}).block(WAIT); // its notification makes the group fetch
             AsyncMessageStoreContract.await(() -> store.failedFetches.get() > 0, "a fetch failed");
             Thread.sleep(300); // the failure's answer applied on the group's next turn
-            assertFalse(poll.isDone(), () -> "the waiting poll was answered: " + poll);
+            assertFalse(poll.isDone(), () -> "the waiting poll was answered: " + poll + " " + (poll.isCompletedExceptionally() ? "" : poll.getNow(null)));
             store.fetchFailure = null; // reachable again: a new pull makes the group fetch
             store.connected = true;
+            PullResult other = c.pull("s", "g", 1, Duration.ofMillis(200)).block(WAIT);
+            PullResult got = poll.get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            assertEquals(List.of(offset), got.messages().stream().map(Message::offset).toList());
+            assertEquals(PullResult.Status.TIMED_OUT, other.status());
+        } finally {
+            c.dispose();
+        }
+    }
+
+    /**
+     * A store that tells a failed fetch was its connection's ({@code isConnectionFailure}) while it still says it is
+     * connected (a client reports the read the lost connection broke before it reports the connection down): the
+     * long polls waiting wait on; and a fetch failure the store does not call so fails them, as before.
+     */
+    @Test
+    void aFetchFailureTheStoreCallsAConnectionFailureLeavesWaitingPollsWaiting() throws Exception {
+        RecordingAsyncStore store = new RecordingAsyncStore();
+        store.connectionFailure = t -> t instanceof java.io.IOException;
+        PullConsumer c = PullConsumer.builder(scheduler).asyncStore(store).build();
+        try {
+            CompletableFuture<PullResult> poll = c.pull("s", "g", 1, Duration.ofSeconds(30)).toFuture();
+            // its own first fetch answered (empty) and none under way: the next fetch is the failing one
+            AsyncMessageStoreContract.await(() -> c.stats("s", "g").waitingPulls() == 1 && !store.fetches.isEmpty()
+                    && store.fetchesInFlight.get() == 0, "the long poll waits, with no fetch under way");
+            store.fetchFailure = new java.io.IOException("test: Connection reset"); // connected() still says true
+            long offset = c.appendAsync("s", new byte[] {1}).block(WAIT); // its notification makes the group fetch
+            AsyncMessageStoreContract.await(() -> store.failedFetches.get() > 0, "a fetch failed");
+            Thread.sleep(300); // the failure's answer applied on the group's next turn
+            assertFalse(poll.isDone(), () -> "the waiting poll was answered: " + poll + " " + (poll.isCompletedExceptionally() ? "" : poll.getNow(null)));
+            store.fetchFailure = null;
             PullResult other = c.pull("s", "g", 1, Duration.ofMillis(200)).block(WAIT);
             PullResult got = poll.get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
             assertEquals(List.of(offset), got.messages().stream().map(Message::offset).toList());

@@ -28,6 +28,15 @@ final class RecordingAsyncStore implements AsyncMessageStore {
         return connected;
     }
 
+    /** When set, what {@link #isConnectionFailure} answers (else the default: {@code !connected()}). */
+    volatile java.util.function.Predicate<Throwable> connectionFailure;
+
+    @Override
+    public boolean isConnectionFailure(Throwable error) {
+        java.util.function.Predicate<Throwable> p = connectionFailure;
+        return p != null ? p.test(error) : AsyncMessageStore.super.isConnectionFailure(error);
+    }
+
     /** When set, fetch calls fail with it (their Mono errors). */
     volatile Throwable fetchFailure;
     /** Fetch calls failed with {@link #fetchFailure}. */

@@ -481,6 +481,33 @@ public final class RedisStreamsMessageStore implements AsyncMessageStore, Dispos
     /**
      * {@inheritDoc}
      *
+     * <p>Also a failure that the lost connection made, which Lettuce may report before it marks the connection down:
+     * an I/O failure among its causes (a read under way when Redis went away fails with "Connection reset"), or
+     * Lettuce's own connection failures ({@code RedisConnectionException}; "Connection closed" and
+     * "Connection disconnected" for commands it cancels as the connection goes). So a long poll already waiting when
+     * Redis goes down waits on, also when a read for it was under way.
+     */
+    @Override
+    public boolean isConnectionFailure(Throwable error) {
+        if (!connected()) {
+            return true;
+        }
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.io.IOException || t instanceof io.lettuce.core.RedisConnectionException) {
+                return true;
+            }
+            String m = t.getMessage();
+            if (t instanceof io.lettuce.core.RedisException && m != null
+                    && (m.startsWith("Connection closed") || m.startsWith("Connection disconnected"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
      * <p>{@code true}: {@code XREADGROUP ... >} reads after what this consumer was last handed, and the
      * store's commands go out on one connection, answered in order.
      */

@@ -173,6 +173,22 @@ class RedisStreamsMessageStoreTest {
         s.close(); // idempotent, as dispose()
     }
 
+    /** A failure the lost connection made is a connection failure, also while Lettuce still says it is connected. */
+    @Test
+    void failuresTheConnectionMadeAreToldFromRefusedCommands() {
+        RedisStreamsMessageStore s = store(shared, unique("classify") + ":", "c1");
+        assertTrue(s.connected());
+        assertTrue(s.isConnectionFailure(new io.lettuce.core.RedisException("read failed",
+                new java.net.SocketException("Connection reset"))));
+        assertTrue(s.isConnectionFailure(new io.lettuce.core.RedisConnectionException("Unable to connect")));
+        assertTrue(s.isConnectionFailure(new io.lettuce.core.RedisException("Connection closed")));
+        assertTrue(s.isConnectionFailure(new java.io.UncheckedIOException(new java.io.IOException("broken pipe"))));
+        assertFalse(s.isConnectionFailure(new io.lettuce.core.RedisCommandExecutionException("WRONGTYPE Operation against a key")));
+        assertFalse(s.isConnectionFailure(new io.lettuce.core.RedisCommandTimeoutException("Command timed out")));
+        s.dispose();
+        assertTrue(s.isConnectionFailure(new IllegalStateException("anything")), "disposed: not connected");
+    }
+
     /** The store's own keys use '#': a subject or group with one (or an empty one) is refused at the call. */
     @Test
     void theStoreRefusesNamesItCannotKey() throws Exception {
